@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/** ISO 8601 UTC timestamp with milliseconds and `Z`. */
+export const timestampSchema = z.string().meta({ format: 'date-time', example: '2026-01-02T03:04:05.678Z' });
+export const nullableTimestampSchema = timestampSchema.nullable();
+
+/** The seed's offset pagination object. */
+export const offsetPaginationSchema = z
+  .object({
+    total: z.number().int(),
+    page: z.number().int(),
+    perPage: z.number().int(),
+    totalPages: z.number().int(),
+    hasMore: z.boolean(),
+  })
+  .meta({ id: 'Pagination' });
+export type OffsetPagination = z.infer<typeof offsetPaginationSchema>;
+
+/** The cursor pagination object (contract §3). */
+export const cursorPaginationSchema = z
+  .object({ limit: z.number().int(), nextCursor: z.string().nullable(), hasMore: z.boolean() })
+  .meta({ id: 'CursorPagination' });
+export type CursorPagination = z.infer<typeof cursorPaginationSchema>;
+
+/** A paginated list of `item`: offset pagination by default, cursor pagination when `cursor` or `limit` was sent. */
+export function listSchema<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), pagination: z.union([offsetPaginationSchema, cursorPaginationSchema]) });
+}
+/** A list that is not paginated (small, bounded collections such as a project's environments). */
+export function plainListSchema<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item) });
+}
+export type List<T> = { data: T[]; pagination: OffsetPagination | CursorPagination };
+
+/** A query-string integer: digits only, within bounds. */
+export function intParam(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be an integer')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+}
+
+export const PER_PAGE_DEFAULT = 20;
+export const PER_PAGE_MAX = 100;
+
+/** Paging parameters shared by every paginated list (contract §3). */
+export const pagingQueryShape = {
+  page: intParam(1, 1_000_000_000).optional(),
+  per_page: intParam(1, PER_PAGE_MAX).optional(),
+  cursor: z.string().min(1).max(2000).optional(),
+  limit: intParam(1, PER_PAGE_MAX).optional(),
+};
+export type PagingQuery = { page?: number; per_page?: number; cursor?: string; limit?: number };
+
+export const orderSchema = z.enum(['asc', 'desc']);
+export const searchParam = z.string().max(200);
+
+/** Free-form key/value metadata as stored: at most 50 keys, keys ≤ 40 characters, string values ≤ 500. */
+export const metadataValueSchema = z.union([z.string().max(500), z.number(), z.boolean()]);
+export const metadataSchema = z.record(z.string(), metadataValueSchema);
+export const metadataPatchSchema = z
+  .record(z.string().min(1).max(40), metadataValueSchema.nullable())
+  .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
+
+/** An identifier of the given kind (`user_…`). */
+export function idParam(prefix: string) {
+  return z
+    .string()
+    .max(100)
+    .regex(new RegExp(`^${prefix}_[A-Za-z0-9]+$`), `must be a ${prefix}_ identifier`);
+}
+
+/** A display name as accepted on writes. */
+export const nameSchema = z.string().trim().min(1).max(100);
+
+export const healthSchema = z
+  .object({ status: z.literal('ok'), version: z.string(), mode: z.enum(['live', 'sandbox']) })
+  .meta({ id: 'Health' });

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/** The seed's error codes and the HTTP status each one normally carries. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  authentication_failed: 401,
+  insufficient_permissions: 403,
+  not_found: 404,
+  conflict: 409,
+  validation_error: 422,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+} as const;
+
+/** One of the seed's error codes. */
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const errorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
+
+/** One field-level problem of a `422 validation_error` (or a bad query parameter of a `400`). */
+export const errorDetailSchema = z.object({ field: z.string(), message: z.string() }).meta({ id: 'ErrorDetail' });
+export type ErrorDetail = z.infer<typeof errorDetailSchema>;
+
+/** The error envelope every non-OAuth error response carries. */
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: errorCodeSchema,
+      message: z.string(),
+      status: z.number().int(),
+      requestId: z.string(),
+      details: z.array(errorDetailSchema).optional(),
+    }),
+  })
+  .meta({ id: 'Error' });
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+/** The RFC 6749 §5.2 error body of the OAuth endpoints. */
+export const oauthErrorBodySchema = z
+  .object({ error: z.string(), error_description: z.string().optional() })
+  .meta({ id: 'OAuthError' });

@@ -1,0 +1,73 @@
+import type { Permission } from '../../contract/permissions.js';
+import type { BaseCtx, Credential, Principal } from '../context.js';
+import { PlatformError } from '../errors.js';
+import { hashSecret, parseApiKey, sameHash } from './api-keys.js';
+
+/** Turns a bearer access token into a credential; provided by the sign-in module. */
+export type BearerVerifier = (ctx: BaseCtx, token: string) => Promise<Credential>;
+
+function unauthenticated(message: string): PlatformError {
+  return new PlatformError('authentication_failed', message);
+}
+
+/** How often a key's `lastUsedAt` is written: at most once a minute, so reads stay reads. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+function fromApiKey(ctx: BaseCtx, secret: string): Credential {
+  const parsed = parseApiKey(secret);
+  if (!parsed) throw unauthenticated('invalid API key');
+  const keyMode = parsed.environment === 'live' ? 'live' : 'sandbox';
+  if (keyMode !== ctx.mode) {
+    throw unauthenticated(
+      `a ${parsed.environment} API key cannot be used with a ${ctx.mode} instance; use a ${ctx.mode === 'live' ? 'live' : 'test'} key`,
+    );
+  }
+  const hash = hashSecret(secret);
+  const key = ctx.stores.apiKeys.byHash(hash);
+  if (!key || !sameHash(key.secretHash, hash)) throw unauthenticated('invalid API key');
+  if (key.revokedAt) throw unauthenticated('API key has been revoked');
+  const now = ctx.clock();
+  if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) throw unauthenticated('API key has expired');
+  if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) >= TOUCH_INTERVAL_MS) {
+    ctx.stores.apiKeys.touch(key.id, now.toISOString());
+  }
+  return {
+    type: 'api_key',
+    userId: key.userId,
+    homeOrgId: key.organizationId,
+    multiOrg: key.multiOrganization,
+    grants: key.permissions ? new Set<Permission>(key.permissions) : null,
+    projectIds: key.projectIds,
+    keyId: key.id,
+    sessionId: null,
+    expiresAt: key.expiresAt,
+  };
+}
+
+/**
+ * Reads the request's credential: `X-API-Key` or `Authorization: Bearer`, never both (contract §6).
+ * Throws `401` for a missing, malformed, unknown, revoked or expired one.
+ */
+export async function authenticate(ctx: BaseCtx, headers: Headers, bearer?: BearerVerifier): Promise<Credential> {
+  const apiKey = headers.get('x-api-key');
+  const authorization = headers.get('authorization');
+  if (apiKey !== null && authorization !== null) {
+    throw new PlatformError('invalid_request', 'send either X-API-Key or Authorization, not both');
+  }
+  if (apiKey !== null) return fromApiKey(ctx, apiKey.trim());
+  if (authorization !== null) {
+    const m = /^Bearer +([^\s]+)$/i.exec(authorization.trim());
+    if (!m) throw unauthenticated('the Authorization header must be "Bearer <access token>"');
+    if (!bearer) throw unauthenticated('bearer tokens are not accepted by this instance');
+    return bearer(ctx, m[1] as string);
+  }
+  throw unauthenticated('credentials required: send an X-API-Key header or Authorization: Bearer <token>');
+}
+
+/** The credential acting in `orgId`, or undefined when it may not (another organization, or not an active member). */
+export function actIn(ctx: BaseCtx, credential: Credential, orgId: string): Principal | undefined {
+  if (orgId !== credential.homeOrgId && !credential.multiOrg) return undefined;
+  const member = ctx.stores.users.get(orgId, credential.userId);
+  if (!member || member.status !== 'active') return undefined;
+  return { ...credential, orgId, role: member.role };
+}

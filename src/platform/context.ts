@@ -1,0 +1,55 @@
+import type { OrgRole, Permission } from '../contract/permissions.js';
+import type { Clock, IdFactory } from './clock.js';
+import type { Db } from './store/db.js';
+import type { Stores } from './store/index.js';
+import type { CursorCodec } from './store/paging.js';
+
+/** `live` instances issue and accept only live keys, `sandbox` instances only test keys. */
+export type Mode = 'live' | 'sandbox';
+
+/** What every request can use, authenticated or not. */
+export interface BaseCtx {
+  db: Db;
+  stores: Stores;
+  clock: Clock;
+  ids: IdFactory;
+  mode: Mode;
+  cursors: CursorCodec;
+  requestId: string;
+  /** The instance's public origin (links in e-mails), without `/v2`. */
+  publicUrl: string;
+  /** Now, as the API writes timestamps. */
+  now(): string;
+  /** Runs `fn` in a `BEGIN IMMEDIATE` transaction: every read-then-write goes through here. */
+  tx<T>(fn: () => T): T;
+}
+
+/** Who a credential is, before an organization is chosen. */
+export interface Credential {
+  type: 'api_key' | 'user';
+  userId: string;
+  /** The organization of the key, or of the token's `org` claim. */
+  homeOrgId: string;
+  /** Whether it may act in the owner's other organizations (user tokens, multi-organization keys). */
+  multiOrg: boolean;
+  /** The key's `permissions` or the token's scopes; null when unrestricted. */
+  grants: ReadonlySet<Permission> | null;
+  /** The key's `projectIds` restriction; null when unrestricted. */
+  projectIds: readonly string[] | null;
+  keyId: string | null;
+  sessionId: string | null;
+  expiresAt: string | null;
+}
+
+/** A credential acting in one organization, with the role it holds there. */
+export interface Principal extends Credential {
+  orgId: string;
+  role: OrgRole;
+}
+
+/** The context of an authenticated operation. */
+export interface Ctx extends BaseCtx {
+  principal: Principal;
+  /** Records an audit event in the current transaction (in the acting organization unless `orgId` is given). */
+  emit(type: string, target: { type: string; id: string } | null, data?: Record<string, unknown>, orgId?: string): void;
+}

@@ -1,0 +1,39 @@
+import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../contract/errors.js';
+
+/** A coded error thrown by operations; the HTTP layer renders it as the seed's envelope. */
+export class PlatformError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { status?: number; details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'PlatformError';
+    this.code = code;
+    this.status = opts.status ?? ERROR_STATUS[code];
+    this.details = opts.details;
+    this.headers = opts.headers;
+  }
+}
+
+/** `404 not_found` for a resource that does not exist or that the caller may not see. */
+export function notFound(what: string): PlatformError {
+  return new PlatformError('not_found', `${what} not found`);
+}
+/** `409 conflict`. */
+export function conflict(message: string): PlatformError {
+  return new PlatformError('conflict', message);
+}
+/** `422 validation_error` about one field. */
+export function invalidField(field: string, message: string): PlatformError {
+  return new PlatformError('validation_error', `${field}: ${message}`, { details: [{ field, message }] });
+}
+/** `403 insufficient_permissions`. */
+export function forbidden(message = 'insufficient permissions'): PlatformError {
+  return new PlatformError('insufficient_permissions', message);
+}

@@ -1,0 +1,154 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { ErrorBody } from '../../contract/errors.js';
+import { ID_PREFIX } from '../../contract/ids.js';
+import { actIn, authenticate, type BearerVerifier } from '../auth/credentials.js';
+import { randomBase62 } from '../clock.js';
+import type { BaseCtx, Credential, Ctx, Principal } from '../context.js';
+import { PlatformError } from '../errors.js';
+import { buildOpenApi } from './openapi.js';
+import type { RouteDef } from './route.js';
+import { parseBody, parseParams, parseQuery } from './validate.js';
+
+/** What the HTTP layer needs from the platform. */
+export interface AppDeps {
+  makeBase(requestId: string): BaseCtx;
+  routes: readonly RouteDef[];
+  bearer?: BearerVerifier;
+  /** Where unexpected errors are reported (never to the client). */
+  logger: (line: string) => void;
+}
+
+type Env = { Variables: { requestId: string } };
+
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+const noQuery = z.strictObject({});
+
+/** The error envelope of the seed, with the request id. */
+export function errorResponse(err: PlatformError, requestId: string): Response {
+  const body: ErrorBody = {
+    error: {
+      code: err.code,
+      message: err.message,
+      status: err.status,
+      requestId,
+      ...(err.details && { details: err.details }),
+    },
+  };
+  return new Response(JSON.stringify(body), {
+    status: err.status,
+    headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, ...err.headers },
+  });
+}
+
+/**
+ * Chooses the organization a request acts in: `X-Org-Id` when sent (`403` if the credential may not act there),
+ * else the organization in the path (`404` if it may not), else the credential's own.
+ */
+function principalFor(base: BaseCtx, credential: Credential, header: string | undefined, pathOrg: unknown): Principal {
+  const orgId = header ?? (typeof pathOrg === 'string' ? pathOrg : credential.homeOrgId);
+  const principal = actIn(base, credential, orgId);
+  if (principal) return principal;
+  if (orgId === credential.homeOrgId) {
+    throw new PlatformError('authentication_failed', 'the credential belongs to a user who is no longer active');
+  }
+  if (header !== undefined) {
+    throw new PlatformError('insufficient_permissions', `this credential cannot act in organization ${orgId}`);
+  }
+  throw new PlatformError('not_found', 'organization not found');
+}
+
+function withPrincipal(base: BaseCtx, principal: Principal): Ctx {
+  const actor =
+    principal.type === 'api_key'
+      ? { type: 'api_key' as const, id: principal.keyId as string }
+      : { type: 'user' as const, id: principal.userId };
+  return {
+    ...base,
+    principal,
+    emit(type, target, data = {}, orgId = principal.orgId) {
+      base.stores.events.insert({
+        id: base.ids('event'),
+        type,
+        organizationId: orgId,
+        actor,
+        target,
+        requestId: base.requestId,
+        createdAt: base.now(),
+        data,
+      });
+    },
+  };
+}
+
+/** `/organizations/{orgId}` → a regular expression matching concrete paths, and Hono's `:orgId` form. */
+function compilePath(path: string): { regex: RegExp; hono: string } {
+  return {
+    regex: new RegExp(`^/v2${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    hono: `/v2${path.replace(/\{([^}]+)\}/g, ':$1')}`,
+  };
+}
+
+/** The platform's Hono application: every route of the table, plus the conventions of contract §1–§3. */
+export function createApp(deps: AppDeps): Hono<Env> {
+  const app = new Hono<Env>();
+  const compiled = deps.routes.map((r) => ({ route: r, ...compilePath(r.path) }));
+  let openapi: string | undefined;
+
+  app.use(async (c, next) => {
+    const sent = c.req.header('x-request-id');
+    c.set('requestId', sent && REQUEST_ID.test(sent) ? sent : `${ID_PREFIX.request}_${randomBase62(20)}`);
+    await next();
+    c.res.headers.set('X-Request-Id', c.get('requestId'));
+  });
+
+  app.onError((err, c) => {
+    const requestId = c.get('requestId');
+    if (err instanceof PlatformError) return errorResponse(err, requestId);
+    deps.logger(
+      `internal error (request ${requestId}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+    );
+    return errorResponse(new PlatformError('internal_error', 'internal error'), requestId);
+  });
+
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    const allowed = [...new Set(compiled.filter((r) => r.regex.test(path)).map((r) => r.route.method))];
+    if (allowed.length > 0) {
+      return errorResponse(
+        new PlatformError(
+          'invalid_request',
+          `method ${c.req.method} not allowed here; allowed: ${allowed.join(', ')}`,
+          {
+            status: 405,
+            headers: { Allow: allowed.join(', ') },
+          },
+        ),
+        c.get('requestId'),
+      );
+    }
+    return errorResponse(new PlatformError('not_found', `no route ${c.req.method} ${path}`), c.get('requestId'));
+  });
+
+  app.get('/v2/openapi.json', (c) => {
+    openapi ??= JSON.stringify(buildOpenApi(deps.routes));
+    return c.body(openapi, 200, { 'Content-Type': 'application/json' });
+  });
+
+  for (const { route, hono } of compiled) {
+    app.on(route.method, hono, async (c) => {
+      const base = deps.makeBase(c.get('requestId'));
+      if (route.kind === 'public') return route.handler(base, c);
+      const credential = await authenticate(base, c.req.raw.headers, deps.bearer);
+      const params = (route.params ? parseParams(c.req.param(), route.params) : {}) as Record<string, unknown>;
+      const principal = principalFor(base, credential, c.req.header('x-org-id'), params.orgId);
+      const query = parseQuery(new URL(c.req.url), route.query ?? noQuery);
+      const body = route.body ? await parseBody(c.req.raw, route.body) : undefined;
+      const result = await route.handler(withPrincipal(base, principal), { params, query, body } as never);
+      if (route.status === 204) return c.body(null, 204);
+      if (route.location) c.header('Location', `/v2${route.location(result as never)}`);
+      return c.json(result as object, route.status ?? 200);
+    });
+  }
+  return app;
+}

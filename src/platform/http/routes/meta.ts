@@ -1,0 +1,17 @@
+import { healthSchema } from '../../../contract/common.js';
+import { publicRoute, type RouteDef } from '../route.js';
+
+export const VERSION = '0.1.0';
+
+export const metaRoutes: RouteDef[] = [
+  publicRoute({
+    method: 'GET',
+    path: '/health',
+    operationId: 'getHealth',
+    summary: 'Liveness of the instance and its mode',
+    tag: 'meta',
+    access: 'public',
+    response: healthSchema,
+    handler: (ctx, c) => c.json({ status: 'ok', version: VERSION, mode: ctx.mode }),
+  }),
+];

@@ -1,0 +1,85 @@
+import { listSchema } from '../../../contract/common.js';
+import { userListQuerySchema, userPatchSchema, userSchema } from '../../../contract/users.js';
+import { deleteUser, getUser, listUsers, suspendUser, unsuspendUser, updateUser } from '../../operations/users.js';
+import { type RouteDef, route } from '../route.js';
+import { orgParams, userParams } from './params.js';
+
+const tag = 'users';
+
+export const userRoutes: RouteDef[] = [
+  route({
+    method: 'GET',
+    path: '/organizations/{orgId}/users',
+    operationId: 'listUsers',
+    summary: 'List the users of an organization',
+    description:
+      'Filters `status` and `search` (case-insensitive substring of name or e-mail); `sort` by `created_at` (default), ' +
+      '`name`, `email` or `last_login_at`, `order` `desc` (default) or `asc`. Offset paging with `page`/`per_page`, ' +
+      'or cursor paging with `limit`/`cursor`.',
+    tag,
+    access: 'users:read',
+    params: orgParams,
+    query: userListQuerySchema,
+    response: listSchema(userSchema),
+    handler: (ctx, { params, query }) => listUsers(ctx, params.orgId, query),
+  }),
+  route({
+    method: 'GET',
+    path: '/users/{userId}',
+    operationId: 'getUser',
+    summary: 'Get a user',
+    tag,
+    access: 'users:read',
+    params: userParams,
+    response: userSchema,
+    handler: (ctx, { params }) => getUser(ctx, params.userId),
+  }),
+  route({
+    method: 'PATCH',
+    path: '/users/{userId}',
+    operationId: 'updateUser',
+    summary: 'Update a user: name, avatar, role, metadata (merged; null deletes a key)',
+    tag,
+    access: 'users:write',
+    accessNote: 'Only owners may change an owner or grant the owner role; the last owner cannot be demoted.',
+    params: userParams,
+    body: userPatchSchema,
+    response: userSchema,
+    handler: (ctx, { params, body }) => updateUser(ctx, params.userId, body),
+  }),
+  route({
+    method: 'POST',
+    path: '/users/{userId}/suspend',
+    operationId: 'suspendUser',
+    summary: 'Suspend a user, revoking all their sessions and API keys at once',
+    tag,
+    access: 'users:write',
+    accessNote: 'Not yourself, not the last owner; only owners may suspend an owner.',
+    params: userParams,
+    response: userSchema,
+    handler: (ctx, { params }) => suspendUser(ctx, params.userId),
+  }),
+  route({
+    method: 'POST',
+    path: '/users/{userId}/unsuspend',
+    operationId: 'unsuspendUser',
+    summary: 'Return a suspended user to active (or pending if they never accepted)',
+    tag,
+    access: 'users:write',
+    params: userParams,
+    response: userSchema,
+    handler: (ctx, { params }) => unsuspendUser(ctx, params.userId),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/users/{userId}',
+    operationId: 'deleteUser',
+    summary: 'Remove a user from the organization (irreversible)',
+    tag,
+    access: 'users:write',
+    accessNote: 'Not yourself, not the last owner; only owners may delete an owner.',
+    params: userParams,
+    status: 204,
+    handler: (ctx, { params }) => deleteUser(ctx, params.userId),
+  }),
+];

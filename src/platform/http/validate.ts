@@ -1,0 +1,94 @@
+import type { z } from 'zod';
+import type { ErrorDetail } from '../../contract/errors.js';
+import { PlatformError } from '../errors.js';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
+}
+
+function detailsOf(error: z.ZodError): ErrorDetail[] {
+  return error.issues.flatMap((issue) => {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((k) => ({ field: base ? `${base}.${k}` : k, message: 'unknown field' }));
+    }
+    return [{ field: base || '(body)', message: issue.message }];
+  });
+}
+
+function summary(details: ErrorDetail[]): string {
+  return details.map((d) => `${d.field}: ${d.message}`).join('; ');
+}
+
+/**
+ * Reads and validates a JSON body (contract §2): no body, wrong content type, malformed JSON or a missing required
+ * field is `400 invalid_request`; a field present but invalid (or unknown) is `422 validation_error`.
+ */
+export async function parseBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
+  const length = Number(request.headers.get('content-length') ?? '0');
+  if (length > MAX_BODY_BYTES) {
+    throw new PlatformError('invalid_request', 'request body too large (limit 1 MiB)', { status: 413 });
+  }
+  const text = await request.text();
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    throw new PlatformError('invalid_request', 'request body too large (limit 1 MiB)', { status: 413 });
+  }
+  if (text.trim() === '') throw new PlatformError('invalid_request', 'a JSON request body is required');
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) {
+    throw new PlatformError('invalid_request', 'Content-Type must be application/json');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new PlatformError('invalid_request', 'the request body is not valid JSON');
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw new PlatformError('invalid_request', 'the request body must be a JSON object');
+  }
+  const result = schema.safeParse(json);
+  if (result.success) return result.data;
+  const details = detailsOf(result.error);
+  const missing = result.error.issues.some((i) => i.code === 'invalid_type' && valueAt(json, i.path) === undefined);
+  if (missing) {
+    const fields = result.error.issues
+      .filter((i) => i.code === 'invalid_type' && valueAt(json, i.path) === undefined)
+      .map((i) => i.path.join('.'));
+    throw new PlatformError('invalid_request', `missing required field: ${fields.join(', ')}`, { details });
+  }
+  throw new PlatformError('validation_error', summary(details), { details });
+}
+
+/** Validates the query string: any problem is `400 invalid_request` naming the parameter. A repeated parameter too. */
+export function parseQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S> {
+  const raw: Record<string, string> = {};
+  for (const [key, value] of url.searchParams) {
+    if (key in raw) {
+      throw new PlatformError('invalid_request', `${key}: given more than once`, {
+        details: [{ field: key, message: 'given more than once' }],
+      });
+    }
+    raw[key] = value;
+  }
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const details = detailsOf(result.error).map((d) =>
+    d.message === 'unknown field' ? { ...d, message: 'unknown query parameter' } : d,
+  );
+  throw new PlatformError('invalid_request', `invalid query parameter ${summary(details)}`, { details });
+}
+
+/** Validates path parameters: an identifier of the wrong form names nothing, so it is `404`. */
+export function parseParams<S extends z.ZodType>(params: Record<string, string>, schema: S): z.output<S> {
+  const result = schema.safeParse(params);
+  if (!result.success) throw new PlatformError('not_found', 'resource not found');
+  return result.data;
+}

@@ -1,0 +1,69 @@
+import type { BearerVerifier } from './auth/credentials.js';
+import { type Clock, type IdFactory, randomIds, systemClock } from './clock.js';
+import type { BaseCtx, Mode } from './context.js';
+import { createApp } from './http/app.js';
+import { ROUTES } from './http/routes/index.js';
+import { type Db, openDatabase, readMeta } from './store/db.js';
+import { createStores } from './store/index.js';
+import { CursorCodec } from './store/paging.js';
+
+export type { Mode } from './context.js';
+export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
+
+/** How to build a platform. */
+export interface PlatformOptions {
+  /** A SQLite file path, or `:memory:`. */
+  db: string;
+  clock?: Clock;
+  ids?: IdFactory;
+  mode?: Mode;
+  /** The public origin links in e-mails point at (default `http://localhost`). */
+  publicUrl?: string;
+  /** Where unexpected server errors are reported; default stderr. */
+  logger?: (line: string) => void;
+  bearer?: BearerVerifier;
+}
+
+/** The embedded platform: one `fetch` that answers the whole API, in-process or behind a listener. */
+export interface Platform {
+  fetch(request: Request): Promise<Response>;
+  close(): void;
+  /** The context used outside a request (bootstrap, tests that seed through the stores). */
+  base(): BaseCtx;
+  readonly db: Db;
+}
+
+/** Opens the database at `opts.db` (migrating it) and returns the platform over it. */
+export function createPlatform(opts: PlatformOptions): Platform {
+  const db = openDatabase(opts.db);
+  const stores = createStores(db);
+  const cursors = new CursorCodec(readMeta(db, 'cursor_secret') as string);
+  const clock = opts.clock ?? systemClock;
+  const ids = opts.ids ?? randomIds;
+  const mode = opts.mode ?? 'live';
+  const publicUrl = (opts.publicUrl ?? 'http://localhost').replace(/\/+$/, '');
+  const makeBase = (requestId: string): BaseCtx => ({
+    db,
+    stores,
+    clock,
+    ids,
+    mode,
+    cursors,
+    requestId,
+    publicUrl,
+    now: () => clock().toISOString(),
+    tx: (fn) => db.transaction(fn).immediate(),
+  });
+  const app = createApp({
+    makeBase,
+    routes: ROUTES,
+    bearer: opts.bearer,
+    logger: opts.logger ?? ((line) => process.stderr.write(`${line}\n`)),
+  });
+  return {
+    fetch: async (request) => app.fetch(request),
+    close: () => db.close(),
+    base: () => makeBase('internal'),
+    db,
+  };
+}

@@ -1,0 +1,79 @@
+import { displayParts, generateApiKey, hashSecret } from '../auth/api-keys.js';
+import type { BaseCtx } from '../context.js';
+import { uniqueSlug } from './slug.js';
+
+export interface BootstrapOptions {
+  orgName?: string;
+  email?: string;
+  name?: string;
+}
+export interface BootstrapResult {
+  organizationId: string;
+  userId: string;
+  apiKey: string;
+}
+
+/**
+ * Creates a first organization (on `enterprise`), its owner (active, verified) and a multi-organization API key of
+ * that owner — what `plat local init` runs on a new embedded platform. One transaction: all or nothing.
+ */
+export function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): BootstrapResult {
+  const { stores } = base;
+  const email = opts.email ?? 'admin@localhost';
+  const orgName = opts.orgName ?? 'Local';
+  return base.tx(() => {
+    const now = base.now();
+    const organizationId = base.ids('organization');
+    stores.organizations.insert({
+      id: organizationId,
+      name: orgName,
+      slug: uniqueSlug(orgName, 'org', (s) => stores.organizations.slugTaken(s)),
+      plan: 'enterprise',
+      createdAt: now,
+      updatedAt: now,
+    });
+    const existing = stores.users.accountByEmail(email);
+    const userId = existing?.id ?? base.ids('user');
+    if (!existing) stores.users.insertAccount(userId, email, true, now);
+    stores.users.insertMembership({
+      orgId: organizationId,
+      userId,
+      email: existing?.email ?? email,
+      name: opts.name ?? 'Admin',
+      role: 'owner',
+      status: 'active',
+      now,
+    });
+    const environment = base.mode === 'live' ? 'live' : 'test';
+    const apiKey = generateApiKey(environment);
+    const keyId = base.ids('apiKey');
+    stores.apiKeys.insert({
+      id: keyId,
+      name: 'plat local',
+      organizationId,
+      userId,
+      environment,
+      ...displayParts(apiKey),
+      secretHash: hashSecret(apiKey),
+      projectIds: null,
+      permissions: null,
+      multiOrganization: true,
+      createdAt: now,
+      expiresAt: null,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    const actor = { type: 'system', id: 'bootstrap' };
+    stores.events.insert({
+      id: base.ids('event'),
+      type: 'organization.created',
+      organizationId,
+      actor: actor as { type: 'system'; id: string },
+      target: { type: 'organization', id: organizationId },
+      requestId: null,
+      createdAt: now,
+      data: { bootstrap: true },
+    });
+    return { organizationId, userId, apiKey };
+  });
+}

@@ -1,0 +1,70 @@
+import type { Organization, OrganizationCreate, OrganizationPatch } from '../../contract/organizations.js';
+import type { Ctx } from '../context.js';
+import { forbidden, notFound } from '../errors.js';
+import { requireOrg, requirePermission } from './access.js';
+import { uniqueSlug } from './slug.js';
+
+/** The organizations the credential can act in: all of its owner's for multi-organization credentials. */
+export function listOrganizations(ctx: Ctx): { data: Organization[] } {
+  const p = ctx.principal;
+  requirePermission(ctx, 'org:read');
+  const all = ctx.stores.organizations.listForUser(p.userId);
+  return { data: p.multiOrg ? all : all.filter((o) => o.id === p.homeOrgId) };
+}
+
+export function getOrganization(ctx: Ctx, orgId: string): Organization {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'org:read');
+  const org = ctx.stores.organizations.get(orgId);
+  if (!org) throw notFound('organization');
+  return org;
+}
+
+/**
+ * Creates an organization on `free` with the caller as its owner. Only credentials that can act in several
+ * organizations (user tokens, multi-organization keys) may: a single-organization key could never use the result.
+ */
+export function createOrganization(ctx: Ctx, input: OrganizationCreate): Organization {
+  const p = ctx.principal;
+  if (!p.multiOrg) throw forbidden('a single-organization API key cannot create organizations');
+  if (p.grants && !p.grants.has('org:write')) throw forbidden('this operation requires the org:write permission');
+  return ctx.tx(() => {
+    const now = ctx.now();
+    const me = ctx.stores.users.get(p.orgId, p.userId);
+    const org: Organization = {
+      id: ctx.ids('organization'),
+      name: input.name,
+      slug: uniqueSlug(input.name, 'org', (s) => ctx.stores.organizations.slugTaken(s)),
+      plan: 'free',
+      createdAt: now,
+      updatedAt: now,
+    };
+    ctx.stores.organizations.insert(org);
+    ctx.stores.users.insertMembership({
+      orgId: org.id,
+      userId: p.userId,
+      email: me?.email ?? '',
+      name: me?.name ?? null,
+      role: 'owner',
+      status: 'active',
+      now,
+    });
+    ctx.emit('organization.created', { type: 'organization', id: org.id }, { name: org.name }, org.id);
+    return org;
+  });
+}
+
+/** Renames an organization, or (owners only) changes its plan, effective at once. */
+export function updateOrganization(ctx: Ctx, orgId: string, patch: OrganizationPatch): Organization {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'org:write');
+  if (patch.plan !== undefined && ctx.principal.role !== 'owner') throw forbidden('only owners can change the plan');
+  return ctx.tx(() => {
+    const org = ctx.stores.organizations.get(orgId);
+    if (!org) throw notFound('organization');
+    const next: Organization = { ...org, ...patch, updatedAt: ctx.now() };
+    ctx.stores.organizations.update(next);
+    ctx.emit('organization.updated', { type: 'organization', id: orgId }, { fields: Object.keys(patch) });
+    return next;
+  });
+}

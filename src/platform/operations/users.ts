@@ -1,0 +1,154 @@
+import type { List } from '../../contract/common.js';
+import type { User, UserListQuery, UserPatch } from '../../contract/users.js';
+import type { Ctx } from '../context.js';
+import { conflict, forbidden, invalidField, notFound } from '../errors.js';
+import { resolveListing } from '../store/paging.js';
+import { requireOrg, requirePermission } from './access.js';
+
+const MAX_METADATA_KEYS = 50;
+
+/** `GET /organizations/{orgId}/users`: filters, sorting, offset or cursor paging (contract §3). */
+export function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): List<User> {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'users:read');
+  const scope = `users:${orgId}`;
+  const listing = resolveListing(
+    ctx.cursors,
+    scope,
+    q,
+    { status: q.status, search: q.search, sort: q.sort, order: q.order },
+    { sort: 'created_at', order: 'desc' },
+  );
+  const f = listing.filters as {
+    status?: User['status'];
+    search?: string;
+    sort: UserListQuery['sort'] & string;
+    order: 'asc' | 'desc';
+  };
+  return ctx.stores.users.list(orgId, listing, f, (pos) => ctx.cursors.encode(scope, listing.filters, pos));
+}
+
+/** A user of the acting organization, or `404`. */
+export function loadUser(ctx: Ctx, userId: string): User {
+  const user = ctx.stores.users.get(ctx.principal.orgId, userId);
+  if (!user) throw notFound('user');
+  return user;
+}
+
+export function getUser(ctx: Ctx, userId: string): User {
+  const user = loadUser(ctx, userId);
+  requirePermission(ctx, 'users:read');
+  return user;
+}
+
+/** Admins may not touch an owner, nor make anyone one (contract §4). */
+function guardOwner(ctx: Ctx, target: User, grantsOwner = false): void {
+  if ((target.role === 'owner' || grantsOwner) && ctx.principal.role !== 'owner') {
+    throw forbidden('only owners can grant, remove or change the owner role');
+  }
+}
+
+/** Throws `409` when removing `target` from the active owners would leave none. */
+function guardLastOwner(ctx: Ctx, target: User, action: string): void {
+  if (
+    target.role === 'owner' &&
+    target.status === 'active' &&
+    ctx.stores.users.activeOwnerCount(ctx.principal.orgId) <= 1
+  ) {
+    throw conflict(`the last owner of an organization cannot be ${action}`);
+  }
+}
+
+function guardSelf(ctx: Ctx, target: User, action: string): void {
+  if (target.id === ctx.principal.userId) throw conflict(`you cannot ${action} yourself`);
+}
+
+/** `PATCH /users/{id}`: name, avatar, role, and a metadata merge where `null` deletes a key. */
+export function updateUser(ctx: Ctx, userId: string, patch: UserPatch): User {
+  return ctx.tx(() => {
+    const user = loadUser(ctx, userId);
+    requirePermission(ctx, 'users:write');
+    guardOwner(ctx, user, patch.role === 'owner');
+    if (patch.role !== undefined && patch.role !== 'owner') guardLastOwner(ctx, user, 'demoted');
+    const metadata = { ...user.metadata };
+    for (const [key, value] of Object.entries(patch.metadata ?? {})) {
+      if (value === null) delete metadata[key];
+      else metadata[key] = value;
+    }
+    if (Object.keys(metadata).length > MAX_METADATA_KEYS) {
+      throw invalidField('metadata', `at most ${MAX_METADATA_KEYS} keys`);
+    }
+    const next: User = {
+      ...user,
+      ...(patch.name !== undefined && { name: patch.name }),
+      ...(patch.avatarUrl !== undefined && { avatarUrl: patch.avatarUrl }),
+      ...(patch.role !== undefined && { role: patch.role }),
+      metadata,
+      updatedAt: ctx.now(),
+    };
+    ctx.stores.users.update(ctx.principal.orgId, next);
+    ctx.emit(
+      'user.updated',
+      { type: 'user', id: userId },
+      {
+        fields: Object.keys(patch),
+        ...(patch.role !== undefined && patch.role !== user.role && { role: { from: user.role, to: patch.role } }),
+      },
+    );
+    return next;
+  });
+}
+
+/** Suspends a user from any state (idempotent), revoking every session and API key they hold here, atomically. */
+export function suspendUser(ctx: Ctx, userId: string): User {
+  return ctx.tx(() => {
+    const user = loadUser(ctx, userId);
+    requirePermission(ctx, 'users:write');
+    guardSelf(ctx, user, 'suspend');
+    guardOwner(ctx, user);
+    guardLastOwner(ctx, user, 'suspended');
+    const now = ctx.now();
+    const orgId = ctx.principal.orgId;
+    const sessionsRevoked = ctx.stores.sessions.revokeForUser(orgId, userId, now);
+    const keysRevoked = ctx.stores.apiKeys.revokeForUser(orgId, userId, now);
+    if (user.status === 'suspended') return user;
+    const next: User = { ...user, status: 'suspended', updatedAt: now };
+    ctx.stores.users.update(orgId, next);
+    ctx.emit('user.suspended', { type: 'user', id: userId }, { sessionsRevoked, keysRevoked });
+    return next;
+  });
+}
+
+/** Returns a suspended user to `active`, or to `pending` when they never accepted their invitation. */
+export function unsuspendUser(ctx: Ctx, userId: string): User {
+  return ctx.tx(() => {
+    const user = loadUser(ctx, userId);
+    requirePermission(ctx, 'users:write');
+    guardOwner(ctx, user);
+    if (user.status !== 'suspended') throw conflict(`the user is ${user.status}, not suspended`);
+    const next: User = { ...user, status: user.emailVerified ? 'active' : 'pending', updatedAt: ctx.now() };
+    ctx.stores.users.update(ctx.principal.orgId, next);
+    ctx.emit('user.unsuspended', { type: 'user', id: userId }, { status: next.status });
+    return next;
+  });
+}
+
+/** Removes a user from the organization with their memberships, sessions, keys and open invitations. Irreversible. */
+export function deleteUser(ctx: Ctx, userId: string): void {
+  ctx.tx(() => {
+    const user = loadUser(ctx, userId);
+    requirePermission(ctx, 'users:write');
+    guardSelf(ctx, user, 'delete');
+    guardOwner(ctx, user);
+    guardLastOwner(ctx, user, 'deleted');
+    const orgId = ctx.principal.orgId;
+    const now = ctx.now();
+    ctx.stores.projects.removeUser(orgId, userId);
+    ctx.stores.teams.removeUser(orgId, userId);
+    ctx.stores.sessions.removeForUser(orgId, userId);
+    ctx.stores.apiKeys.removeForUser(orgId, userId);
+    ctx.stores.invitations.revokeForUser(orgId, userId, now);
+    ctx.stores.users.remove(orgId, userId);
+    ctx.emit('user.deleted', { type: 'user', id: userId }, { email: user.email });
+  });
+}

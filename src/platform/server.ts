@@ -1,0 +1,73 @@
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer, type ServerType } from '@hono/node-server';
+import { createPlatform, type Platform, type PlatformOptions } from './index.js';
+
+/** A running listener over a platform. */
+export interface RunningServer {
+  /** `http://host:port`, with the port actually bound (useful with port 0). */
+  url: string;
+  platform: Platform;
+  /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
+  close(): Promise<void>;
+}
+
+export interface ServerOptions extends Omit<PlatformOptions, 'publicUrl'> {
+  host?: string;
+  port?: number;
+  publicUrl?: string;
+  /** One line per request (method, path, status, time, request id); never headers or bodies. */
+  accessLog?: (line: string) => void;
+}
+
+/** Serves the platform over HTTP (what `plat serve` runs). */
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const host = opts.host ?? '127.0.0.1';
+  let platform: Platform | undefined;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  const server: ServerType = createAdaptorServer({
+    hostname: host,
+    fetch: async (request: Request) => {
+      inFlight++;
+      const started = performance.now();
+      try {
+        const response = await (platform as Platform).fetch(request);
+        if (opts.accessLog) {
+          const ms = (performance.now() - started).toFixed(1);
+          const path = new URL(request.url).pathname;
+          opts.accessLog(
+            `${request.method} ${path} ${response.status} ${ms}ms ${response.headers.get('x-request-id') ?? '-'}`,
+          );
+        }
+        return response;
+      } finally {
+        inFlight--;
+        if (inFlight === 0) drained?.();
+      }
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 8080, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  platform = createPlatform({ ...opts, publicUrl: opts.publicUrl ?? origin });
+  let closing: Promise<void> | undefined;
+  return {
+    url: origin,
+    platform,
+    close: () => {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          // Idle keep-alive sockets would hold close() open; busy ones finish their response first.
+          if ('closeIdleConnections' in server) server.closeIdleConnections();
+        });
+        if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+        platform?.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './migrations.js';
+
+/** An open better-sqlite3 database. */
+export type Db = Database.Database;
+
+/**
+ * Opens (creating if needed) the platform database: WAL so readers never block the writer, `synchronous=FULL` so a
+ * committed write survives a power cut, a busy timeout so several processes sharing the file wait instead of failing,
+ * then brings the schema up to date.
+ */
+export function openDatabase(path: string): Db {
+  const db = new Database(path);
+  db.pragma('busy_timeout = 5000');
+  if (path !== ':memory:') db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  migrate(db);
+  return db;
+}
+
+/** Applies every migration above `PRAGMA user_version`, each in one immediate transaction. */
+export function migrate(db: Db): void {
+  for (const [index, sql] of MIGRATIONS.entries()) {
+    const version = index + 1;
+    db.transaction(() => {
+      // Re-read inside the write lock: another process may have migrated meanwhile.
+      if ((db.pragma('user_version', { simple: true }) as number) >= version) return;
+      db.exec(sql);
+      if (version === 1) {
+        db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('cursor_secret', randomBytes(32).toString('hex'));
+      }
+      db.pragma(`user_version = ${version}`);
+    }).immediate();
+  }
+}
+
+/** A value from the `meta` table. */
+export function readMeta(db: Db, key: string): string | undefined {
+  const row = db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined;
+  return row?.value;
+}

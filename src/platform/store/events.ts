@@ -1,0 +1,99 @@
+import type { Event } from '../../contract/events.js';
+import type { Db } from './db.js';
+import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
+
+/** The audit log: one row per write, inserted in the write's own transaction. */
+export const SCHEMA = `
+CREATE TABLE events (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  actor_type TEXT NOT NULL,
+  actor_id TEXT NOT NULL,
+  target_type TEXT,
+  target_id TEXT,
+  request_id TEXT,
+  data TEXT NOT NULL DEFAULT '{}',
+  created_at TEXT NOT NULL
+);
+CREATE INDEX events_org ON events (org_id, created_at, id);
+CREATE INDEX events_type ON events (org_id, type, created_at, id);
+`;
+
+type Row = {
+  id: string;
+  org_id: string;
+  type: string;
+  actor_type: Event['actor']['type'];
+  actor_id: string;
+  target_type: string | null;
+  target_id: string | null;
+  request_id: string | null;
+  data: string;
+  created_at: string;
+};
+
+function toEvent(r: Row): Event {
+  return {
+    id: r.id,
+    type: r.type,
+    organizationId: r.org_id,
+    actor: { type: r.actor_type, id: r.actor_id },
+    target: r.target_type && r.target_id ? { type: r.target_type, id: r.target_id } : null,
+    requestId: r.request_id,
+    createdAt: r.created_at,
+    data: JSON.parse(r.data) as Event['data'],
+  };
+}
+
+/** Events: their SQL in one place. */
+export function eventsStore(db: Db) {
+  const insert = db.prepare(
+    `INSERT INTO events (id, org_id, type, actor_type, actor_id, target_type, target_id, request_id, data, created_at)
+     VALUES (@id, @organizationId, @type, @actorType, @actorId, @targetType, @targetId, @requestId, @data, @createdAt)`,
+  );
+  return {
+    insert: (e: Event) =>
+      void insert.run({
+        id: e.id,
+        organizationId: e.organizationId,
+        type: e.type,
+        actorType: e.actor.type,
+        actorId: e.actor.id,
+        targetType: e.target?.type ?? null,
+        targetId: e.target?.id ?? null,
+        requestId: e.requestId,
+        data: JSON.stringify(e.data),
+        createdAt: e.createdAt,
+      }),
+    /** Newest first; filters `type` and `since` (inclusive). */
+    list: (
+      orgId: string,
+      listing: Listing,
+      f: { type?: string; since?: string },
+      next: (p: SortPosition) => string,
+    ) => {
+      const where = ['org_id = ?'];
+      const params: unknown[] = [orgId];
+      if (f.type) {
+        where.push('type = ?');
+        params.push(f.type);
+      }
+      if (f.since) {
+        where.push('created_at >= ?');
+        params.push(f.since);
+      }
+      const spec: ListSpec = {
+        from: 'FROM events',
+        columns: '*',
+        where,
+        params,
+        sort: { expr: 'created_at', key: 'created_at', nullable: false },
+        order: 'desc',
+        id: { expr: 'id', key: 'id' },
+      };
+      const { rows, pagination } = runList<Row>(db, spec, listing, next);
+      return { data: rows.map(toEvent), pagination };
+    },
+  };
+}

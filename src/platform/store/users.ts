@@ -1,0 +1,192 @@
+import type { OrgRole } from '../../contract/permissions.js';
+import type { User, UserSort, UserStatus } from '../../contract/users.js';
+import type { Db } from './db.js';
+import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
+
+/**
+ * A user is an account (e-mail, password, verification) plus one membership per organization. The membership holds
+ * everything an organization may change (name, avatar, role, status, metadata), so no organization can write what
+ * another sees. The account's e-mail is copied into the membership (it never changes) for sorting and search.
+ */
+export const SCHEMA = `
+CREATE TABLE accounts (
+  id TEXT PRIMARY KEY,
+  email TEXT NOT NULL UNIQUE COLLATE NOCASE,
+  email_verified INTEGER NOT NULL DEFAULT 0,
+  password_hash TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE TABLE org_users (
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  email TEXT NOT NULL,
+  name TEXT,
+  avatar_url TEXT,
+  role TEXT NOT NULL,
+  status TEXT NOT NULL,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  last_login_at TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (org_id, user_id)
+);
+CREATE INDEX org_users_user ON org_users (user_id);
+CREATE INDEX org_users_role ON org_users (org_id, role, status);
+CREATE INDEX org_users_status ON org_users (org_id, status);
+CREATE INDEX org_users_created ON org_users (org_id, created_at, user_id);
+CREATE INDEX org_users_email ON org_users (org_id, email COLLATE NOCASE, user_id);
+CREATE INDEX org_users_name_asc ON org_users (org_id, (name IS NULL), name COLLATE NOCASE, user_id);
+CREATE INDEX org_users_name_desc ON org_users (org_id, (name IS NULL), name COLLATE NOCASE DESC, user_id DESC);
+CREATE INDEX org_users_login_asc ON org_users (org_id, (last_login_at IS NULL), last_login_at, user_id);
+CREATE INDEX org_users_login_desc ON org_users (org_id, (last_login_at IS NULL), last_login_at DESC, user_id DESC);
+`;
+
+type Row = {
+  org_id: string;
+  user_id: string;
+  email: string;
+  name: string | null;
+  avatar_url: string | null;
+  role: OrgRole;
+  status: UserStatus;
+  metadata: string;
+  last_login_at: string | null;
+  created_at: string;
+  updated_at: string;
+  email_verified: number;
+};
+
+function toUser(r: Row): User {
+  return {
+    id: r.user_id,
+    email: r.email,
+    name: r.name,
+    avatarUrl: r.avatar_url,
+    status: r.status,
+    emailVerified: r.email_verified === 1,
+    role: r.role,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    lastLoginAt: r.last_login_at,
+    metadata: JSON.parse(r.metadata) as User['metadata'],
+  };
+}
+
+const COLUMNS = 'm.*, a.email_verified';
+const FROM = 'FROM org_users m JOIN accounts a ON a.id = m.user_id';
+
+const SORT_EXPR: Record<UserSort, ListSpec['sort']> = {
+  created_at: { expr: 'm.created_at', key: 'created_at', nullable: false },
+  name: { expr: 'm.name COLLATE NOCASE', key: 'name', nullable: true },
+  email: { expr: 'm.email COLLATE NOCASE', key: 'email', nullable: false },
+  last_login_at: { expr: 'm.last_login_at', key: 'last_login_at', nullable: true },
+};
+
+/** An account as stored (for sign-in and invitations). */
+export type Account = { id: string; email: string; emailVerified: boolean; passwordHash: string | null };
+
+/** Users and their memberships: their SQL in one place. */
+export function usersStore(db: Db) {
+  const get = db.prepare<[string, string], Row>(`SELECT ${COLUMNS} ${FROM} WHERE m.org_id = ? AND m.user_id = ?`);
+  const accountByEmail = db.prepare<
+    [string],
+    { id: string; email: string; email_verified: number; password_hash: string | null }
+  >('SELECT id, email, email_verified, password_hash FROM accounts WHERE email = ?');
+  const accountById = db.prepare<
+    [string],
+    { id: string; email: string; email_verified: number; password_hash: string | null }
+  >('SELECT id, email, email_verified, password_hash FROM accounts WHERE id = ?');
+  const insertAccount = db.prepare(
+    'INSERT INTO accounts (id, email, email_verified, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+  );
+  const insertMember = db.prepare(
+    `INSERT INTO org_users (org_id, user_id, email, name, role, status, created_at, updated_at)
+     VALUES (@orgId, @userId, @email, @name, @role, @status, @now, @now)`,
+  );
+  const update = db.prepare(
+    `UPDATE org_users SET name = @name, avatar_url = @avatarUrl, role = @role, status = @status, metadata = @metadata,
+     updated_at = @updatedAt WHERE org_id = @orgId AND user_id = @id`,
+  );
+  const activeOwners = db.prepare<[string], { n: number }>(
+    "SELECT count(*) AS n FROM org_users WHERE org_id = ? AND role = 'owner' AND status = 'active'",
+  );
+  const removeMember = db.prepare('DELETE FROM org_users WHERE org_id = ? AND user_id = ?');
+  const membershipCount = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM org_users WHERE user_id = ?');
+  const removeAccount = db.prepare('DELETE FROM accounts WHERE id = ?');
+  const toAccount = (r: {
+    id: string;
+    email: string;
+    email_verified: number;
+    password_hash: string | null;
+  }): Account => ({
+    id: r.id,
+    email: r.email,
+    emailVerified: r.email_verified === 1,
+    passwordHash: r.password_hash,
+  });
+
+  return {
+    /** The user as a member of `orgId`, or undefined when not a member there. */
+    get: (orgId: string, userId: string) => {
+      const r = get.get(orgId, userId);
+      return r && toUser(r);
+    },
+    accountByEmail: (email: string) => {
+      const r = accountByEmail.get(email);
+      return r && toAccount(r);
+    },
+    accountById: (id: string) => {
+      const r = accountById.get(id);
+      return r && toAccount(r);
+    },
+    insertAccount: (id: string, email: string, emailVerified: boolean, now: string) =>
+      void insertAccount.run(id, email, emailVerified ? 1 : 0, now, now),
+    insertMembership: (m: {
+      orgId: string;
+      userId: string;
+      email: string;
+      name: string | null;
+      role: OrgRole;
+      status: UserStatus;
+      now: string;
+    }) => void insertMember.run(m),
+    /** Writes the organization-owned fields of a user back. */
+    update: (orgId: string, u: User) => void update.run({ ...u, orgId, metadata: JSON.stringify(u.metadata) }),
+    activeOwnerCount: (orgId: string) => activeOwners.get(orgId)?.n ?? 0,
+    /** Removes the membership, and the account when it belonged to no other organization. */
+    remove: (orgId: string, userId: string) => {
+      removeMember.run(orgId, userId);
+      if ((membershipCount.get(userId)?.n ?? 0) === 0) removeAccount.run(userId);
+    },
+    list: (
+      orgId: string,
+      listing: Listing,
+      f: { status?: UserStatus; search?: string; sort: UserSort; order: 'asc' | 'desc' },
+      nextCursor: (p: SortPosition) => string,
+    ) => {
+      const where = ['m.org_id = ?'];
+      const params: unknown[] = [orgId];
+      if (f.status) {
+        where.push('m.status = ?');
+        params.push(f.status);
+      }
+      if (f.search) {
+        where.push("(m.name LIKE ? ESCAPE '\\' OR m.email LIKE ? ESCAPE '\\')");
+        const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        params.push(pattern, pattern);
+      }
+      const spec: ListSpec = {
+        from: FROM,
+        columns: COLUMNS,
+        where,
+        params,
+        sort: SORT_EXPR[f.sort],
+        order: f.order,
+        id: { expr: 'm.user_id', key: 'user_id' },
+      };
+      const { rows, pagination } = runList<Row>(db, spec, listing, nextCursor);
+      return { data: rows.map(toUser), pagination };
+    },
+  };
+}

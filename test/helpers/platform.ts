@@ -1,0 +1,78 @@
+import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
+import { bootstrap, createPlatform, type Platform } from '../../src/platform/index.js';
+
+/** A real platform on an in-memory SQLite database with a fixed clock and sequential ids. */
+export interface TestPlatform {
+  platform: Platform;
+  clock: ReturnType<typeof fixedClock>;
+  /** The bootstrap organization, its owner, and the owner's multi-organization key. */
+  orgId: string;
+  ownerId: string;
+  ownerKey: string;
+  /** Calls the API in-process: `call('GET', '/users/…', { key, body, headers })`. */
+  call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
+}
+
+export interface CallOptions {
+  key?: string | null;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** Sends one request through `fetch` (in-process or over HTTP) and reads the JSON reply. */
+export async function send(
+  fetcher: (r: Request) => Promise<Response>,
+  origin: string,
+  defaultKey: string | null,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<Reply> {
+  const headers = new Headers(opts.headers);
+  const key = opts.key === undefined ? defaultKey : opts.key;
+  if (key) headers.set('X-API-Key', key);
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    if (!headers.has('content-type')) headers.set('Content-Type', 'application/json');
+  }
+  const res = await fetcher(new Request(`${origin}/v2${path}`, { method, headers, body }));
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {}
+  return { status: res.status, headers: res.headers, body: parsed };
+}
+
+/** A fresh in-memory platform with one bootstrapped organization. */
+export function testPlatform(opts: { db?: string; mode?: 'live' | 'sandbox' } = {}): TestPlatform {
+  const clock = fixedClock('2026-01-01T00:00:00.000Z');
+  const platform = createPlatform({
+    db: opts.db ?? ':memory:',
+    clock,
+    ids: sequentialIds(),
+    mode: opts.mode,
+    publicUrl: 'http://plat.test',
+    logger: () => {},
+  });
+  const { organizationId, userId, apiKey } = bootstrap(platform.base(), {
+    orgName: 'Acme',
+    email: 'owner@acme.test',
+    name: 'Olive Owner',
+  });
+  return {
+    platform,
+    clock,
+    orgId: organizationId,
+    ownerId: userId,
+    ownerKey: apiKey,
+    call: (method, path, callOpts) => send(platform.fetch, 'http://plat.test', apiKey, method, path, callOpts),
+  };
+}
