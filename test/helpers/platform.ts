@@ -1,3 +1,6 @@
+import type { OrgRole, Permission } from '../../src/contract/permissions.js';
+import type { UserStatus } from '../../src/contract/users.js';
+import { displayParts, generateApiKey, hashSecret } from '../../src/platform/auth/api-keys.js';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { bootstrap, createPlatform, type Platform } from '../../src/platform/index.js';
 
@@ -11,6 +14,27 @@ export interface TestPlatform {
   ownerKey: string;
   /** Calls the API in-process: `call('GET', '/users/…', { key, body, headers })`. */
   call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
+  /** Adds a user to an organization (default: the bootstrap one) through the stores, with an API key of theirs. */
+  addUser(opts: AddUserOptions): { userId: string; key: string };
+  /** Makes an API key for an existing member, optionally restricted. */
+  keyFor(userId: string, opts?: KeyOptions): string;
+  /** A second organization with its own owner and key, to prove tenancy. */
+  otherOrg(): { orgId: string; ownerId: string; key: string };
+}
+
+export interface AddUserOptions {
+  email: string;
+  name?: string;
+  role?: OrgRole;
+  status?: UserStatus;
+  orgId?: string;
+}
+export interface KeyOptions {
+  orgId?: string;
+  permissions?: Permission[];
+  projectIds?: string[];
+  multiOrganization?: boolean;
+  environment?: 'live' | 'test';
 }
 
 export interface CallOptions {
@@ -67,7 +91,51 @@ export function testPlatform(opts: { db?: string; mode?: 'live' | 'sandbox' } = 
     email: 'owner@acme.test',
     name: 'Olive Owner',
   });
+  const base = platform.base();
+  const keyFor = (userId: string, k: KeyOptions = {}) => {
+    const environment = k.environment ?? (opts.mode === 'sandbox' ? 'test' : 'live');
+    const secret = generateApiKey(environment);
+    base.stores.apiKeys.insert({
+      id: base.ids('apiKey'),
+      name: 'test key',
+      organizationId: k.orgId ?? organizationId,
+      userId,
+      environment,
+      ...displayParts(secret),
+      secretHash: hashSecret(secret),
+      projectIds: k.projectIds ?? null,
+      permissions: k.permissions ?? null,
+      multiOrganization: k.multiOrganization ?? false,
+      createdAt: base.now(),
+      expiresAt: null,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    return secret;
+  };
+  const addUser = (u: AddUserOptions) => {
+    const now = base.now();
+    const existing = base.stores.users.accountByEmail(u.email);
+    const userId = existing?.id ?? base.ids('user');
+    if (!existing) base.stores.users.insertAccount(userId, u.email, u.status !== 'pending', now);
+    base.stores.users.insertMembership({
+      orgId: u.orgId ?? organizationId,
+      userId,
+      email: u.email,
+      name: u.name ?? null,
+      role: u.role ?? 'member',
+      status: u.status ?? 'active',
+      now,
+    });
+    return { userId, key: keyFor(userId, { orgId: u.orgId }) };
+  };
   return {
+    addUser,
+    keyFor,
+    otherOrg: () => {
+      const o = bootstrap(base, { orgName: 'Other Corp', email: 'boss@other.test', name: 'Oscar Other' });
+      return { orgId: o.organizationId, ownerId: o.userId, key: o.apiKey };
+    },
     platform,
     clock,
     orgId: organizationId,

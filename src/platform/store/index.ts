@@ -1,7 +1,9 @@
 import { apiKeysStore } from './api-keys.js';
+import { authStore } from './auth.js';
 import type { Db } from './db.js';
 import { eventsStore } from './events.js';
 import { invitationsStore } from './invitations.js';
+import { limitsStore } from './limits.js';
 import { organizationsStore } from './organizations.js';
 import { projectsStore } from './projects.js';
 import { sessionsStore } from './sessions.js';
@@ -21,6 +23,8 @@ export function createStores(db: Db) {
     apiKeys: apiKeysStore(db),
     events: eventsStore(db),
     sso: ssoStore(db),
+    auth: authStore(db),
+    limits: limitsStore(db),
   };
 }
 export type Stores = ReturnType<typeof createStores>;

@@ -1,6 +1,8 @@
 import { SCHEMA as apiKeys } from './api-keys.js';
+import { SCHEMA as auth } from './auth.js';
 import { SCHEMA as events } from './events.js';
 import { SCHEMA as invitations } from './invitations.js';
+import { SCHEMA as limits } from './limits.js';
 import { SCHEMA as organizations } from './organizations.js';
 import { SCHEMA as projects } from './projects.js';
 import { SCHEMA as sessions } from './sessions.js';
@@ -24,5 +26,7 @@ export const MIGRATIONS: readonly string[] = [
     apiKeys,
     events,
     sso,
+    auth,
+    limits,
   ].join('\n'),
 ];

@@ -1,7 +1,31 @@
 import type { RouteDef } from '../route.js';
+import { apiKeysRoutes } from './api-keys.js';
+import { authRoutes } from './auth.js';
+import { environmentsRoutes } from './environments.js';
+import { eventsRoutes } from './events.js';
+import { invitationsRoutes } from './invitations.js';
+import { membersRoutes } from './members.js';
 import { metaRoutes } from './meta.js';
 import { organizationRoutes } from './organizations.js';
+import { projectsRoutes } from './projects.js';
+import { sessionsRoutes } from './sessions.js';
+import { ssoRoutes } from './sso.js';
+import { teamsRoutes } from './teams.js';
 import { userRoutes } from './users.js';
 
 /** Every route of the API, in the order the reference lists them. */
-export const ROUTES: readonly RouteDef[] = [...metaRoutes, ...organizationRoutes, ...userRoutes];
+export const ROUTES: readonly RouteDef[] = [
+  ...metaRoutes,
+  ...authRoutes,
+  ...organizationRoutes,
+  ...userRoutes,
+  ...invitationsRoutes,
+  ...teamsRoutes,
+  ...projectsRoutes,
+  ...membersRoutes,
+  ...environmentsRoutes,
+  ...sessionsRoutes,
+  ...apiKeysRoutes,
+  ...ssoRoutes,
+  ...eventsRoutes,
+];
