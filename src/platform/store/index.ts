@@ -5,6 +5,7 @@ import { eventsStore } from './events.js';
 import { invitationsStore } from './invitations.js';
 import { limitsStore } from './limits.js';
 import { organizationsStore } from './organizations.js';
+import { outboxStore } from './outbox.js';
 import { projectsStore } from './projects.js';
 import { sessionsStore } from './sessions.js';
 import { ssoStore } from './sso.js';
@@ -17,6 +18,7 @@ export function createStores(db: Db) {
     organizations: organizationsStore(db),
     users: usersStore(db),
     invitations: invitationsStore(db),
+    outbox: outboxStore(db),
     teams: teamsStore(db),
     projects: projectsStore(db),
     sessions: sessionsStore(db),
