@@ -1,0 +1,370 @@
+import { describe, expect, it } from 'vitest';
+import { testPlatform } from '../helpers/platform.js';
+
+const T0 = '2026-01-01T00:00:00.000Z';
+
+/** A platform with a handful of users of known names, e-mails, states and login times. */
+function seeded() {
+  const t = testPlatform();
+  const base = t.platform.base();
+  const people = [
+    { email: 'carol@acme.test', name: 'carol', status: 'active', login: '2026-01-05T00:00:00.000Z' },
+    { email: 'alice@acme.test', name: 'Alice', status: 'active', login: null },
+    { email: 'bob@acme.test', name: 'Bob', status: 'suspended', login: '2026-01-03T00:00:00.000Z' },
+    { email: 'dave@other.test', name: null, status: 'pending', login: null },
+  ] as const;
+  const ids: string[] = [];
+  for (const p of people) {
+    t.clock.advance(1000);
+    const { userId } = t.addUser({ email: p.email, name: p.name ?? undefined, status: p.status });
+    if (p.login) base.db.prepare('UPDATE org_users SET last_login_at = ? WHERE user_id = ?').run(p.login, userId);
+    ids.push(userId);
+  }
+  return { t, ids };
+}
+
+describe('GET /organizations/{orgId}/users', () => {
+  it('lists newest first with the offset pagination object', async () => {
+    const { t } = seeded();
+    const r = await t.call('GET', `/organizations/${t.orgId}/users?per_page=2`);
+    expect(r.status).toBe(200);
+    expect(r.body.data.map((u: any) => u.email)).toEqual(['dave@other.test', 'bob@acme.test']);
+    expect(r.body.pagination).toEqual({ total: 5, page: 1, perPage: 2, totalPages: 3, hasMore: true });
+    const last = await t.call('GET', `/organizations/${t.orgId}/users?per_page=2&page=3`);
+    expect(last.body.data.map((u: any) => u.email)).toEqual(['owner@acme.test']);
+    expect(last.body.pagination.hasMore).toBe(false);
+    const past = await t.call('GET', `/organizations/${t.orgId}/users?page=9`);
+    expect(past.body).toEqual({
+      data: [],
+      pagination: { total: 5, page: 9, perPage: 20, totalPages: 1, hasMore: false },
+    });
+  });
+
+  it('returns every field of a user, null when unset', async () => {
+    const { t, ids } = seeded();
+    const r = await t.call('GET', `/users/${ids[3]}`);
+    expect(r.body).toEqual({
+      id: ids[3],
+      email: 'dave@other.test',
+      name: null,
+      avatarUrl: null,
+      status: 'pending',
+      emailVerified: false,
+      role: 'member',
+      createdAt: '2026-01-01T00:00:04.000Z',
+      updatedAt: '2026-01-01T00:00:04.000Z',
+      lastLoginAt: null,
+      metadata: {},
+    });
+  });
+
+  it('filters by status and by a case-insensitive search of name or e-mail', async () => {
+    const { t } = seeded();
+    const active = await t.call('GET', `/organizations/${t.orgId}/users?status=active`);
+    expect(active.body.data.map((u: any) => u.email)).toEqual([
+      'alice@acme.test',
+      'carol@acme.test',
+      'owner@acme.test',
+    ]);
+    const search = await t.call(
+      'GET',
+      `/organizations/${t.orgId}/users?search=ACME.TEST&status=active&sort=email&order=asc`,
+    );
+    expect(search.body.data.map((u: any) => u.email)).toEqual([
+      'alice@acme.test',
+      'carol@acme.test',
+      'owner@acme.test',
+    ]);
+    const byName = await t.call('GET', `/organizations/${t.orgId}/users?search=LIC`);
+    expect(byName.body.data.map((u: any) => u.name)).toEqual(['Alice']);
+    const wildcard = await t.call('GET', `/organizations/${t.orgId}/users?search=%25`);
+    expect(wildcard.body.pagination.total).toBe(0);
+  });
+
+  it('sorts names case-insensitively and puts nulls last in both orders', async () => {
+    const { t } = seeded();
+    const names = async (q: string) =>
+      (await t.call('GET', `/organizations/${t.orgId}/users?${q}`)).body.data.map((u: any) => u.name);
+    expect(await names('sort=name&order=asc')).toEqual(['Alice', 'Bob', 'carol', 'Olive Owner', null]);
+    expect(await names('sort=name&order=desc')).toEqual(['Olive Owner', 'carol', 'Bob', 'Alice', null]);
+    const logins = async (q: string) =>
+      (await t.call('GET', `/organizations/${t.orgId}/users?${q}`)).body.data.map((u: any) => u.lastLoginAt);
+    expect(await logins('sort=last_login_at&order=asc')).toEqual([
+      '2026-01-03T00:00:00.000Z',
+      '2026-01-05T00:00:00.000Z',
+      null,
+      null,
+      null,
+    ]);
+    expect((await logins('sort=last_login_at&order=desc')).slice(0, 2)).toEqual([
+      '2026-01-05T00:00:00.000Z',
+      '2026-01-03T00:00:00.000Z',
+    ]);
+  });
+
+  it('pages by cursor through every sort with no duplicates or skips, even as records change', async () => {
+    const { t } = seeded();
+    for (const sort of ['created_at', 'name', 'email', 'last_login_at']) {
+      for (const order of ['asc', 'desc']) {
+        const all = (await t.call('GET', `/organizations/${t.orgId}/users?sort=${sort}&order=${order}`)).body.data.map(
+          (u: any) => u.id,
+        );
+        const seen: string[] = [];
+        let r = await t.call('GET', `/organizations/${t.orgId}/users?sort=${sort}&order=${order}&limit=2`);
+        for (;;) {
+          expect(r.body.pagination.limit).toBe(2);
+          seen.push(...r.body.data.map((u: any) => u.id));
+          if (!r.body.pagination.nextCursor) break;
+          expect(r.body.pagination.hasMore).toBe(true);
+          r = await t.call('GET', `/organizations/${t.orgId}/users?cursor=${r.body.pagination.nextCursor}&limit=2`);
+        }
+        expect(seen).toEqual(all);
+      }
+    }
+  });
+
+  it('keeps a cursor correct when records are inserted and deleted between pages', async () => {
+    const { t, ids } = seeded();
+    const first = await t.call('GET', `/organizations/${t.orgId}/users?sort=email&order=asc&limit=2`);
+    expect(first.body.data.map((u: any) => u.email)).toEqual(['alice@acme.test', 'bob@acme.test']);
+    t.addUser({ email: 'aaron@acme.test' }); // sorts before the cursor: must not appear
+    t.addUser({ email: 'zed@acme.test' }); // sorts after: must appear
+    await t.call('DELETE', `/users/${ids[0]}`); // carol, after the cursor, deleted
+    const rest: string[] = [];
+    let cursor = first.body.pagination.nextCursor;
+    while (cursor) {
+      const r = await t.call('GET', `/organizations/${t.orgId}/users?cursor=${cursor}&limit=2`);
+      rest.push(...r.body.data.map((u: any) => u.email));
+      cursor = r.body.pagination.nextCursor;
+    }
+    expect(rest).toEqual(['dave@other.test', 'owner@acme.test', 'zed@acme.test']);
+  });
+
+  it('rejects bad query parameters with 400 naming the parameter', async () => {
+    const { t } = seeded();
+    const cases: [string, string][] = [
+      ['per_page=101', 'per_page'],
+      ['per_page=0', 'per_page'],
+      ['page=0', 'page'],
+      ['page=abc', 'page'],
+      ['page=1.5', 'page'],
+      ['status=gone', 'status'],
+      ['sort=age', 'sort'],
+      ['order=up', 'order'],
+      ['limit=0', 'limit'],
+      ['limit=101', 'limit'],
+      ['cursor=forged', 'cursor'],
+      ['page=2&limit=5', 'page'],
+      ['pagee=2', 'pagee'],
+      ['status=active&status=pending', 'status'],
+    ];
+    for (const [q, field] of cases) {
+      const r = await t.call('GET', `/organizations/${t.orgId}/users?${q}`, { headers: { 'X-Request-Id': 'rq-1' } });
+      expect(r.status, q).toBe(400);
+      expect(r.body.error.code).toBe('invalid_request');
+      expect(r.body.error.status).toBe(400);
+      expect(r.body.error.requestId).toBe('rq-1');
+      expect(r.body.error.message, q).toContain(field);
+    }
+  });
+
+  it('refuses a cursor with different filters, or one from another listing', async () => {
+    const { t } = seeded();
+    const r = await t.call('GET', `/organizations/${t.orgId}/users?status=active&limit=1`);
+    const cursor = r.body.pagination.nextCursor;
+    expect((await t.call('GET', `/organizations/${t.orgId}/users?cursor=${cursor}&status=active`)).status).toBe(200);
+    expect((await t.call('GET', `/organizations/${t.orgId}/users?cursor=${cursor}&status=pending`)).status).toBe(400);
+    expect((await t.call('GET', `/organizations/${t.orgId}/users?cursor=${cursor}&sort=name`)).status).toBe(400);
+    const tampered = `${cursor.slice(0, -2)}xx`;
+    expect((await t.call('GET', `/organizations/${t.orgId}/users?cursor=${tampered}`)).status).toBe(400);
+    const other = t.otherOrg();
+    const foreign = await t.call('GET', `/organizations/${other.orgId}/users?cursor=${cursor}`, { key: other.key });
+    expect(foreign.status).toBe(400);
+  });
+
+  it('is empty with total 0 and totalPages 0 when nothing matches', async () => {
+    const { t } = seeded();
+    const r = await t.call('GET', `/organizations/${t.orgId}/users?search=nobody`);
+    expect(r.body).toEqual({ data: [], pagination: { total: 0, page: 1, perPage: 20, totalPages: 0, hasMore: false } });
+  });
+});
+
+describe('PATCH /users/{id}', () => {
+  it('updates name and avatar and merges metadata, null deleting a key', async () => {
+    const { t, ids } = seeded();
+    const id = ids[1];
+    await t.call('PATCH', `/users/${id}`, { body: { metadata: { team: 'core', level: 3, keep: true } } });
+    t.clock.advance(5000);
+    const r = await t.call('PATCH', `/users/${id}`, {
+      body: { name: 'Alice A.', avatarUrl: 'https://img.test/a.png', metadata: { level: null, team: 'infra' } },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      name: 'Alice A.',
+      avatarUrl: 'https://img.test/a.png',
+      metadata: { team: 'infra', keep: true },
+      updatedAt: '2026-01-01T00:00:09.000Z',
+    });
+    expect((await t.call('GET', `/users/${id}`)).body).toEqual(r.body);
+  });
+
+  it('validates fields: 422 for invalid values and unknown fields, 400 for malformed bodies', async () => {
+    const { t, ids } = seeded();
+    const id = ids[1];
+    const bad: [unknown, number, string][] = [
+      [{ name: '' }, 422, 'name'],
+      [{ name: 'x'.repeat(101) }, 422, 'name'],
+      [{ role: 'emperor' }, 422, 'role'],
+      [{ avatarUrl: 'javascript:alert(1)' }, 422, 'avatarUrl'],
+      [{ metadata: { ['k'.repeat(41)]: 'v' } }, 422, 'metadata'],
+      [{ metadata: { k: 'v'.repeat(501) } }, 422, 'metadata.k'],
+      [{ metadata: 'nope' }, 422, 'metadata'],
+      [{ nickname: 'al' }, 422, 'nickname'],
+      ['{"name":', 400, ''],
+      ['[]', 400, ''],
+    ];
+    for (const [body, status, field] of bad) {
+      const r = await t.call('PATCH', `/users/${id}`, { body });
+      expect(r.status, JSON.stringify(body)).toBe(status);
+      if (status === 422) expect(r.body.error.details.some((d: any) => d.field.startsWith(field))).toBe(true);
+    }
+    const wrongType = await t.call('PATCH', `/users/${id}`, {
+      body: '{"name":"x"}',
+      headers: { 'Content-Type': 'text/plain' },
+    });
+    expect(wrongType.status).toBe(400);
+    const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
+    expect((await t.call('PATCH', `/users/${id}`, { body: { metadata: tooMany } })).status).toBe(422);
+    const user = (await t.call('GET', `/users/${id}`)).body;
+    expect(user.name).toBe('Alice');
+    expect(user.metadata).toEqual({});
+  });
+
+  it('enforces the metadata key limit on the merged result', async () => {
+    const { t, ids } = seeded();
+    const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]));
+    expect((await t.call('PATCH', `/users/${ids[1]}`, { body: { metadata: fifty } })).status).toBe(200);
+    const r = await t.call('PATCH', `/users/${ids[1]}`, { body: { metadata: { one: 'more' } } });
+    expect(r.status).toBe(422);
+    expect(r.body.error.details).toEqual([{ field: 'metadata', message: 'at most 50 keys' }]);
+  });
+
+  it('changes roles within the rules: admins cannot touch owners, the last owner cannot be demoted', async () => {
+    const t = testPlatform();
+    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const member = t.addUser({ email: 'mo@acme.test' });
+    expect((await t.call('PATCH', `/users/${member.userId}`, { key: admin.key, body: { role: 'admin' } })).status).toBe(
+      200,
+    );
+    expect((await t.call('PATCH', `/users/${member.userId}`, { key: admin.key, body: { role: 'owner' } })).status).toBe(
+      403,
+    );
+    expect((await t.call('PATCH', `/users/${t.ownerId}`, { key: admin.key, body: { name: 'x' } })).status).toBe(403);
+    const demote = await t.call('PATCH', `/users/${t.ownerId}`, { body: { role: 'admin' } });
+    expect(demote.status).toBe(409);
+    expect(demote.body.error.code).toBe('conflict');
+    expect((await t.call('PATCH', `/users/${member.userId}`, { body: { role: 'owner' } })).status).toBe(200);
+    expect((await t.call('PATCH', `/users/${t.ownerId}`, { body: { role: 'admin' } })).status).toBe(200);
+  });
+
+  it('needs users:write: members get 403 and nothing changes', async () => {
+    const t = testPlatform();
+    const member = t.addUser({ email: 'mo@acme.test', name: 'Mo' });
+    const r = await t.call('PATCH', `/users/${member.userId}`, { key: member.key, body: { name: 'Moe' } });
+    expect(r.status).toBe(403);
+    expect(r.body.error.code).toBe('insufficient_permissions');
+    expect((await t.call('GET', `/users/${member.userId}`)).body.name).toBe('Mo');
+  });
+});
+
+describe('suspend, unsuspend, delete', () => {
+  it('suspends from any state idempotently, revoking the user’s API keys in the same transaction', async () => {
+    const t = testPlatform();
+    const u = t.addUser({ email: 'sam@acme.test', role: 'admin' });
+    expect((await t.call('GET', `/users/${t.ownerId}`, { key: u.key })).status).toBe(200);
+    t.clock.advance(1000);
+    const r = await t.call('POST', `/users/${u.userId}/suspend`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: u.userId, status: 'suspended', updatedAt: '2026-01-01T00:00:01.000Z' });
+    const again = await t.call('POST', `/users/${u.userId}/suspend`);
+    expect(again.body).toEqual(r.body);
+    const denied = await t.call('GET', `/users/${t.ownerId}`, { key: u.key });
+    expect(denied.status).toBe(401);
+    const keys = t.platform.db.prepare('SELECT revoked_at FROM api_keys WHERE user_id = ?').all(u.userId);
+    expect(keys).toEqual([{ revoked_at: '2026-01-01T00:00:01.000Z' }]);
+  });
+
+  it('unsuspends to active, or to pending for someone who never accepted', async () => {
+    const t = testPlatform();
+    const active = t.addUser({ email: 'a@acme.test' });
+    const pending = t.addUser({ email: 'p@acme.test', status: 'pending' });
+    await t.call('POST', `/users/${active.userId}/suspend`);
+    await t.call('POST', `/users/${pending.userId}/suspend`);
+    expect((await t.call('POST', `/users/${active.userId}/unsuspend`)).body.status).toBe('active');
+    expect((await t.call('POST', `/users/${pending.userId}/unsuspend`)).body.status).toBe('pending');
+    expect((await t.call('POST', `/users/${active.userId}/unsuspend`)).status).toBe(409);
+  });
+
+  it('refuses to suspend or delete yourself or the last owner', async () => {
+    const t = testPlatform();
+    for (const action of ['suspend', 'delete']) {
+      const r =
+        action === 'suspend'
+          ? await t.call('POST', `/users/${t.ownerId}/suspend`)
+          : await t.call('DELETE', `/users/${t.ownerId}`);
+      expect(r.status).toBe(409);
+      expect(r.body.error.message).toContain('yourself');
+    }
+    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    expect((await t.call('POST', `/users/${t.ownerId}/suspend`, { key: admin.key })).status).toBe(403);
+    const owner2 = t.addUser({ email: 'o2@acme.test', role: 'owner' });
+    expect((await t.call('POST', `/users/${t.ownerId}/suspend`, { key: owner2.key })).status).toBe(200);
+    const last = await t.call('DELETE', `/users/${owner2.userId}`, { key: admin.key });
+    expect(last.status).toBe(403);
+  });
+
+  it('deletes a user with their memberships and keys; the user is then 404', async () => {
+    const t = testPlatform();
+    const u = t.addUser({ email: 'gone@acme.test' });
+    const r = await t.call('DELETE', `/users/${u.userId}`);
+    expect(r.status).toBe(204);
+    expect(r.body).toBeUndefined();
+    expect((await t.call('GET', `/users/${u.userId}`)).status).toBe(404);
+    expect((await t.call('DELETE', `/users/${u.userId}`)).status).toBe(404);
+    expect(t.platform.db.prepare('SELECT count(*) AS n FROM api_keys WHERE user_id = ?').get(u.userId)).toEqual({
+      n: 0,
+    });
+    expect(t.platform.db.prepare('SELECT count(*) AS n FROM accounts WHERE id = ?').get(u.userId)).toEqual({ n: 0 });
+  });
+
+  it('removes only the membership when the person belongs to another organization too', async () => {
+    const t = testPlatform();
+    const other = t.otherOrg();
+    const both = t.addUser({ email: 'both@acme.test' });
+    t.addUser({ email: 'both@acme.test', orgId: other.orgId });
+    expect((await t.call('DELETE', `/users/${both.userId}`)).status).toBe(204);
+    const there = await t.call('GET', `/users/${both.userId}`, { key: other.key });
+    expect(there.status).toBe(200);
+    expect(there.body.status).toBe('active');
+  });
+
+  it('writes an audit event for each write, in the acting organization', async () => {
+    const t = testPlatform();
+    const u = t.addUser({ email: 'ev@acme.test' });
+    await t.call('POST', `/users/${u.userId}/suspend`, { headers: { 'X-Request-Id': 'trace-42' } });
+    const rows = t.platform.db
+      .prepare("SELECT type, org_id, actor_type, target_id, request_id FROM events WHERE type = 'user.suspended'")
+      .all();
+    expect(rows).toEqual([
+      { type: 'user.suspended', org_id: t.orgId, actor_type: 'api_key', target_id: u.userId, request_id: 'trace-42' },
+    ]);
+  });
+});
+
+describe('created records', () => {
+  it('uses the fixed clock for timestamps', async () => {
+    const t = testPlatform();
+    const r = await t.call('GET', `/users/${t.ownerId}`);
+    expect(r.body.createdAt).toBe(T0);
+  });
+});
