@@ -1,6 +1,7 @@
 import type { OrgRole, Permission } from '../../src/contract/permissions.js';
 import type { UserStatus } from '../../src/contract/users.js';
 import { displayParts, generateApiKey, hashSecret } from '../../src/platform/auth/api-keys.js';
+import type { BearerVerifier } from '../../src/platform/auth/credentials.js';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { bootstrap, createPlatform, type Platform } from '../../src/platform/index.js';
 
@@ -76,13 +77,16 @@ export async function send(
 }
 
 /** A fresh in-memory platform with one bootstrapped organization. */
-export function testPlatform(opts: { db?: string; mode?: 'live' | 'sandbox' } = {}): TestPlatform {
+export function testPlatform(
+  opts: { db?: string; mode?: 'live' | 'sandbox'; bearer?: BearerVerifier } = {},
+): TestPlatform {
   const clock = fixedClock('2026-01-01T00:00:00.000Z');
   const platform = createPlatform({
     db: opts.db ?? ':memory:',
     clock,
     ids: sequentialIds(),
     mode: opts.mode,
+    bearer: opts.bearer,
     publicUrl: 'http://plat.test',
     logger: () => {},
   });
