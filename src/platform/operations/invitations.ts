@@ -1,0 +1,197 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { List } from '../../contract/common.js';
+import type { Invitation, InvitationCreate, InvitationListQuery } from '../../contract/users.js';
+import type { Ctx } from '../context.js';
+import { conflict, forbidden, notFound, PlatformError } from '../errors.js';
+import { resolveListing } from '../store/paging.js';
+import { requireOrg, requirePermission } from './access.js';
+import { invitationMessage, sendMail } from './mail.js';
+
+/** How long an invitation link stays valid (contract §5). */
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** The stored form of an invitation link token: SHA-256, hex. The token has 256 random bits, so a fast hash is enough. */
+export function hashInvitationToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** The acceptance link of an invitation e-mail (the page lives in platform/auth). */
+export function invitationLink(publicUrl: string, token: string): string {
+  return `${publicUrl}/v2/auth/invitations/accept?token=${token}`;
+}
+
+/** A fresh link token (32 random bytes, base64url) and its hash; only the hash is stored. */
+function newToken(): { token: string; tokenHash: string } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, tokenHash: hashInvitationToken(token) };
+}
+
+function expiryFrom(ctx: Ctx): string {
+  return new Date(ctx.clock().getTime() + INVITATION_TTL_MS).toISOString();
+}
+
+/** Queues the invitation e-mail with a link carrying `token`. */
+function mailInvitation(ctx: Ctx, inv: Invitation, token: string): void {
+  const orgId = ctx.principal.orgId;
+  const org = ctx.stores.organizations.get(orgId);
+  const inviter = ctx.stores.users.get(orgId, ctx.principal.userId);
+  const message = invitationMessage({
+    to: inv.email,
+    name: inv.name,
+    organizationName: org?.name ?? orgId,
+    inviterName: inviter?.name ?? inviter?.email ?? null,
+    role: inv.role,
+    link: invitationLink(ctx.publicUrl, token),
+    expiresAt: inv.expiresAt,
+  });
+  sendMail(ctx, message, orgId);
+}
+
+/** Only owners may invite an owner, or resend or revoke an owner's invitation (contract §4). */
+function guardOwnerRole(ctx: Ctx, role: Invitation['role']): void {
+  if (role === 'owner' && ctx.principal.role !== 'owner') {
+    throw forbidden('only owners can grant, remove or change the owner role');
+  }
+}
+
+/**
+ * `POST /organizations/{orgId}/users`: creates a `pending` user — a new account (unverified) for an unknown e-mail,
+ * else a pending membership of the existing account — puts it in the given teams, and mails a link whose token is
+ * stored only as a hash.
+ */
+export function createInvitation(ctx: Ctx, orgId: string, input: InvitationCreate): Invitation {
+  return ctx.tx(() => {
+    requireOrg(ctx, orgId);
+    requirePermission(ctx, 'users:write');
+    const role = input.role ?? 'member';
+    guardOwnerRole(ctx, role);
+    const teams = [...new Set(input.teams ?? [])];
+    const unknown = teams.filter((id) => !ctx.stores.teams.get(orgId, id));
+    if (unknown.length > 0) {
+      const message = `unknown team${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`;
+      throw new PlatformError('validation_error', `teams: ${message}`, { details: [{ field: 'teams', message }] });
+    }
+    const account = ctx.stores.users.accountByEmail(input.email);
+    if (account && ctx.stores.users.get(orgId, account.id)) {
+      throw conflict(`${account.email} is already a member of this organization`);
+    }
+    const now = ctx.now();
+    const userId = account?.id ?? ctx.ids('user');
+    const email = account?.email ?? input.email;
+    if (!account) ctx.stores.users.insertAccount(userId, email, false, now);
+    const name = input.name ?? null;
+    ctx.stores.users.insertMembership({ orgId, userId, email, name, role, status: 'pending', now });
+    for (const teamId of teams) ctx.stores.teams.addMember(orgId, teamId, userId, now);
+    const { token, tokenHash } = newToken();
+    const invitation: Invitation = {
+      id: ctx.ids('invitation'),
+      email,
+      name,
+      role,
+      teams,
+      status: 'pending',
+      userId,
+      organizationId: orgId,
+      createdAt: now,
+      expiresAt: expiryFrom(ctx),
+    };
+    ctx.stores.invitations.insert({ ...invitation, tokenHash, invitedBy: ctx.principal.userId });
+    mailInvitation(ctx, invitation, token);
+    ctx.emit(
+      'user.invited',
+      { type: 'user', id: userId },
+      { invitationId: invitation.id, email, role, teams, newAccount: !account },
+    );
+    return invitation;
+  });
+}
+
+/** `GET /organizations/{orgId}/invitations`: newest first, filter `status`; offset or cursor paging. */
+export function listInvitations(ctx: Ctx, orgId: string, q: InvitationListQuery): List<Invitation> {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'users:read');
+  const scope = `invitations:${orgId}`;
+  const listing = resolveListing(ctx.cursors, scope, q, { status: q.status }, {});
+  const f = listing.filters as { status?: Invitation['status'] };
+  return ctx.stores.invitations.list(orgId, listing, f, ctx.now(), (pos) =>
+    ctx.cursors.encode(scope, listing.filters, pos),
+  );
+}
+
+/** An invitation of the acting organization, or `404`. */
+export function loadInvitation(ctx: Ctx, invitationId: string): Invitation {
+  const inv = ctx.stores.invitations.get(ctx.principal.orgId, invitationId, ctx.now());
+  if (!inv) throw notFound('invitation');
+  return inv;
+}
+
+export function getInvitation(ctx: Ctx, invitationId: string): Invitation {
+  const inv = loadInvitation(ctx, invitationId);
+  requirePermission(ctx, 'users:read');
+  return inv;
+}
+
+/**
+ * `POST /invitations/{id}/resend`: a pending or expired invitation gets a new link token (the old link stops
+ * working), a new 7-day expiry and a new e-mail. Accepted or revoked → `409`.
+ */
+export function resendInvitation(ctx: Ctx, invitationId: string): Invitation {
+  return ctx.tx(() => {
+    const inv = loadInvitation(ctx, invitationId);
+    requirePermission(ctx, 'users:write');
+    guardOwnerRole(ctx, inv.role);
+    if (inv.status === 'accepted' || inv.status === 'revoked') {
+      throw conflict(`the invitation is ${inv.status} and cannot be resent`);
+    }
+    const orgId = ctx.principal.orgId;
+    const user = ctx.stores.users.get(orgId, inv.userId);
+    if (user?.status !== 'pending') {
+      throw conflict(`the invited user is ${user?.status ?? 'gone'}, not pending`);
+    }
+    const { token, tokenHash } = newToken();
+    const next: Invitation = { ...inv, status: 'pending', expiresAt: expiryFrom(ctx) };
+    if (!ctx.stores.invitations.renew(orgId, inv.id, tokenHash, next.expiresAt)) {
+      throw conflict('the invitation is no longer pending');
+    }
+    mailInvitation(ctx, next, token);
+    ctx.emit(
+      'invitation.resent',
+      { type: 'invitation', id: inv.id },
+      { email: inv.email, wasExpired: inv.status === 'expired', expiresAt: next.expiresAt },
+    );
+    return next;
+  });
+}
+
+/**
+ * `DELETE /invitations/{id}`: revokes a pending or expired invitation and removes the user it created from the
+ * organization (membership, teams, projects; the account too when it belongs nowhere else) — unless that user is
+ * somehow active. Already revoked: nothing to do. Accepted → `409` (delete the user instead).
+ */
+export function revokeInvitation(ctx: Ctx, invitationId: string): void {
+  ctx.tx(() => {
+    const inv = loadInvitation(ctx, invitationId);
+    requirePermission(ctx, 'users:write');
+    guardOwnerRole(ctx, inv.role);
+    if (inv.status === 'revoked') return;
+    if (inv.status === 'accepted') {
+      throw conflict('the invitation was accepted; remove the user with DELETE /users/{userId} instead');
+    }
+    const orgId = ctx.principal.orgId;
+    ctx.stores.invitations.revoke(orgId, inv.id, ctx.now());
+    const user = ctx.stores.users.get(orgId, inv.userId);
+    const removeUser = user !== undefined && user.status !== 'active';
+    if (removeUser) {
+      ctx.stores.projects.removeUser(orgId, inv.userId);
+      ctx.stores.teams.removeUser(orgId, inv.userId);
+      ctx.stores.sessions.removeForUser(orgId, inv.userId);
+      ctx.stores.apiKeys.removeForUser(orgId, inv.userId);
+      ctx.stores.users.remove(orgId, inv.userId);
+    }
+    ctx.emit(
+      'invitation.revoked',
+      { type: 'invitation', id: inv.id },
+      { email: inv.email, userId: inv.userId, userRemoved: removeUser },
+    );
+  });
+}
