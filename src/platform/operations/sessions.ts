@@ -1,0 +1,73 @@
+import type { Permission } from '../../contract/permissions.js';
+import type { Session } from '../../contract/sessions.js';
+import type { User } from '../../contract/users.js';
+import type { Ctx } from '../context.js';
+import { forbidden, notFound } from '../errors.js';
+import type { StoredSession } from '../store/sessions.js';
+import { holds } from './access.js';
+import { loadUser } from './users.js';
+
+function toSession(ctx: Ctx, s: StoredSession): Session {
+  return {
+    id: s.id,
+    userId: s.userId,
+    ipAddress: s.ipAddress,
+    userAgent: s.userAgent,
+    createdAt: s.createdAt,
+    lastActive: s.lastActive,
+    expiresAt: s.expiresAt,
+    current: s.id === ctx.principal.sessionId,
+  };
+}
+
+/**
+ * Everyone may read and revoke their own sessions; another user's need `sessions:read` / `sessions:write`, and only
+ * owners may revoke an owner's. A restricted credential (key permissions, token scopes) must grant the permission
+ * even for its own user: a key limited to `projects:read` cannot sign its owner out everywhere.
+ */
+function guardSessions(ctx: Ctx, user: User, permission: Permission): void {
+  const p = ctx.principal;
+  if (p.grants && !p.grants.has(permission)) throw forbidden(`this operation requires the ${permission} permission`);
+  if (user.id === p.userId) return;
+  if (!holds(p, permission)) throw forbidden(`this operation requires the ${permission} permission`);
+  if (permission === 'sessions:write' && user.role === 'owner' && p.role !== 'owner') {
+    throw forbidden("only owners can revoke an owner's sessions");
+  }
+}
+
+/** `GET /users/{userId}/sessions`: the user's active sessions in the acting organization, newest first. */
+export function listSessions(ctx: Ctx, userId: string): { data: Session[] } {
+  const user = loadUser(ctx, userId);
+  guardSessions(ctx, user, 'sessions:read');
+  const sessions = ctx.stores.sessions.listActive(ctx.principal.orgId, userId, ctx.now());
+  return { data: sessions.map((s) => toSession(ctx, s)) };
+}
+
+/**
+ * `DELETE /users/{userId}/sessions/{sessionId}`: revokes one session, so its refresh tokens and access tokens stop
+ * working. Revoking a session that is already revoked or expired succeeds and changes nothing.
+ */
+export function revokeSession(ctx: Ctx, userId: string, sessionId: string): void {
+  ctx.tx(() => {
+    const user = loadUser(ctx, userId);
+    const session = ctx.stores.sessions.get(ctx.principal.orgId, userId, sessionId);
+    if (!session) throw notFound('session');
+    guardSessions(ctx, user, 'sessions:write');
+    if (!ctx.stores.sessions.revoke(sessionId, ctx.now())) return;
+    ctx.emit('session.revoked', { type: 'session', id: sessionId }, { userId });
+  });
+}
+
+/** `DELETE /users/{userId}/sessions`: revokes every active session of the user, optionally keeping the caller's own. */
+export function revokeAllSessions(ctx: Ctx, userId: string, keepCurrent: boolean): { revoked: number } {
+  return ctx.tx(() => {
+    const user = loadUser(ctx, userId);
+    guardSessions(ctx, user, 'sessions:write');
+    const keep = keepCurrent && userId === ctx.principal.userId ? ctx.principal.sessionId : null;
+    const revoked = ctx.stores.sessions.revokeActive(ctx.principal.orgId, userId, ctx.now(), keep);
+    if (revoked > 0) {
+      ctx.emit('sessions.revoked', { type: 'user', id: userId }, { revoked, keptSessionId: keep });
+    }
+    return { revoked };
+  });
+}
