@@ -1,0 +1,35 @@
+import { type CursorPagination, PER_PAGE_DEFAULT } from '../../contract/common.js';
+import type { Event, EventListQuery } from '../../contract/events.js';
+import type { Ctx } from '../context.js';
+import { resolveListing } from '../store/paging.js';
+import { requireOrg, requirePermission } from './access.js';
+
+/**
+ * `GET /organizations/{orgId}/events`: the audit log, newest first, in cursor mode only (an append-only log has no
+ * stable page numbers). Filters: `type` (exact), `since` (inclusive; any offset, compared in UTC).
+ */
+export function listEvents(
+  ctx: Ctx,
+  orgId: string,
+  q: EventListQuery,
+): { data: Event[]; pagination: CursorPagination } {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'events:read');
+  const scope = `events:${orgId}`;
+  const since = q.since === undefined ? undefined : new Date(q.since).toISOString();
+  // A limit always given keeps resolveListing in cursor mode, also on the first page.
+  const listing = resolveListing(
+    ctx.cursors,
+    scope,
+    { cursor: q.cursor, limit: q.limit ?? PER_PAGE_DEFAULT },
+    { type: q.type, since },
+    {},
+  );
+  const { data, pagination } = ctx.stores.events.list(
+    orgId,
+    listing,
+    listing.filters as { type?: string; since?: string },
+    (pos) => ctx.cursors.encode(scope, listing.filters, pos),
+  );
+  return { data, pagination: pagination as CursorPagination };
+}
