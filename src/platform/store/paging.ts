@@ -95,6 +95,8 @@ export function resolveListing(
 export interface ListSpec {
   /** `FROM … JOIN …` */
   from: string;
+  /** A cheaper `FROM` for counting, when the joins of `from` cannot change the count (1:1 joins). */
+  countFrom?: string;
   /** The columns to select. */
   columns: string;
   /** Conditions joined with AND, with their parameters in order. */
@@ -149,7 +151,9 @@ export function runList<Row extends Record<string, unknown>>(
 ): { rows: Row[]; pagination: OffsetPagination | CursorPagination } {
   const where = spec.where.length ? `WHERE ${spec.where.join(' AND ')}` : '';
   if (listing.mode === 'offset') {
-    const { n: total } = prepared(db, `SELECT count(*) AS n ${spec.from} ${where}`).get(...spec.params) as {
+    const { n: total } = prepared(db, `SELECT count(*) AS n ${spec.countFrom ?? spec.from} ${where}`).get(
+      ...spec.params,
+    ) as {
       n: number;
     };
     const offset = (listing.page - 1) * listing.perPage;

@@ -18,6 +18,7 @@ CREATE TABLE accounts (
   updated_at TEXT NOT NULL
 );
 CREATE TABLE org_users (
+  seq INTEGER PRIMARY KEY,
   org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
   user_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
   email TEXT NOT NULL,
@@ -29,7 +30,7 @@ CREATE TABLE org_users (
   last_login_at TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  PRIMARY KEY (org_id, user_id)
+  UNIQUE (org_id, user_id)
 );
 CREATE INDEX org_users_user ON org_users (user_id);
 CREATE INDEX org_users_role ON org_users (org_id, role, status);
@@ -40,6 +41,17 @@ CREATE INDEX org_users_name_asc ON org_users (org_id, (name IS NULL), name COLLA
 CREATE INDEX org_users_name_desc ON org_users (org_id, (name IS NULL), name COLLATE NOCASE DESC, user_id DESC);
 CREATE INDEX org_users_login_asc ON org_users (org_id, (last_login_at IS NULL), last_login_at, user_id);
 CREATE INDEX org_users_login_desc ON org_users (org_id, (last_login_at IS NULL), last_login_at DESC, user_id DESC);
+CREATE VIRTUAL TABLE org_users_search USING fts5 (name, email, content = 'org_users', content_rowid = 'seq', tokenize = 'trigram');
+CREATE TRIGGER org_users_search_insert AFTER INSERT ON org_users BEGIN
+  INSERT INTO org_users_search (rowid, name, email) VALUES (new.seq, new.name, new.email);
+END;
+CREATE TRIGGER org_users_search_delete AFTER DELETE ON org_users BEGIN
+  INSERT INTO org_users_search (org_users_search, rowid, name, email) VALUES ('delete', old.seq, old.name, old.email);
+END;
+CREATE TRIGGER org_users_search_update AFTER UPDATE OF name, email ON org_users BEGIN
+  INSERT INTO org_users_search (org_users_search, rowid, name, email) VALUES ('delete', old.seq, old.name, old.email);
+  INSERT INTO org_users_search (rowid, name, email) VALUES (new.seq, new.name, new.email);
+END;
 `;
 
 type Row = {
@@ -172,12 +184,19 @@ export function usersStore(db: Db) {
         params.push(f.status);
       }
       if (f.search) {
-        where.push("(m.name LIKE ? ESCAPE '\\' OR m.email LIKE ? ESCAPE '\\')");
-        const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-        params.push(pattern, pattern);
+        // A trigram index answers substrings of three characters or more; shorter ones scan with LIKE.
+        if ([...f.search].length >= 3) {
+          where.push('m.seq IN (SELECT rowid FROM org_users_search WHERE org_users_search MATCH ?)');
+          params.push(`"${f.search.replaceAll('"', '""')}"`);
+        } else {
+          where.push("(m.name LIKE ? ESCAPE '\\' OR m.email LIKE ? ESCAPE '\\')");
+          const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+          params.push(pattern, pattern);
+        }
       }
       const spec: ListSpec = {
         from: FROM,
+        countFrom: 'FROM org_users m',
         columns: COLUMNS,
         where,
         params,
