@@ -72,6 +72,8 @@ export const projectListQuerySchema = z.strictObject({
   ...pagingQueryShape,
   status: projectStatusSchema.optional(),
   search: searchParam.optional(),
+  /** Exact slug, to find one project by it. */
+  slug: z.string().min(1).max(100).optional(),
 });
 export type ProjectListQuery = z.infer<typeof projectListQuerySchema>;
 

@@ -146,7 +146,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
       const body = route.body ? await parseBody(c.req.raw, route.body) : undefined;
       const result = await route.handler(withPrincipal(base, principal), { params, query, body } as never);
       if (route.status === 204) return c.body(null, 204);
-      if (route.location) c.header('Location', `/v2${route.location(result as never)}`);
+      if (route.location) {
+        c.header('Location', `/v2${route.location(result as never, { params, query, body } as never)}`);
+      }
       return c.json(result as object, route.status ?? 200);
     });
   }

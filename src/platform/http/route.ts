@@ -32,8 +32,8 @@ interface RouteBase {
   body?: z.ZodType;
   status?: 200 | 201 | 204;
   response?: z.ZodType;
-  /** The `Location` of a created record. */
-  location?: (result: never) => string;
+  /** The `Location` of a created record (from the result and the parsed input). */
+  location?: (result: never, input: never) => string;
 }
 
 /** An authenticated JSON route: the handler gets the principal's context and the validated input. */
@@ -62,7 +62,7 @@ export function route<
     query?: Q;
     body?: B;
     handler: (ctx: Ctx, input: Input<Out<P>, Out<Q>, Out<B>>) => R | Promise<R>;
-    location?: (result: Awaited<R>) => string;
+    location?: (result: Awaited<R>, input: Input<Out<P>, Out<Q>, Out<B>>) => string;
   },
 ): ApiRoute {
   return { ...spec, kind: 'api' } as unknown as ApiRoute;
