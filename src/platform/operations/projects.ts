@@ -1,0 +1,192 @@
+import type { List } from '../../contract/common.js';
+import {
+  DEFAULT_ENVIRONMENTS,
+  DEFAULT_PROJECT_SETTINGS,
+  type Project,
+  type ProjectCreate,
+  type ProjectListQuery,
+  type ProjectPatch,
+  type ProjectSettings,
+  type ProjectStatus,
+} from '../../contract/projects.js';
+import type { Ctx } from '../context.js';
+import { conflict, forbidden, invalidField, notFound } from '../errors.js';
+import { resolveListing } from '../store/paging.js';
+import { canSeeProject, requireOrg, requirePermission, requireProjectPermission } from './access.js';
+import { uniqueSlug } from './slug.js';
+
+/** `GET /organizations/{orgId}/projects`: newest first; `status`, `search`, `slug`; only the key's projects. */
+export function listProjects(ctx: Ctx, orgId: string, q: ProjectListQuery): List<Project> {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'projects:read');
+  const scope = `projects:${orgId}`;
+  const listing = resolveListing(ctx.cursors, scope, q, { status: q.status, search: q.search, slug: q.slug }, {});
+  const f = listing.filters as { status?: ProjectStatus; search?: string; slug?: string };
+  return ctx.stores.projects.list(orgId, listing, f, ctx.principal.projectIds, (pos) =>
+    ctx.cursors.encode(scope, listing.filters, pos),
+  );
+}
+
+/** A project of the acting organization that the credential may see, or `404`. */
+export function loadProject(ctx: Ctx, projectId: string): Project {
+  const project = ctx.stores.projects.get(ctx.principal.orgId, projectId);
+  if (!project || !canSeeProject(ctx.principal, projectId)) throw notFound('project');
+  return project;
+}
+
+/** Throws `409` unless the project is `active`: archived and suspended projects are read-only. */
+export function requireWritable(project: Project): void {
+  if (project.status !== 'active') {
+    throw conflict(`the project is ${project.status}; ${project.status} projects are read-only`);
+  }
+}
+
+export function getProject(ctx: Ctx, projectId: string): Project {
+  const project = loadProject(ctx, projectId);
+  requireProjectPermission(ctx, projectId, 'projects:read');
+  return project;
+}
+
+function mergeSettings(settings: ProjectSettings, patch: Partial<ProjectSettings> | undefined): ProjectSettings {
+  const next = { ...settings };
+  for (const [key, value] of Object.entries(patch ?? {})) {
+    if (value !== undefined) (next as Record<string, unknown>)[key] = value;
+  }
+  return next;
+}
+
+function checkDefaultEnvironment(settings: ProjectSettings, environments: readonly string[]): void {
+  if (!environments.includes(settings.defaultEnvironment)) {
+    throw invalidField(
+      'settings.defaultEnvironment',
+      `must name an environment of the project (${environments.join(', ')})`,
+    );
+  }
+}
+
+/**
+ * Creates a project with a unique slug and the environments development, staging and production, atomically.
+ * A key restricted to some projects may not: it could never see the result.
+ */
+export function createProject(ctx: Ctx, orgId: string, input: ProjectCreate): Project {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'projects:write');
+  if (ctx.principal.projectIds !== null) throw forbidden('an API key restricted to projects cannot create projects');
+  const settings = mergeSettings(DEFAULT_PROJECT_SETTINGS, input.settings);
+  checkDefaultEnvironment(settings, DEFAULT_ENVIRONMENTS);
+  return ctx.tx(() => {
+    const now = ctx.now();
+    const project: Project = {
+      id: ctx.ids('project'),
+      name: input.name,
+      slug: uniqueSlug(input.name, 'project', (s) => ctx.stores.projects.slugTaken(orgId, s)),
+      description: input.description ?? null,
+      organizationId: orgId,
+      status: 'active',
+      settings,
+      createdAt: now,
+      updatedAt: now,
+    };
+    ctx.stores.projects.insert(project);
+    for (const name of DEFAULT_ENVIRONMENTS) {
+      ctx.stores.projects.insertEnvironment({
+        id: ctx.ids('environment'),
+        projectId: project.id,
+        name,
+        config: {},
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+    ctx.emit(
+      'project.created',
+      { type: 'project', id: project.id },
+      { name: project.name, slug: project.slug, environments: [...DEFAULT_ENVIRONMENTS] },
+    );
+    return project;
+  });
+}
+
+/** `PATCH /projects/{id}`: name, description, and a partial settings object merged into the current one. */
+export function updateProject(ctx: Ctx, projectId: string, patch: ProjectPatch): Project {
+  return ctx.tx(() => {
+    const project = loadProject(ctx, projectId);
+    requireProjectPermission(ctx, projectId, 'projects:write');
+    requireWritable(project);
+    const settings = mergeSettings(project.settings, patch.settings);
+    if (patch.settings?.defaultEnvironment !== undefined) {
+      checkDefaultEnvironment(
+        settings,
+        ctx.stores.projects.environments(projectId).map((e) => e.name),
+      );
+    }
+    const next: Project = {
+      ...project,
+      ...(patch.name !== undefined && { name: patch.name }),
+      ...(patch.description !== undefined && { description: patch.description }),
+      settings,
+      updatedAt: ctx.now(),
+    };
+    ctx.stores.projects.update(next);
+    ctx.emit(
+      'project.updated',
+      { type: 'project', id: projectId },
+      { fields: Object.keys(patch), ...(patch.settings && { settings: Object.keys(patch.settings) }) },
+    );
+    return next;
+  });
+}
+
+/**
+ * Deletes a project with its environments and members (irreversible), takes it out of every API key's `projectIds`,
+ * and revokes the keys left with none.
+ */
+export function deleteProject(ctx: Ctx, projectId: string): void {
+  ctx.tx(() => {
+    const project = loadProject(ctx, projectId);
+    requirePermission(ctx, 'projects:write');
+    const orgId = ctx.principal.orgId;
+    const now = ctx.now();
+    ctx.stores.projects.remove(orgId, projectId);
+    const revokedKeyIds = ctx.stores.apiKeys.dropProject(orgId, projectId, now);
+    for (const id of revokedKeyIds) {
+      ctx.emit('api_key.revoked', { type: 'api_key', id }, { reason: 'project_deleted', projectId });
+    }
+    ctx.emit(
+      'project.deleted',
+      { type: 'project', id: projectId },
+      { name: project.name, slug: project.slug, revokedKeyIds },
+    );
+  });
+}
+
+type Move = 'archive' | 'unarchive' | 'suspend' | 'resume';
+
+/** The status moves (contract §5): from which state, to which, and who may. */
+const MOVES: Record<Move, { from: ProjectStatus; to: ProjectStatus; event: string; ownersOnly: boolean }> = {
+  archive: { from: 'active', to: 'archived', event: 'project.archived', ownersOnly: false },
+  unarchive: { from: 'archived', to: 'active', event: 'project.unarchived', ownersOnly: false },
+  suspend: { from: 'active', to: 'suspended', event: 'project.suspended', ownersOnly: true },
+  resume: { from: 'suspended', to: 'active', event: 'project.resumed', ownersOnly: true },
+};
+
+/**
+ * Moves a project between `active`, `archived` and `suspended`. Like create and delete, this is the organization's
+ * decision (organization-level `projects:write`); suspend and resume are for owners only. A move the current
+ * state does not allow is `409`.
+ */
+export function moveProject(ctx: Ctx, projectId: string, move: Move): Project {
+  const rule = MOVES[move];
+  return ctx.tx(() => {
+    const project = loadProject(ctx, projectId);
+    requirePermission(ctx, 'projects:write');
+    if (rule.ownersOnly && ctx.principal.role !== 'owner') throw forbidden(`only owners can ${move} a project`);
+    if (project.status !== rule.from) {
+      throw conflict(`cannot ${move} a project that is ${project.status} (it must be ${rule.from})`);
+    }
+    const next: Project = { ...project, status: rule.to, updatedAt: ctx.now() };
+    ctx.stores.projects.update(next);
+    ctx.emit(rule.event, { type: 'project', id: projectId }, { from: rule.from, to: rule.to });
+    return next;
+  });
+}
