@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { bootstrap, createPlatform } from '../../src/platform/index.js';
+
+const DIST = new URL('../../dist/platform/index.js', import.meta.url);
+const dir = mkdtempSync(join(tmpdir(), 'plat-concurrency-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A separate Node process that opens the same database file and invites `count` users named `<prefix>-<i>@…`. */
+function inviter(db: string, key: string, orgId: string, prefix: string, count: number): Promise<string> {
+  const script = `
+    const { createPlatform } = await import(${JSON.stringify(DIST.href)});
+    const platform = createPlatform({ db: process.env.DB, logger: (l) => console.error(l) });
+    const calls = [];
+    for (let i = 0; i < ${count}; i++) {
+      calls.push(platform.fetch(new Request('http://x/v2/organizations/${orgId}/users', {
+        method: 'POST',
+        headers: { 'X-API-Key': process.env.KEY, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email: '${prefix}-' + i + '@example.test', name: '${prefix} ' + i }),
+      })).then((r) => r.status));
+    }
+    const statuses = await Promise.all(calls);
+    platform.close();
+    console.log(JSON.stringify(statuses.reduce((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {})));
+  `;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, DB: db, KEY: key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`exit ${code}: ${err}`))));
+  });
+}
+
+describe('several processes on one database file', () => {
+  it('lose nothing when they write at the same time', async () => {
+    expect(existsSync(DIST), 'run `npm run build` first (npm test does)').toBe(true);
+    const db = join(dir, 'shared.db');
+    const setup = createPlatform({ db, logger: () => {} });
+    const { organizationId, apiKey } = bootstrap(setup.base());
+    setup.close();
+
+    const results = await Promise.all(
+      ['alpha', 'beta', 'gamma'].map((p) => inviter(db, apiKey, organizationId, p, 120)),
+    );
+    for (const r of results) expect(JSON.parse(r)).toEqual({ 201: 120 });
+
+    const check = createPlatform({ db, logger: () => {} });
+    const count = (sql: string) => (check.db.prepare(sql).get() as { n: number }).n;
+    expect(count("SELECT count(*) AS n FROM org_users WHERE status = 'pending'")).toBe(360);
+    expect(count('SELECT count(DISTINCT email) AS n FROM invitations')).toBe(360);
+    expect(count("SELECT count(*) AS n FROM events WHERE type = 'user.invited'")).toBe(360);
+    expect(count('SELECT count(*) AS n FROM outbox')).toBe(360);
+    expect(check.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(check.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    check.close();
+  });
+});
