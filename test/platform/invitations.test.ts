@@ -534,6 +534,15 @@ describe('POST /invitations/{id}/resend', () => {
     expect(snapshot()).toEqual(before);
     expect((await t.call('POST', '/invitations/inv_0001/resend')).status).toBe(200);
   });
+
+  it('counts a pending user promoted to owner meanwhile as an owner-to-be', async () => {
+    await invite({ email: 'p@x.test' });
+    expect((await t.call('PATCH', '/users/user_0002', { body: { role: 'owner' } })).status).toBe(200);
+    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    expect((await t.call('POST', '/invitations/inv_0001/resend', { key: admin.key })).status).toBe(403);
+    expect((await t.call('DELETE', '/invitations/inv_0001', { key: admin.key })).status).toBe(403);
+    expect((await t.call('DELETE', '/invitations/inv_0001')).status).toBe(204);
+  });
 });
 
 describe('DELETE /invitations/{id}', () => {

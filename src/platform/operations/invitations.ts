@@ -47,7 +47,7 @@ function mailInvitation(ctx: Ctx, inv: Invitation, token: string): void {
   sendMail(ctx, message, orgId);
 }
 
-/** Only owners may invite an owner, or resend or revoke an owner's invitation (contract §4). */
+/** Only owners may invite an owner, or resend or revoke the invitation of an owner-to-be (contract §4). */
 function guardOwnerRole(ctx: Ctx, role: Invitation['role']): void {
   if (role === 'owner' && ctx.principal.role !== 'owner') {
     throw forbidden('only owners can grant, remove or change the owner role');
@@ -139,12 +139,12 @@ export function resendInvitation(ctx: Ctx, invitationId: string): Invitation {
   return ctx.tx(() => {
     const inv = loadInvitation(ctx, invitationId);
     requirePermission(ctx, 'users:write');
-    guardOwnerRole(ctx, inv.role);
+    const orgId = ctx.principal.orgId;
+    const user = ctx.stores.users.get(orgId, inv.userId);
+    guardOwnerRole(ctx, user?.role === 'owner' ? 'owner' : inv.role);
     if (inv.status === 'accepted' || inv.status === 'revoked') {
       throw conflict(`the invitation is ${inv.status} and cannot be resent`);
     }
-    const orgId = ctx.principal.orgId;
-    const user = ctx.stores.users.get(orgId, inv.userId);
     if (user?.status !== 'pending') {
       throw conflict(`the invited user is ${user?.status ?? 'gone'}, not pending`);
     }
@@ -172,14 +172,14 @@ export function revokeInvitation(ctx: Ctx, invitationId: string): void {
   ctx.tx(() => {
     const inv = loadInvitation(ctx, invitationId);
     requirePermission(ctx, 'users:write');
-    guardOwnerRole(ctx, inv.role);
+    const orgId = ctx.principal.orgId;
+    const user = ctx.stores.users.get(orgId, inv.userId);
+    guardOwnerRole(ctx, user?.role === 'owner' ? 'owner' : inv.role);
     if (inv.status === 'revoked') return;
     if (inv.status === 'accepted') {
       throw conflict('the invitation was accepted; remove the user with DELETE /users/{userId} instead');
     }
-    const orgId = ctx.principal.orgId;
     ctx.stores.invitations.revoke(orgId, inv.id, ctx.now());
-    const user = ctx.stores.users.get(orgId, inv.userId);
     const removeUser = user !== undefined && user.status !== 'active';
     if (removeUser) {
       ctx.stores.projects.removeUser(orgId, inv.userId);
