@@ -7,6 +7,8 @@ export interface RunningServer {
   /** `http://host:port`, with the port actually bound (useful with port 0). */
   url: string;
   platform: Platform;
+  /** Requests being answered right now. */
+  readonly inFlight: number;
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -57,11 +59,19 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   return {
     url: origin,
     platform,
+    get inFlight() {
+      return inFlight;
+    },
     close: () => {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          // Idle keep-alive sockets would hold close() open; busy ones finish their response first.
+          // Idle keep-alive sockets would hold close() open until they time out: end each one as soon as it has
+          // answered its last request. Busy sockets finish their response first.
+          const reap = setInterval(() => 'closeIdleConnections' in server && server.closeIdleConnections(), 20);
+          server.close(() => {
+            clearInterval(reap);
+            resolve();
+          });
           if ('closeIdleConnections' in server) server.closeIdleConnections();
         });
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));

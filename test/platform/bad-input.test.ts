@@ -1,0 +1,111 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { errorBodySchema } from '../../src/contract/errors.js';
+import { type TestPlatform, testPlatform } from '../helpers/platform.js';
+import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
+
+const WRITE_ROUTES = API_ROUTES.filter((r) => r.body);
+
+async function setup(): Promise<{ t: TestPlatform; f: Fixture; changes: () => number }> {
+  const t = testPlatform();
+  const f = await buildFixture((m, p, o) => t.call(m, p, o), t, t.orgId, t.ownerId, 'ours');
+  await t.call('GET', `/users/${t.ownerId}`); // settles the key's lastUsedAt write
+  const changes = () => (t.platform.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+  return { t, f, changes };
+}
+
+/** A body that is not what the route takes: random JSON, or the example with one field broken or added. */
+function badBodies(example: Record<string, unknown>): fc.Arbitrary<unknown> {
+  const fields = Object.keys(example);
+  const weird = fc.oneof(
+    fc.string({ maxLength: 5 }),
+    fc.string({ minLength: 3000, maxLength: 3000 }),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(fc.jsonValue(), { maxLength: 3 }),
+    fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue(), { maxKeys: 3 }),
+  );
+  return fc.oneof(
+    fc.jsonValue(),
+    fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue(), { maxKeys: 5 }),
+    fc
+      .record({ field: fc.constantFrom(...fields), value: weird })
+      .map(({ field, value }) => ({ ...example, [field]: value })),
+    fc
+      .record({ field: fc.string({ minLength: 1, maxLength: 20 }), value: fc.jsonValue() })
+      .filter(({ field }) => !fields.includes(field) && field !== '__proto__')
+      .map(({ field, value }) => ({ ...example, [field]: value })),
+  );
+}
+
+describe('bad input on every write route', () => {
+  it('covers every route that takes a body', () => {
+    expect(WRITE_ROUTES.length).toBeGreaterThanOrEqual(14);
+  });
+
+  it('answers malformed JSON, a wrong content type and a missing body with 400, writing nothing', async () => {
+    const { t, f, changes } = await setup();
+    for (const route of WRITE_ROUTES) {
+      const path = pathFor(route, f);
+      const body = JSON.stringify(exampleBody(route, f));
+      const before = changes();
+      const cases: [string, { body?: unknown; headers?: Record<string, string> }][] = [
+        ['malformed JSON', { body: '{"name": ' }],
+        ['truncated', { body: body.slice(0, -1) }],
+        ['text/plain', { body, headers: { 'Content-Type': 'text/plain' } }],
+        ['form', { body: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }],
+        ['empty', { body: '' }],
+        ['array', { body: '[1,2]' }],
+        ['string', { body: '"x"' }],
+      ];
+      for (const [label, opts] of cases) {
+        const r = await t.call(route.method, path, opts);
+        expect(r.status, `${routeKey(route)} ${label}`).toBe(400);
+        expect(errorBodySchema.safeParse(r.body).success).toBe(true);
+        expect(r.body.error.code).toBe('invalid_request');
+      }
+      expect(changes(), routeKey(route)).toBe(before);
+    }
+  });
+
+  it('answers generated bad bodies with a 4xx envelope, never a 500, and writes nothing when refusing', async () => {
+    const { t, f, changes } = await setup();
+    for (const route of WRITE_ROUTES) {
+      const example = exampleBody(route, f) as Record<string, unknown>;
+      await fc.assert(
+        fc.asyncProperty(badBodies(example), async (body) => {
+          const before = changes();
+          const r = await t.call(route.method, pathFor(route, f), { body: JSON.stringify(body) });
+          expect(r.status, `${routeKey(route)} ${JSON.stringify(body)?.slice(0, 200)}`).toBeLessThan(500);
+          if (r.status >= 400) {
+            expect([400, 404, 409, 413, 422]).toContain(r.status);
+            expect(errorBodySchema.safeParse(r.body).success).toBe(true);
+            expect(changes()).toBe(before);
+          }
+        }),
+        { numRuns: 40, seed: 20261121 },
+      );
+    }
+  });
+
+  it('rejects an unknown field with 422 naming it, and a huge string with 422', async () => {
+    const { t, f, changes } = await setup();
+    for (const route of WRITE_ROUTES) {
+      const example = exampleBody(route, f) as Record<string, unknown>;
+      const before = changes();
+      const unknown = await t.call(route.method, pathFor(route, f), { body: { ...example, surprise: 1 } });
+      expect(unknown.status, routeKey(route)).toBe(422);
+      expect(unknown.body.error.details).toContainEqual({ field: 'surprise', message: 'unknown field' });
+      const stringField = Object.entries(example).find(([, v]) => typeof v === 'string')?.[0];
+      if (stringField) {
+        const huge = await t.call(route.method, pathFor(route, f), {
+          body: { ...example, [stringField]: 'x'.repeat(300_000) },
+        });
+        expect(huge.status, `${routeKey(route)} huge ${stringField}`).toBe(422);
+      }
+      expect(changes()).toBe(before);
+    }
+  });
+});

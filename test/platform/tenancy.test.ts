@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { testPlatform } from '../helpers/platform.js';
+import { API_ROUTES, buildFixture, exampleBody, pathFor, routeKey } from '../helpers/tour.js';
+
+describe('tenancy matrix', () => {
+  it('answers 404 to every route called with another organization’s identifiers, and changes nothing', async () => {
+    const t = testPlatform();
+    const other = t.otherOrg();
+    const theirs = await buildFixture(
+      (m, p, o) => t.call(m, p, { ...o, key: other.key }),
+      t,
+      other.orgId,
+      other.ownerId,
+      'theirs',
+    );
+    // Our credentials: the owner's multi-organization key (not a member there) and a single-organization key.
+    const keys = { multiOrg: t.ownerKey, single: t.keyFor(t.ownerId) };
+    for (const key of Object.values(keys)) await t.call('GET', `/users/${t.ownerId}`, { key });
+    const changes = () => (t.platform.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    const before = changes();
+    const scoped = API_ROUTES.filter((r) => r.path.includes('{'));
+    expect(scoped.length).toBeGreaterThan(30);
+    for (const route of scoped) {
+      for (const [name, key] of Object.entries(keys)) {
+        const r = await t.call(route.method, pathFor(route, theirs), { key, body: exampleBody(route, theirs) });
+        expect(r.status, `${routeKey(route)} with the ${name} key: ${JSON.stringify(r.body)}`).toBe(404);
+        expect(r.body.error.code).toBe('not_found');
+        const text = JSON.stringify(r.body);
+        for (const id of [theirs.userId, theirs.projectId, theirs.teamId, theirs.keyId]) expect(text).not.toContain(id);
+      }
+    }
+    expect(changes()).toBe(before);
+  });
+
+  it('lets a multi-organization key reach the same routes once its owner is a member there', async () => {
+    const t = testPlatform();
+    const other = t.otherOrg();
+    const theirs = await buildFixture(
+      (m, p, o) => t.call(m, p, { ...o, key: other.key }),
+      t,
+      other.orgId,
+      other.ownerId,
+      'theirs',
+    );
+    t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'owner' });
+    const project = await t.call('GET', `/projects/${theirs.projectId}`, { headers: { 'X-Org-Id': other.orgId } });
+    expect(project.status).toBe(200);
+    const users = await t.call('GET', `/organizations/${other.orgId}/users`);
+    expect(users.status).toBe(200);
+    const single = t.keyFor(t.ownerId);
+    expect((await t.call('GET', `/organizations/${other.orgId}/users`, { key: single })).status).toBe(404);
+    const header = await t.call('GET', `/projects/${theirs.projectId}`, {
+      key: single,
+      headers: { 'X-Org-Id': other.orgId },
+    });
+    expect(header.status).toBe(403);
+  });
+});
