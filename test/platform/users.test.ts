@@ -368,3 +368,18 @@ describe('created records', () => {
     expect(r.body.createdAt).toBe(T0);
   });
 });
+
+describe('a person in several organizations', () => {
+  it('is pending and unverified in the one they were only invited to, and stays pending after unsuspend', async () => {
+    const t = testPlatform();
+    const other = t.otherOrg();
+    const invited = await t.call('POST', `/organizations/${t.orgId}/users`, { body: { email: 'boss@other.test' } });
+    expect(invited.status).toBe(201);
+    const here = await t.call('GET', `/users/${other.ownerId}`);
+    expect(here.body).toMatchObject({ status: 'pending', emailVerified: false });
+    await t.call('POST', `/users/${other.ownerId}/suspend`);
+    expect((await t.call('POST', `/users/${other.ownerId}/unsuspend`)).body.status).toBe('pending');
+    const there = await t.call('GET', `/users/${other.ownerId}`, { key: other.key });
+    expect(there.body).toMatchObject({ status: 'active', emailVerified: true });
+  });
+});

@@ -126,7 +126,8 @@ export function unsuspendUser(ctx: Ctx, userId: string): User {
     requirePermission(ctx, 'users:write');
     guardOwner(ctx, user);
     if (user.status !== 'suspended') throw conflict(`the user is ${user.status}, not suspended`);
-    const next: User = { ...user, status: user.emailVerified ? 'active' : 'pending', updatedAt: ctx.now() };
+    const joined = ctx.stores.users.hasJoined(ctx.principal.orgId, userId);
+    const next: User = { ...user, status: joined ? 'active' : 'pending', updatedAt: ctx.now() };
     ctx.stores.users.update(ctx.principal.orgId, next);
     ctx.emit('user.unsuspended', { type: 'user', id: userId }, { status: next.status });
     return next;

@@ -28,6 +28,7 @@ CREATE TABLE org_users (
   status TEXT NOT NULL,
   metadata TEXT NOT NULL DEFAULT '{}',
   last_login_at TEXT,
+  joined_at TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   UNIQUE (org_id, user_id)
@@ -64,6 +65,7 @@ type Row = {
   status: UserStatus;
   metadata: string;
   last_login_at: string | null;
+  joined_at: string | null;
   created_at: string;
   updated_at: string;
   email_verified: number;
@@ -76,7 +78,8 @@ function toUser(r: Row): User {
     name: r.name,
     avatarUrl: r.avatar_url,
     status: r.status,
-    emailVerified: r.email_verified === 1,
+    // Verified for this organization once the person has joined it: a pending user is never verified here.
+    emailVerified: r.email_verified === 1 && r.joined_at !== null,
     role: r.role,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -113,11 +116,12 @@ export function usersStore(db: Db) {
     'INSERT INTO accounts (id, email, email_verified, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
   );
   const insertMember = db.prepare(
-    `INSERT INTO org_users (org_id, user_id, email, name, role, status, created_at, updated_at)
-     VALUES (@orgId, @userId, @email, @name, @role, @status, @now, @now)`,
+    `INSERT INTO org_users (org_id, user_id, email, name, role, status, joined_at, created_at, updated_at)
+     VALUES (@orgId, @userId, @email, @name, @role, @status, CASE WHEN @status = 'active' THEN @now END, @now, @now)`,
   );
   const update = db.prepare(
     `UPDATE org_users SET name = @name, avatar_url = @avatarUrl, role = @role, status = @status, metadata = @metadata,
+     joined_at = CASE WHEN @status = 'active' THEN coalesce(joined_at, @updatedAt) ELSE joined_at END,
      updated_at = @updatedAt WHERE org_id = @orgId AND user_id = @id`,
   );
   const activeOwners = db.prepare<[string], { n: number }>(
@@ -126,6 +130,9 @@ export function usersStore(db: Db) {
   const removeMember = db.prepare('DELETE FROM org_users WHERE org_id = ? AND user_id = ?');
   const membershipCount = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM org_users WHERE user_id = ?');
   const removeAccount = db.prepare('DELETE FROM accounts WHERE id = ?');
+  const joined = db.prepare<[string, string], { joined_at: string | null }>(
+    'SELECT joined_at FROM org_users WHERE org_id = ? AND user_id = ?',
+  );
   const toAccount = (r: {
     id: string;
     email: string;
@@ -166,6 +173,8 @@ export function usersStore(db: Db) {
     /** Writes the organization-owned fields of a user back. */
     update: (orgId: string, u: User) => void update.run({ ...u, orgId, metadata: JSON.stringify(u.metadata) }),
     activeOwnerCount: (orgId: string) => activeOwners.get(orgId)?.n ?? 0,
+    /** Whether the user ever became an active member of the organization (accepted, or added active). */
+    hasJoined: (orgId: string, userId: string) => Boolean(joined.get(orgId, userId)?.joined_at),
     /** Removes the membership, and the account when it belonged to no other organization. */
     remove: (orgId: string, userId: string) => {
       removeMember.run(orgId, userId);
