@@ -57,11 +57,12 @@ export async function parseBody<S extends z.ZodType>(request: Request, schema: S
   const result = schema.safeParse(json);
   if (result.success) return result.data;
   const details = detailsOf(result.error);
-  const missing = result.error.issues.some((i) => i.code === 'invalid_type' && valueAt(json, i.path) === undefined);
-  if (missing) {
-    const fields = result.error.issues
-      .filter((i) => i.code === 'invalid_type' && valueAt(json, i.path) === undefined)
-      .map((i) => i.path.join('.'));
+  // A required field that is absent: zod reports `invalid_type`, or `invalid_value` for an enum or literal.
+  const absent = result.error.issues.filter(
+    (i) => (i.code === 'invalid_type' || i.code === 'invalid_value') && valueAt(json, i.path) === undefined,
+  );
+  if (absent.length > 0) {
+    const fields = absent.map((i) => i.path.join('.'));
     throw new PlatformError('invalid_request', `missing required field: ${fields.join(', ')}`, { details });
   }
   throw new PlatformError('validation_error', summary(details), { details });
