@@ -91,6 +91,9 @@ export function apiKeysStore(db: Db) {
        AND json_array_length(project_ids) = 0 RETURNING id`,
   );
   const removeForUser = db.prepare('DELETE FROM api_keys WHERE org_id = ? AND user_id = ?');
+  const unknownProjects = db.prepare<[string, string], { value: string }>(
+    'SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM projects WHERE org_id = ?)',
+  );
   return {
     get: (orgId: string, id: string) => {
       const r = get.get(orgId, id);
@@ -114,6 +117,9 @@ export function apiKeysStore(db: Db) {
     /** Revokes every active key the user owns in the organization; returns how many. */
     revokeForUser: (orgId: string, userId: string, now: string) => revokeForUser.run(now, orgId, userId).changes,
     removeForUser: (orgId: string, userId: string) => void removeForUser.run(orgId, userId),
+    /** Those of `projectIds` that name no project of the organization (to validate a key's restriction). */
+    unknownProjects: (orgId: string, projectIds: readonly string[]) =>
+      unknownProjects.all(JSON.stringify(projectIds), orgId).map((r) => r.value),
     /** Takes a deleted project out of every key's `projectIds`; revokes keys left with none. Returns their ids. */
     dropProject: (orgId: string, projectId: string, now: string) => {
       dropProject.run({ orgId, projectId });

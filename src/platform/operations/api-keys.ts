@@ -1,0 +1,146 @@
+import type { ApiKey, ApiKeyCreate, CreatedApiKey } from '../../contract/api-keys.js';
+import type { List, PagingQuery } from '../../contract/common.js';
+import type { Permission } from '../../contract/permissions.js';
+import { displayParts, generateApiKey, hashSecret } from '../auth/api-keys.js';
+import type { Ctx } from '../context.js';
+import { forbidden, invalidField, notFound } from '../errors.js';
+import { resolveListing } from '../store/paging.js';
+import { effectivePermissions, requireOrg, requirePermission } from './access.js';
+
+/** `GET /organizations/{orgId}/api-keys`: active and revoked keys, newest first, offset or cursor paging. */
+export function listApiKeys(ctx: Ctx, orgId: string, q: PagingQuery): List<ApiKey> {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'keys:read');
+  const scope = `api-keys:${orgId}`;
+  const listing = resolveListing(ctx.cursors, scope, q, {}, {});
+  return ctx.stores.apiKeys.list(orgId, listing, (pos) => ctx.cursors.encode(scope, listing.filters, pos));
+}
+
+/** A key of the acting organization, or `404`. */
+function loadKey(ctx: Ctx, keyId: string): ApiKey {
+  const key = ctx.stores.apiKeys.get(ctx.principal.orgId, keyId);
+  if (!key) throw notFound('API key');
+  return key;
+}
+
+export function getApiKey(ctx: Ctx, keyId: string): ApiKey {
+  const key = loadKey(ctx, keyId);
+  requirePermission(ctx, 'keys:read');
+  return key;
+}
+
+/** In first-seen order, without duplicates. */
+function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}
+
+/**
+ * The restrictions of a new key. A key never reaches further than the credential that creates it: it may narrow the
+ * caller's permissions and projects but not widen them (`403`), and when the caller is itself restricted, an omitted
+ * restriction inherits the caller's.
+ */
+function restrictions(
+  ctx: Ctx,
+  input: ApiKeyCreate,
+): { permissions: Permission[] | null; projectIds: string[] | null } {
+  const p = ctx.principal;
+  const held = effectivePermissions(p);
+  let permissions: Permission[] | null = null;
+  if (input.permissions) {
+    permissions = unique(input.permissions);
+    const extra = permissions.filter((perm) => !held.includes(perm));
+    if (extra.length > 0) {
+      throw forbidden(`a key cannot hold permissions its creator lacks: ${extra.join(', ')}`);
+    }
+  } else if (p.grants) {
+    permissions = held;
+  }
+  let projectIds: string[] | null = p.projectIds && [...p.projectIds];
+  if (input.projectIds) {
+    projectIds = unique(input.projectIds);
+    const outside = p.projectIds ? projectIds.filter((id) => !p.projectIds?.includes(id)) : [];
+    if (outside.length > 0) {
+      throw forbidden(`this credential is restricted to other projects: ${outside.join(', ')}`);
+    }
+    const unknown = ctx.stores.apiKeys.unknownProjects(p.orgId, projectIds);
+    if (unknown.length > 0) {
+      throw invalidField('projectIds', `not projects of this organization: ${unknown.join(', ')}`);
+    }
+  }
+  return { permissions, projectIds };
+}
+
+/**
+ * `POST /organizations/{orgId}/api-keys`: a key of the caller's user in this organization. The secret is in this
+ * response only; the store keeps its hash, and the event records no part of it.
+ */
+export function createApiKey(ctx: Ctx, orgId: string, input: ApiKeyCreate): CreatedApiKey {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'keys:write');
+  const p = ctx.principal;
+  const wanted = ctx.mode === 'live' ? 'live' : 'test';
+  if (input.environment !== wanted) {
+    throw invalidField('environment', `this ${ctx.mode} instance issues only ${wanted} keys`);
+  }
+  if (input.multiOrganization && !p.multiOrg) {
+    throw forbidden('only a multi-organization credential can create a multi-organization key');
+  }
+  let expiresAt: string | null = null;
+  if (input.expiresAt !== undefined) {
+    const at = new Date(input.expiresAt);
+    if (at.getTime() <= ctx.clock().getTime()) throw invalidField('expiresAt', 'must be in the future');
+    expiresAt = at.toISOString();
+  }
+  return ctx.tx(() => {
+    const { permissions, projectIds } = restrictions(ctx, input);
+    const secret = generateApiKey(input.environment);
+    const key: ApiKey = {
+      id: ctx.ids('apiKey'),
+      name: input.name,
+      organizationId: orgId,
+      userId: p.userId,
+      environment: input.environment,
+      ...displayParts(secret),
+      projectIds,
+      permissions,
+      multiOrganization: input.multiOrganization ?? false,
+      createdAt: ctx.now(),
+      expiresAt,
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    ctx.stores.apiKeys.insert({ ...key, secretHash: hashSecret(secret) });
+    ctx.emit(
+      'api_key.created',
+      { type: 'api_key', id: key.id },
+      {
+        name: key.name,
+        userId: key.userId,
+        environment: key.environment,
+        projectIds,
+        permissions,
+        multiOrganization: key.multiOrganization,
+        expiresAt,
+      },
+    );
+    return { ...key, key: secret };
+  });
+}
+
+/**
+ * `DELETE /api-keys/{keyId}`: revokes a key at once; revoking a revoked key changes nothing. Only owners may revoke
+ * an owner's key (admins cannot change an owner, contract §4).
+ */
+export function revokeApiKey(ctx: Ctx, keyId: string): void {
+  ctx.tx(() => {
+    const key = loadKey(ctx, keyId);
+    requirePermission(ctx, 'keys:write');
+    if (key.revokedAt) return;
+    const owner = ctx.stores.users.get(ctx.principal.orgId, key.userId);
+    if (owner?.role === 'owner' && ctx.principal.role !== 'owner') {
+      throw forbidden("only owners can revoke an owner's API key");
+    }
+    ctx.stores.apiKeys.revoke(keyId, ctx.now());
+    ctx.emit('api_key.revoked', { type: 'api_key', id: keyId }, { name: key.name, userId: key.userId });
+  });
+}
