@@ -1,5 +1,7 @@
+import type { SsoConfig } from '../../contract/sso.js';
 import type { Db } from './db.js';
 
+/** One SSO configuration per organization. The OIDC client secret is stored for sign-in but never read back out. */
 export const SCHEMA = `
 CREATE TABLE sso_configs (
   org_id TEXT PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
@@ -18,7 +20,74 @@ CREATE TABLE sso_configs (
 );
 `;
 
+type Row = {
+  org_id: string;
+  protocol: SsoConfig['protocol'];
+  provider: SsoConfig['provider'];
+  enabled: number;
+  metadata_url: string | null;
+  metadata_xml: string | null;
+  issuer: string | null;
+  client_id: string | null;
+  client_secret: string | null;
+  attribute_mapping: string;
+  domains: string;
+  created_at: string;
+  updated_at: string;
+};
+
+function toConfig(r: Row): SsoConfig {
+  return {
+    organizationId: r.org_id,
+    protocol: r.protocol,
+    provider: r.provider,
+    enabled: r.enabled === 1,
+    metadataUrl: r.metadata_url,
+    metadataXml: r.metadata_xml,
+    issuer: r.issuer,
+    clientId: r.client_id,
+    clientSecretSet: r.client_secret !== null,
+    attributeMapping: JSON.parse(r.attribute_mapping) as SsoConfig['attributeMapping'],
+    domains: JSON.parse(r.domains) as string[],
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+/** A configuration to write: the record's fields plus the secret itself (null for none). */
+export type SsoWrite = Omit<SsoConfig, 'clientSecretSet'> & { clientSecret: string | null };
+
 /** SSO configurations: their SQL in one place. */
-export function ssoStore(_db: Db) {
-  return {};
+export function ssoStore(db: Db) {
+  const get = db.prepare<[string], Row>('SELECT * FROM sso_configs WHERE org_id = ?');
+  const upsert = db.prepare(
+    `INSERT INTO sso_configs (org_id, protocol, provider, enabled, metadata_url, metadata_xml, issuer, client_id,
+       client_secret, attribute_mapping, domains, created_at, updated_at)
+     VALUES (@organizationId, @protocol, @provider, @enabled, @metadataUrl, @metadataXml, @issuer, @clientId,
+       @clientSecret, @attributeMapping, @domains, @createdAt, @updatedAt)
+     ON CONFLICT (org_id) DO UPDATE SET protocol = excluded.protocol, provider = excluded.provider,
+       enabled = excluded.enabled, metadata_url = excluded.metadata_url, metadata_xml = excluded.metadata_xml,
+       issuer = excluded.issuer, client_id = excluded.client_id, client_secret = excluded.client_secret,
+       attribute_mapping = excluded.attribute_mapping, domains = excluded.domains, updated_at = excluded.updated_at`,
+  );
+  const remove = db.prepare('DELETE FROM sso_configs WHERE org_id = ?');
+  return {
+    /** The organization's configuration (without its secret), or undefined. */
+    get: (orgId: string) => {
+      const r = get.get(orgId);
+      return r && toConfig(r);
+    },
+    /** The stored OIDC client secret, for sign-in through the identity provider. */
+    clientSecret: (orgId: string) => get.get(orgId)?.client_secret ?? null,
+    /** Creates or replaces the configuration (keeping its `createdAt`). */
+    put: (c: SsoWrite) =>
+      void upsert.run({
+        ...c,
+        enabled: c.enabled ? 1 : 0,
+        attributeMapping: JSON.stringify(c.attributeMapping),
+        domains: JSON.stringify(c.domains),
+      }),
+    /** Deletes the configuration; false when there was none. */
+    remove: (orgId: string) => remove.run(orgId).changes === 1,
+  };
 }

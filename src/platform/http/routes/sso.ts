@@ -1,3 +1,51 @@
-import type { RouteDef } from '../route.js';
+import { ssoConfigSchema, ssoPutSchema } from '../../../contract/sso.js';
+import { deleteSso, getSso, putSso } from '../../operations/sso.js';
+import { type RouteDef, route } from '../route.js';
+import { orgParams } from './params.js';
 
-export const ssoRoutes: RouteDef[] = [];
+const tag = 'sso';
+
+export const ssoRoutes: RouteDef[] = [
+  route({
+    method: 'GET',
+    path: '/organizations/{orgId}/sso',
+    operationId: 'getSso',
+    summary: "Get the organization's single sign-on configuration (404 when there is none)",
+    description: 'The OIDC client secret is write-only: the record shows `clientSecretSet` instead.',
+    tag,
+    access: 'sso:read',
+    params: orgParams,
+    response: ssoConfigSchema,
+    handler: (ctx, { params }) => getSso(ctx, params.orgId),
+  }),
+  route({
+    method: 'PUT',
+    path: '/organizations/{orgId}/sso',
+    operationId: 'putSso',
+    summary: 'Create or replace the single sign-on configuration',
+    description:
+      '`custom-saml` needs protocol `saml`, `custom-oidc` protocol `oidc`. SAML takes exactly one of `metadataUrl` ' +
+      'or `metadataXml` and no OIDC field; OIDC takes `issuer`, `clientId` and `clientSecret` and no SAML field ' +
+      '(422 naming the field). Omitted optional fields are cleared, except `enabled` (kept; false for a new ' +
+      'configuration) and an OIDC `clientSecret` already stored (kept).',
+    tag,
+    access: 'sso:write',
+    accessNote: 'Owners only (admins lack sso:write).',
+    params: orgParams,
+    body: ssoPutSchema,
+    response: ssoConfigSchema,
+    handler: (ctx, { params, body }) => putSso(ctx, params.orgId, body),
+  }),
+  route({
+    method: 'DELETE',
+    path: '/organizations/{orgId}/sso',
+    operationId: 'deleteSso',
+    summary: 'Delete the single sign-on configuration',
+    tag,
+    access: 'sso:write',
+    accessNote: 'Owners only (admins lack sso:write).',
+    params: orgParams,
+    status: 204,
+    handler: (ctx, { params }) => deleteSso(ctx, params.orgId),
+  }),
+];
