@@ -1,0 +1,73 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { writeFileAtomic } from './atomic-write.js';
+import { ConfigError } from './errors.js';
+
+/** One named set of settings. Without `baseUrl` the profile is embedded. Never holds a secret. */
+export interface Profile {
+  /** A remote instance, ending in `/v2`; absent = the embedded platform. */
+  baseUrl?: string;
+  /** The remote sandbox instance `--sandbox` switches to. */
+  sandboxBaseUrl?: string;
+  /** The organization sent as `X-Org-Id`. */
+  org?: string;
+  /** The embedded platform's database file. */
+  db?: string;
+}
+
+/** The content of `config.json`. */
+export interface Config {
+  currentProfile?: string;
+  profiles: Record<string, Profile>;
+}
+
+/** The config file's name inside the config directory. */
+export const CONFIG_FILE = 'config.json';
+
+// Loose objects: fields a newer version wrote survive a round trip through an older one.
+const profileSchema = z.looseObject({
+  baseUrl: z.string().optional(),
+  sandboxBaseUrl: z.string().optional(),
+  org: z.string().optional(),
+  db: z.string().optional(),
+});
+const configSchema = z.looseObject({
+  currentProfile: z.string().optional(),
+  profiles: z.record(z.string(), profileSchema).default({}),
+});
+
+/** The path of `config.json` in `dir`. */
+export function configPath(dir: string): string {
+  return join(dir, CONFIG_FILE);
+}
+
+/** Reads `config.json`: a missing file is an empty configuration, an unreadable one a `ConfigError` naming it. */
+export async function loadConfig(dir: string): Promise<Config> {
+  const path = configPath(dir);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
+    throw new ConfigError(`cannot read ${path}: ${(err as Error).message}`, path, { cause: err });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`${path} is not valid JSON; fix it or remove it`, path, { cause: err });
+  }
+  const parsed = configSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? issue.path.join('.') : 'the top level';
+    throw new ConfigError(`${path} is not a valid configuration (${where}: ${issue?.message})`, path);
+  }
+  return parsed.data as Config;
+}
+
+/** Writes `config.json` atomically, mode 0600, in a 0700 directory. */
+export async function saveConfig(dir: string, config: Config): Promise<void> {
+  await writeFileAtomic(configPath(dir), `${JSON.stringify(config, null, 2)}\n`);
+}

@@ -1,0 +1,19 @@
+/** A command line that cannot work as given (exit code 2): conflicting options, an unknown profile. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+/** A configuration or credentials file that cannot be read or written; names the file, never its content. */
+export class ConfigError extends Error {
+  /** The file concerned. */
+  readonly path: string;
+
+  constructor(message: string, path: string, opts: { cause?: unknown } = {}) {
+    super(message, opts);
+    this.name = 'ConfigError';
+    this.path = path;
+  }
+}

@@ -1,0 +1,154 @@
+import { join } from 'node:path';
+import type { Config, Profile } from './config.js';
+import { UsageError } from './errors.js';
+
+/** The profile used when nothing names one: the embedded platform in `<dataDir>/local.db`. */
+export const DEFAULT_PROFILE = 'local';
+
+/** The global options that take part in resolution. */
+export interface SettingsFlags {
+  profile?: string;
+  baseUrl?: string;
+  org?: string;
+  db?: string;
+  sandbox?: boolean;
+}
+
+/** Where a command goes, and why (for `profiles show`, `auth status` and error messages). */
+export interface Resolved {
+  profile: string;
+  kind: 'embedded' | 'remote';
+  /** Remote only: the instance's base URL, ending in `/v2`. */
+  baseUrl?: string;
+  /** Embedded only: the database file. */
+  db?: string;
+  /** The organization to send as `X-Org-Id`, if any. */
+  org?: string;
+  sandbox: boolean;
+  /** A human reason for each choice: "from --profile", "from PLAT_BASE_URL", "default (no configuration)"… */
+  why: Record<'profile' | 'endpoint' | 'org', string>;
+}
+
+/** The input of `resolveSettings`: everything it reads is passed in, so it stays a pure function. */
+export interface ResolveInput {
+  flags: SettingsFlags;
+  env: NodeJS.ProcessEnv;
+  config: Config;
+  dataDir: string;
+}
+
+/**
+ * Checks a base URL and puts it in canonical form: http(s), no trailing slash, `/v2` added when the URL has no path
+ * (so `--base-url http://127.0.0.1:8080` works). A URL with a user name or password is refused without echoing it.
+ */
+export function normalizeBaseUrl(raw: string, why = 'base URL'): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(
+      `invalid base URL "${raw}" (${why}): expected an http(s) URL such as https://api.example.com/v2`,
+    );
+  }
+  if (url.username || url.password) {
+    throw new UsageError(`the base URL (${why}) must not carry credentials; use plat login or PLAT_API_KEY`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`invalid base URL "${raw}" (${why}): only http and https are supported`);
+  }
+  if (url.search || url.hash) throw new UsageError(`invalid base URL "${raw}" (${why}): no query or fragment allowed`);
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.origin}${path === '' ? '/v2' : path}`;
+}
+
+/** `x.db` → `x-sandbox.db`: the embedded sandbox is a second database beside the live one. */
+export function sandboxDbPath(db: string): string {
+  return db.endsWith('.db') ? `${db.slice(0, -3)}-sandbox.db` : `${db}-sandbox`;
+}
+
+function pickProfile(flags: SettingsFlags, env: NodeJS.ProcessEnv, config: Config): [string, string] {
+  if (flags.profile) return [flags.profile, 'from --profile'];
+  if (env.PLAT_PROFILE) return [env.PLAT_PROFILE, 'from PLAT_PROFILE'];
+  if (config.currentProfile) return [config.currentProfile, 'current profile in config.json'];
+  return [DEFAULT_PROFILE, 'default (no configuration)'];
+}
+
+/** The remote endpoint, if flags, environment or profile name one (in that order). */
+function pickRemote(
+  flags: SettingsFlags,
+  env: NodeJS.ProcessEnv,
+  name: string,
+  p: Profile,
+  sandbox: boolean,
+): { url: string; why: string } | undefined {
+  // An explicit --base-url is taken as the instance wanted, sandbox or not.
+  if (flags.baseUrl) return { url: flags.baseUrl, why: 'from --base-url' };
+  if (env.PLAT_BASE_URL) {
+    if (sandbox) {
+      throw new UsageError('--sandbox cannot switch PLAT_BASE_URL to a sandbox: give the sandbox URL with --base-url');
+    }
+    return { url: env.PLAT_BASE_URL, why: 'from PLAT_BASE_URL' };
+  }
+  if (sandbox && p.sandboxBaseUrl) return { url: p.sandboxBaseUrl, why: `sandbox URL of profile "${name}"` };
+  if (p.baseUrl) {
+    if (sandbox) {
+      throw new UsageError(
+        `profile "${name}" has no sandbox URL; add one with plat profiles add ${name} --base-url ${p.baseUrl} --sandbox-base-url URL`,
+      );
+    }
+    return { url: p.baseUrl, why: `from profile "${name}"` };
+  }
+  return undefined;
+}
+
+/**
+ * Decides profile, endpoint and organization with the contract's precedence: flags > environment > profile.
+ * With nothing configured the result is the embedded profile `local` on `<dataDir>/local.db`.
+ * Throws `UsageError` for an unknown profile, `--db` with a remote endpoint, or `--sandbox` with no sandbox to go to.
+ */
+export function resolveSettings(input: ResolveInput): Resolved {
+  const { flags, env, config, dataDir } = input;
+  const [profile, whyProfile] = pickProfile(flags, env, config);
+  const stored = config.profiles[profile];
+  if (!stored && profile !== DEFAULT_PROFILE) {
+    const known = Object.keys(config.profiles);
+    throw new UsageError(
+      `unknown profile "${profile}" (${whyProfile}); known profiles: ${known.length ? known.join(', ') : 'none'}`,
+    );
+  }
+  const p: Profile = stored ?? {};
+  const sandbox = flags.sandbox === true;
+
+  let org: string | undefined;
+  let whyOrg: string;
+  if (flags.org) [org, whyOrg] = [flags.org, 'from --org'];
+  else if (env.PLAT_ORG) [org, whyOrg] = [env.PLAT_ORG, 'from PLAT_ORG'];
+  else if (p.org) [org, whyOrg] = [p.org, `from profile "${profile}"`];
+  else whyOrg = "none (the credential's own organization)";
+
+  const remote = pickRemote(flags, env, profile, p, sandbox);
+  if (remote) {
+    if (flags.db) {
+      throw new UsageError(`--db applies to the embedded platform only, but the endpoint is remote (${remote.why})`);
+    }
+    const why = { profile: whyProfile, endpoint: remote.why, org: whyOrg };
+    return { profile, kind: 'remote', baseUrl: normalizeBaseUrl(remote.url, remote.why), org, sandbox, why };
+  }
+
+  let db: string;
+  let whyEndpoint: string;
+  if (flags.db) [db, whyEndpoint] = [flags.db, 'embedded, from --db'];
+  else if (p.db) [db, whyEndpoint] = [sandbox ? sandboxDbPath(p.db) : p.db, `embedded, from profile "${profile}"`];
+  else {
+    db = join(dataDir, `${profile}${sandbox ? '-sandbox' : ''}.db`);
+    whyEndpoint = stored ? `embedded, default database of profile "${profile}"` : 'default (no configuration)';
+  }
+  return {
+    profile,
+    kind: 'embedded',
+    db,
+    org,
+    sandbox,
+    why: { profile: whyProfile, endpoint: whyEndpoint, org: whyOrg },
+  };
+}

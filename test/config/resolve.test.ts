@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config/config.js';
+import { UsageError } from '../../src/config/errors.js';
+import { normalizeBaseUrl, type ResolveInput, resolveSettings } from '../../src/config/resolve.js';
+
+const DATA = '/data/plat';
+const config: Config = {
+  currentProfile: 'prod',
+  profiles: {
+    prod: { baseUrl: 'https://prod.example.com/v2', sandboxBaseUrl: 'https://sandbox.example.com/v2', org: 'org_prod' },
+    staging: { baseUrl: 'https://staging.example.com/v2/' },
+    dev: { db: '/work/dev.db', org: 'org_dev' },
+  },
+};
+const resolve = (input: Partial<ResolveInput>) =>
+  resolveSettings({ flags: {}, env: {}, config: { profiles: {} }, dataDir: DATA, ...input });
+
+describe('resolveSettings', () => {
+  it('with nothing configured, is the embedded profile local on <dataDir>/local.db', () => {
+    expect(resolve({})).toEqual({
+      profile: 'local',
+      kind: 'embedded',
+      db: '/data/plat/local.db',
+      org: undefined,
+      sandbox: false,
+      why: {
+        profile: 'default (no configuration)',
+        endpoint: 'default (no configuration)',
+        org: "none (the credential's own organization)",
+      },
+    });
+  });
+
+  it('uses a second database for the embedded sandbox', () => {
+    expect(resolve({ flags: { sandbox: true } })).toMatchObject({ db: '/data/plat/local-sandbox.db', sandbox: true });
+    expect(resolve({ flags: { sandbox: true, profile: 'dev' }, config })).toMatchObject({ db: '/work/dev-sandbox.db' });
+  });
+
+  // Each row: what is set, and what must win. Flags > environment > profile, for each setting separately.
+  const matrix: [string, Partial<ResolveInput>, Record<string, unknown>][] = [
+    ['current profile', { config }, { profile: 'prod', baseUrl: 'https://prod.example.com/v2', org: 'org_prod' }],
+    ['PLAT_PROFILE over current', { config, env: { PLAT_PROFILE: 'staging' } }, { profile: 'staging' }],
+    [
+      '--profile over PLAT_PROFILE',
+      { config, env: { PLAT_PROFILE: 'staging' }, flags: { profile: 'dev' } },
+      {
+        profile: 'dev',
+        kind: 'embedded',
+        db: '/work/dev.db',
+        why: expect.objectContaining({ profile: 'from --profile' }),
+      },
+    ],
+    [
+      'PLAT_BASE_URL over the profile URL',
+      { config, env: { PLAT_BASE_URL: 'https://env.example.com/v2' } },
+      {
+        kind: 'remote',
+        baseUrl: 'https://env.example.com/v2',
+        why: expect.objectContaining({ endpoint: 'from PLAT_BASE_URL' }),
+      },
+    ],
+    [
+      '--base-url over PLAT_BASE_URL',
+      { config, env: { PLAT_BASE_URL: 'https://env.example.com/v2' }, flags: { baseUrl: 'http://127.0.0.1:8080' } },
+      { baseUrl: 'http://127.0.0.1:8080/v2', why: expect.objectContaining({ endpoint: 'from --base-url' }) },
+    ],
+    [
+      'PLAT_BASE_URL turns the default profile remote',
+      { env: { PLAT_BASE_URL: 'https://ci.example.com/v2' } },
+      { profile: 'local', kind: 'remote', baseUrl: 'https://ci.example.com/v2' },
+    ],
+    [
+      'PLAT_ORG over the profile org',
+      { config, env: { PLAT_ORG: 'org_env' } },
+      { org: 'org_env', why: expect.objectContaining({ org: 'from PLAT_ORG' }) },
+    ],
+    [
+      '--org over PLAT_ORG',
+      { config, env: { PLAT_ORG: 'org_env' }, flags: { org: 'org_flag' } },
+      { org: 'org_flag', why: expect.objectContaining({ org: 'from --org' }) },
+    ],
+    [
+      'the profile org when nothing else says',
+      { config, flags: { profile: 'dev' } },
+      { org: 'org_dev', why: expect.objectContaining({ org: 'from profile "dev"' }) },
+    ],
+    [
+      '--db over the profile database',
+      { config, flags: { profile: 'dev', db: '/tmp/other.db' } },
+      { db: '/tmp/other.db', why: expect.objectContaining({ endpoint: 'embedded, from --db' }) },
+    ],
+    [
+      '--sandbox switches a remote profile to its sandbox URL',
+      { config, flags: { sandbox: true } },
+      { baseUrl: 'https://sandbox.example.com/v2', sandbox: true },
+    ],
+    [
+      'a trailing slash is dropped',
+      { config, flags: { profile: 'staging' } },
+      { baseUrl: 'https://staging.example.com/v2' },
+    ],
+  ];
+  it.each(matrix)('%s', (_name, input, expected) => {
+    expect(resolve(input)).toMatchObject(expected);
+  });
+
+  it.each<[string, Partial<ResolveInput>, string]>([
+    [
+      '--db with a remote profile',
+      { config, flags: { db: '/tmp/x.db' } },
+      '--db applies to the embedded platform only, but the endpoint is remote (from profile "prod")',
+    ],
+    [
+      '--db with PLAT_BASE_URL',
+      { env: { PLAT_BASE_URL: 'https://x.example/v2' }, flags: { db: '/tmp/x.db' } },
+      '--db applies to the embedded platform only, but the endpoint is remote (from PLAT_BASE_URL)',
+    ],
+    [
+      'an unknown profile',
+      { config, flags: { profile: 'nope' } },
+      'unknown profile "nope" (from --profile); known profiles: prod, staging, dev',
+    ],
+    [
+      'an unknown PLAT_PROFILE',
+      { env: { PLAT_PROFILE: 'ci' } },
+      'unknown profile "ci" (from PLAT_PROFILE); known profiles: none',
+    ],
+    [
+      '--sandbox on a profile without a sandbox URL',
+      { config, flags: { profile: 'staging', sandbox: true } },
+      'profile "staging" has no sandbox URL',
+    ],
+    [
+      '--sandbox with PLAT_BASE_URL',
+      { env: { PLAT_BASE_URL: 'https://x.example/v2' }, flags: { sandbox: true } },
+      '--sandbox cannot',
+    ],
+    ['a base URL that is not http(s)', { flags: { baseUrl: 'ftp://x.example' } }, 'only http and https are supported'],
+  ])('refuses %s with a UsageError', (_name, input, message) => {
+    let thrown: unknown;
+    try {
+      resolve(input);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(UsageError);
+    expect((thrown as Error).message).toContain(message);
+  });
+});
+
+describe('normalizeBaseUrl', () => {
+  it('adds /v2 to a bare origin and keeps an explicit path', () => {
+    expect(normalizeBaseUrl('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080/v2');
+    expect(normalizeBaseUrl('https://api.example.com/v2/')).toBe('https://api.example.com/v2');
+    expect(normalizeBaseUrl('https://example.com/platform/v2')).toBe('https://example.com/platform/v2');
+  });
+
+  it('refuses a URL carrying credentials without repeating them', () => {
+    expect(() => normalizeBaseUrl('https://user:hunter2@api.example.com/v2')).toThrow(UsageError);
+    try {
+      normalizeBaseUrl('https://user:hunter2@api.example.com/v2');
+    } catch (err) {
+      expect((err as Error).message).not.toContain('hunter2');
+    }
+  });
+});
