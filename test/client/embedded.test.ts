@@ -1,0 +1,29 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { EMBEDDED_BASE_URL, embeddedTransport } from '../../src/client/transports.js';
+import { testPlatform } from '../helpers/platform.js';
+import { describeClient } from './client-suite.js';
+
+describeClient('the platform in-process', async () => {
+  const t = testPlatform();
+  return { t, fetch: t.platform.fetch, baseUrl: 'http://plat.test/v2', close: () => t.platform.close() };
+});
+
+describeClient('the embedded transport', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'plat-embedded-'));
+  const db = join(dir, 'nested', 'local.db');
+  // Seeded through one connection, served through the transport's own: the same file, as the CLI uses it.
+  const transport = await embeddedTransport({ db });
+  const t = testPlatform({ db });
+  return {
+    t,
+    fetch: transport.fetch,
+    baseUrl: EMBEDDED_BASE_URL,
+    close: () => {
+      transport.close();
+      t.platform.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
