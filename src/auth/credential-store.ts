@@ -1,0 +1,107 @@
+import { join } from 'node:path';
+import type { CredentialStore, StoredCredential } from './credential-types.js';
+import { CREDENTIALS_FILE, FileCredentialStore } from './file-credential-store.js';
+import {
+  bounded,
+  KeychainCredentialStore,
+  KeychainUnavailable,
+  type Keytar,
+  loadKeytar,
+} from './keychain-credential-store.js';
+
+export type { CredentialStore, StoredCredential } from './credential-types.js';
+
+/** How to open the credential store. */
+export interface OpenCredentialStoreOptions {
+  configDir: string;
+  /** Receives the one fallback warning (no prefix, no trailing newline). */
+  warn: (msg: string) => void;
+  /** Bound on each keychain call, in milliseconds (default 1500). */
+  timeoutMs?: number;
+  /** Use the file, without trying the keychain and without a warning. */
+  forceFile?: boolean;
+  /** `PLAT_CREDENTIAL_STORE=file` forces the file store, as `forceFile` does. */
+  env: NodeJS.ProcessEnv;
+  /** How keytar is loaded; tests inject a broken or hanging one. */
+  loadKeytar?: () => Promise<Keytar>;
+}
+
+const DEFAULT_TIMEOUT_MS = 1_500;
+
+/** Files already warned about: the fallback is announced once per process, not once per call. */
+const warned = new Set<string>();
+
+function warnOnce(warn: (msg: string) => void, file: string, reason: string): void {
+  if (warned.has(file)) return;
+  warned.add(file);
+  warn(`no usable OS keychain (${reason}); credentials are stored in ${file}, readable only by you`);
+}
+
+/**
+ * The keychain while it answers; the file from the first call that fails or times out (a keychain can lock or
+ * its daemon die after the probe). `kind` and `location` always tell the store in use.
+ */
+class FallbackCredentialStore implements CredentialStore {
+  private active: CredentialStore;
+
+  constructor(
+    private readonly keychain: KeychainCredentialStore,
+    private readonly file: FileCredentialStore,
+    private readonly onFallback: (reason: string) => void,
+  ) {
+    this.active = keychain;
+  }
+
+  get kind() {
+    return this.active.kind;
+  }
+  get location() {
+    return this.active.location;
+  }
+
+  get(profile: string) {
+    return this.run((s) => s.get(profile));
+  }
+  set(profile: string, credential: StoredCredential) {
+    return this.run((s) => s.set(profile, credential));
+  }
+  async delete(profile: string) {
+    await this.run((s) => s.delete(profile));
+    // A credential left in the file by an earlier fallback must not outlive a logout.
+    if (this.active === this.keychain) await this.file.delete(profile).catch(() => {});
+  }
+
+  private async run<T>(op: (store: CredentialStore) => Promise<T>): Promise<T> {
+    if (this.active === this.keychain) {
+      try {
+        return await op(this.keychain);
+      } catch (err) {
+        if (!(err instanceof KeychainUnavailable)) throw err;
+        this.active = this.file;
+        this.onFallback(err.message);
+      }
+    }
+    return op(this.active);
+  }
+}
+
+/**
+ * Opens the credential store: the OS keychain through keytar (loaded lazily, every call bounded by `timeoutMs`),
+ * else `<configDir>/credentials.json` (mode 0600) with one warning naming the file.
+ */
+export async function openCredentialStore(opts: OpenCredentialStoreOptions): Promise<CredentialStore> {
+  const file = new FileCredentialStore(join(opts.configDir, CREDENTIALS_FILE));
+  if (opts.forceFile || opts.env.PLAT_CREDENTIAL_STORE === 'file') return file;
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const fallBack = (reason: string) => warnOnce(opts.warn, file.location, reason);
+  let keychain: KeychainCredentialStore;
+  try {
+    const keytar = await bounded(opts.loadKeytar ?? loadKeytar, timeoutMs, 'loading keytar');
+    keychain = new KeychainCredentialStore(keytar, timeoutMs);
+    await keychain.probe();
+  } catch (err) {
+    fallBack(err instanceof Error ? err.message : String(err));
+    return file;
+  }
+  return new FallbackCredentialStore(keychain, file, fallBack);
+}

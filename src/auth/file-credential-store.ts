@@ -1,0 +1,59 @@
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../config/atomic-write.js';
+import { ConfigError } from '../config/errors.js';
+import type { CredentialStore, StoredCredential } from './credential-types.js';
+
+/** The credentials file's name inside the config directory. */
+export const CREDENTIALS_FILE = 'credentials.json';
+
+/**
+ * Credentials in a JSON file (mode 0600, atomic writes), for machines without a usable keychain.
+ * Profiles are kept in a Map so that a profile called `__proto__` stays data.
+ */
+export class FileCredentialStore implements CredentialStore {
+  readonly kind = 'file' as const;
+
+  constructor(readonly location: string) {}
+
+  async get(profile: string): Promise<StoredCredential | undefined> {
+    return (await this.read()).get(profile);
+  }
+
+  async set(profile: string, credential: StoredCredential): Promise<void> {
+    const all = await this.read();
+    all.set(profile, credential);
+    await this.write(all);
+  }
+
+  async delete(profile: string): Promise<void> {
+    const all = await this.read();
+    if (all.delete(profile)) await this.write(all);
+  }
+
+  private async read(): Promise<Map<string, StoredCredential>> {
+    let text: string;
+    try {
+      text = await readFile(this.location, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
+      throw new ConfigError(`cannot read ${this.location}: ${(err as NodeJS.ErrnoException).code}`, this.location);
+    }
+    // The messages below never quote the content: it holds secrets.
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new ConfigError(`${this.location} is not valid JSON; remove it and sign in again`, this.location);
+    }
+    const profiles = (json as { profiles?: unknown } | null)?.profiles;
+    if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles)) {
+      throw new ConfigError(`${this.location} is not a credentials file; remove it and sign in again`, this.location);
+    }
+    return new Map(Object.entries(profiles as Record<string, StoredCredential>));
+  }
+
+  private async write(all: Map<string, StoredCredential>): Promise<void> {
+    const content = JSON.stringify({ version: 1, profiles: Object.fromEntries(all) }, null, 2);
+    await writeFileAtomic(this.location, `${content}\n`);
+  }
+}

@@ -1,0 +1,167 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openCredentialStore, type StoredCredential } from '../../src/auth/credential-store.js';
+import type { Keytar } from '../../src/auth/keychain-credential-store.js';
+import { ConfigError } from '../../src/config/errors.js';
+
+const SECRET = 'plat_live_0123456789abcdefghijklmnopqrstuvwxyzAB';
+const cred: StoredCredential = { apiKey: SECRET };
+
+let dir: string;
+let warnings: string[];
+const warn = (m: string) => warnings.push(m);
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'plat-creds-'));
+  warnings = [];
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const file = () => join(dir, 'credentials.json');
+const mode = (p: string) => statSync(p).mode & 0o777;
+
+/** An in-memory keychain that can be broken on demand: a fault injector, as real ones do not fail on cue. */
+function fakeKeytar() {
+  const items = new Map<string, string>();
+  const state = { broken: false };
+  const check = () => {
+    if (state.broken) throw new Error('Cannot autolaunch D-Bus without X11 $DISPLAY');
+  };
+  const keytar: Keytar = {
+    getPassword: async (s, a) => {
+      check();
+      return items.get(`${s}/${a}`) ?? null;
+    },
+    setPassword: async (s, a, p) => {
+      check();
+      items.set(`${s}/${a}`, p);
+    },
+    deletePassword: async (s, a) => {
+      check();
+      return items.delete(`${s}/${a}`);
+    },
+  };
+  return { keytar, items, state };
+}
+
+describe('the file store', () => {
+  it('is used when forced, with no warning, and keeps the file 0600', async () => {
+    const store = await openCredentialStore({ configDir: dir, warn, forceFile: true, env: {} });
+    expect(store).toMatchObject({ kind: 'file', location: file() });
+    await expect(store.get('default')).resolves.toBeUndefined();
+    await store.set('default', cred);
+    await store.set('other', { accessToken: 'at', refreshToken: 'rt', expiresAt: '2026-01-01T00:00:00.000Z' });
+    expect(mode(file())).toBe(0o600);
+    await expect(store.get('default')).resolves.toEqual(cred);
+    await store.delete('default');
+    await expect(store.get('default')).resolves.toBeUndefined();
+    expect(JSON.parse(readFileSync(file(), 'utf8'))).toEqual({
+      version: 1,
+      profiles: { other: { accessToken: 'at', refreshToken: 'rt', expiresAt: '2026-01-01T00:00:00.000Z' } },
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  it('is forced by PLAT_CREDENTIAL_STORE=file', async () => {
+    const { keytar } = fakeKeytar();
+    const store = await openCredentialStore({
+      configDir: dir,
+      warn,
+      env: { PLAT_CREDENTIAL_STORE: 'file' },
+      loadKeytar: async () => keytar,
+    });
+    expect(store.kind).toBe('file');
+    expect(warnings).toEqual([]);
+  });
+
+  it('keeps a profile called __proto__ as data', async () => {
+    const store = await openCredentialStore({ configDir: dir, warn, forceFile: true, env: {} });
+    await store.set('__proto__', cred);
+    await expect(store.get('__proto__')).resolves.toEqual(cred);
+    await expect(store.get('toString')).resolves.toBeUndefined();
+  });
+
+  it('reports a damaged file by name without quoting it', async () => {
+    writeFileSync(file(), `{"profiles": {"default": {"apiKey": "${SECRET}"`, { mode: 0o600 });
+    const store = await openCredentialStore({ configDir: dir, warn, forceFile: true, env: {} });
+    const err = await store.get('default').catch((e) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect(err.message).toBe(`${file()} is not valid JSON; remove it and sign in again`);
+  });
+});
+
+describe('falling back from the keychain', () => {
+  it('uses the file, warning once per file, when keytar cannot be loaded', async () => {
+    const loadKeytar = async (): Promise<Keytar> => {
+      throw new Error("Cannot find module 'keytar'");
+    };
+    const store = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar });
+    expect(store).toMatchObject({ kind: 'file', location: file() });
+    expect(warnings).toEqual([
+      `no usable OS keychain (loading keytar failed: Cannot find module 'keytar'); credentials are stored in ${file()}, readable only by you`,
+    ]);
+    await store.set('default', cred);
+    expect(mode(file())).toBe(0o600);
+
+    const again = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar });
+    await expect(again.get('default')).resolves.toEqual(cred);
+    expect(warnings).toHaveLength(1);
+  });
+
+  it('gives up on a keychain that does not answer within the timeout', async () => {
+    const hanging: Keytar = {
+      getPassword: () => new Promise(() => {}),
+      setPassword: () => new Promise(() => {}),
+      deletePassword: () => new Promise(() => {}),
+    };
+    const started = Date.now();
+    const store = await openCredentialStore({
+      configDir: dir,
+      warn,
+      env: {},
+      timeoutMs: 50,
+      loadKeytar: async () => hanging,
+    });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(store.kind).toBe('file');
+    expect(warnings[0]).toContain('keychain probe timed out after 50 ms');
+  });
+
+  it('switches to the file when the keychain fails after the probe, and says so once', async () => {
+    const fake = fakeKeytar();
+    const store = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar: async () => fake.keytar });
+    expect(store).toMatchObject({ kind: 'keychain', location: 'OS keychain (service plat)' });
+    await store.set('default', cred);
+    expect(fake.items.get('plat/default')).toBe(JSON.stringify(cred));
+    await expect(store.get('default')).resolves.toEqual(cred);
+
+    fake.state.broken = true;
+    await store.set('default', cred);
+    expect(store).toMatchObject({ kind: 'file', location: file() });
+    await expect(store.get('default')).resolves.toEqual(cred);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(file());
+    expect(warnings.join('\n')).not.toContain(SECRET);
+  });
+
+  it('removes a leftover file credential on delete while the keychain works', async () => {
+    const fake = fakeKeytar();
+    const fileStore = await openCredentialStore({ configDir: dir, warn, forceFile: true, env: {} });
+    await fileStore.set('default', cred);
+    const store = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar: async () => fake.keytar });
+    await store.set('default', cred);
+    await store.delete('default');
+    expect(fake.items.size).toBe(0);
+    await expect(fileStore.get('default')).resolves.toBeUndefined();
+  });
+
+  it('does not touch the file when the keychain works', async () => {
+    const fake = fakeKeytar();
+    mkdirSync(dir, { recursive: true });
+    const store = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar: async () => fake.keytar });
+    await store.set('default', cred);
+    await store.delete('other');
+    expect(() => statSync(file())).toThrow();
+  });
+});

@@ -1,0 +1,107 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Emitted, emitSources } from '../helpers/emit.js';
+
+/**
+ * Round-trips a credential through openCredentialStore in a fresh process and reports what happened, including
+ * what keytar itself reads back (proof that the secret sits in the keyring, not in a file).
+ */
+const SCRIPT = `
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+const { openCredentialStore } = await import('./src/auth/credential-store.js');
+const configDir = process.argv[2];
+const warnings = [];
+const store = await openCredentialStore({ configDir, warn: (m) => warnings.push(m), env: process.env });
+await store.set('ci-profile', { apiKey: 'plat_live_keyringsecret', scopes: ['users:read'] });
+const readBack = await store.get('ci-profile');
+let inKeyring = null;
+try {
+  const keytar = (await import('keytar')).default;
+  inKeyring = await keytar.getPassword('plat', 'ci-profile');
+} catch {}
+await store.delete('ci-profile');
+const afterDelete = (await store.get('ci-profile')) ?? null;
+const file = join(configDir, 'credentials.json');
+const fileMode = existsSync(file) ? (statSync(file).mode & 0o777).toString(8) : null;
+console.log(JSON.stringify({ kind: store.kind, location: store.location, readBack, inKeyring, afterDelete, warnings, fileMode }));
+`;
+
+describe('credential store against real keychains', () => {
+  let emitted: Emitted;
+  let home: string;
+  beforeAll(() => {
+    emitted = emitSources(['src/auth/credential-store.ts']);
+    writeFileSync(join(emitted.dir, 'keyring.mjs'), SCRIPT);
+    home = mkdtempSync(join(tmpdir(), 'plat-keyring-'));
+  }, 120_000);
+  afterAll(() => {
+    emitted?.remove();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  /** A clean environment: a private HOME and no session bus or display inherited from whoever runs the tests. */
+  function isolatedEnv(name: string): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const key of ['DBUS_SESSION_BUS_ADDRESS', 'DISPLAY', 'WAYLAND_DISPLAY', 'PLAT_CREDENTIAL_STORE'])
+      delete env[key];
+    const base = join(home, name);
+    mkdirSync(join(base, 'run'), { recursive: true, mode: 0o700 });
+    return { ...env, HOME: base, XDG_DATA_HOME: join(base, 'data'), XDG_RUNTIME_DIR: join(base, 'run') };
+  }
+
+  function report(stdout: string) {
+    return JSON.parse(stdout.trim().split('\n').at(-1) as string);
+  }
+
+  it('stores in a real Secret Service (gnome-keyring under dbus-run-session)', () => {
+    const env = isolatedEnv('with-keyring');
+    const configDir = join(env.HOME as string, 'config');
+    const script = join(emitted.dir, 'keyring.mjs');
+    // The daemon creates and unlocks a login keyring with the password on stdin; then the script runs on that bus.
+    const shell = `printf 'plat-test-password' | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$0" "$1" "$2"`;
+    const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', shell, process.execPath, script, configDir], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (r.error) throw r.error;
+    if (r.status !== 0) throw new Error(`the keyring script failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+    expect(report(r.stdout)).toEqual({
+      kind: 'keychain',
+      location: 'OS keychain (service plat)',
+      readBack: { apiKey: 'plat_live_keyringsecret', scopes: ['users:read'] },
+      inKeyring: JSON.stringify({ apiKey: 'plat_live_keyringsecret', scopes: ['users:read'] }),
+      afterDelete: null,
+      warnings: [],
+      fileMode: null,
+    });
+  });
+
+  it('falls back to a 0600 file, with one warning naming it, where no Secret Service runs', () => {
+    const env = isolatedEnv('without-keyring');
+    const configDir = join(env.HOME as string, 'config');
+    const r = spawnSync(process.execPath, [join(emitted.dir, 'keyring.mjs'), configDir], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (r.status !== 0) throw new Error(`the keyring script failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+    const out = report(r.stdout);
+    const file = join(configDir, 'credentials.json');
+    expect(out).toMatchObject({
+      kind: 'file',
+      location: file,
+      readBack: { apiKey: 'plat_live_keyringsecret', scopes: ['users:read'] },
+      afterDelete: null,
+      fileMode: '600',
+    });
+    expect(out.warnings).toHaveLength(1);
+    expect(out.warnings[0]).toMatch(/^no usable OS keychain \(.+\); credentials are stored in /);
+    expect(out.warnings[0]).toContain(file);
+    expect(out.warnings[0]).not.toContain('keyringsecret');
+  });
+});
