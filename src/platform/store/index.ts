@@ -3,7 +3,6 @@ import { authStore } from './auth.js';
 import type { Db } from './db.js';
 import { eventsStore } from './events.js';
 import { invitationsStore } from './invitations.js';
-import { limitsStore } from './limits.js';
 import { organizationsStore } from './organizations.js';
 import { outboxStore } from './outbox.js';
 import { projectsStore } from './projects.js';
@@ -26,7 +25,6 @@ export function createStores(db: Db) {
     events: eventsStore(db),
     sso: ssoStore(db),
     auth: authStore(db),
-    limits: limitsStore(db),
   };
 }
 export type Stores = ReturnType<typeof createStores>;
