@@ -3,11 +3,13 @@ import { type Clock, type IdFactory, randomIds, systemClock } from './clock.js';
 import type { BaseCtx, Mode } from './context.js';
 import { createApp } from './http/app.js';
 import { ROUTES } from './http/routes/index.js';
+import { type LimitsOptions, openLimiter } from './limits/index.js';
 import { type Db, openDatabase, readMeta } from './store/db.js';
 import { createStores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
 
 export type { Mode } from './context.js';
+export type { LimitsOptions } from './limits/index.js';
 export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
 
 /** How to build a platform. */
@@ -22,11 +24,19 @@ export interface PlatformOptions {
   /** Where unexpected server errors are reported; default stderr. */
   logger?: (line: string) => void;
   bearer?: BearerVerifier;
+  /** Rate limits (contract §7): on by default, buckets shared through a file beside the database. */
+  limits?: LimitsOptions;
 }
+
+/**
+ * What a listener passes along with a request: node-server's bindings, whose `incoming.socket.remoteAddress` is the
+ * peer's address (failed authentication is limited per address). Absent in-process: one local caller.
+ */
+export type FetchBindings = { incoming?: { socket?: { remoteAddress?: string } } };
 
 /** The embedded platform: one `fetch` that answers the whole API, in-process or behind a listener. */
 export interface Platform {
-  fetch(request: Request): Promise<Response>;
+  fetch(request: Request, bindings?: FetchBindings): Promise<Response>;
   close(): void;
   /** The context used outside a request (bootstrap, tests that seed through the stores). */
   base(): BaseCtx;
@@ -54,15 +64,23 @@ export function createPlatform(opts: PlatformOptions): Platform {
     now: () => clock().toISOString(),
     tx: (fn) => db.transaction(fn).immediate(),
   });
+  const limiter = openLimiter(opts.db, opts.limits ?? {}, {
+    clock,
+    planOf: (orgId) => stores.organizations.get(orgId)?.plan,
+  });
   const app = createApp({
     makeBase,
     routes: ROUTES,
     bearer: opts.bearer,
+    limiter,
     logger: opts.logger ?? ((line) => process.stderr.write(`${line}\n`)),
   });
   return {
-    fetch: async (request) => app.fetch(request),
-    close: () => db.close(),
+    fetch: async (request, bindings) => app.fetch(request, bindings),
+    close: () => {
+      limiter?.close();
+      db.close();
+    },
     base: () => makeBase('internal'),
     db,
   };

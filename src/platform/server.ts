@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer, type ServerType } from '@hono/node-server';
+import { createAdaptorServer, type Http2Bindings, type HttpBindings, type ServerType } from '@hono/node-server';
 import { createPlatform, type Platform, type PlatformOptions } from './index.js';
 
 /** A running listener over a platform. */
@@ -29,11 +29,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let drained: (() => void) | undefined;
   const server: ServerType = createAdaptorServer({
     hostname: host,
-    fetch: async (request: Request) => {
+    fetch: async (request: Request, env: HttpBindings | Http2Bindings) => {
       inFlight++;
       const started = performance.now();
       try {
-        const response = await (platform as Platform).fetch(request);
+        // The bindings carry the peer's address: failed authentication is limited per address.
+        const response = await (platform as Platform).fetch(request, env);
         if (opts.accessLog) {
           const ms = (performance.now() - started).toFixed(1);
           const path = new URL(request.url).pathname;

@@ -3,7 +3,7 @@ import type { UserStatus } from '../../src/contract/users.js';
 import { displayParts, generateApiKey, hashSecret } from '../../src/platform/auth/api-keys.js';
 import type { BearerVerifier } from '../../src/platform/auth/credentials.js';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
-import { bootstrap, createPlatform, type Platform } from '../../src/platform/index.js';
+import { bootstrap, createPlatform, type LimitsOptions, type Platform } from '../../src/platform/index.js';
 
 /** A real platform on an in-memory SQLite database with a fixed clock and sequential ids. */
 export interface TestPlatform {
@@ -78,7 +78,13 @@ export async function send(
 
 /** A fresh in-memory platform with one bootstrapped organization. */
 export function testPlatform(
-  opts: { db?: string; mode?: 'live' | 'sandbox'; bearer?: BearerVerifier } = {},
+  opts: {
+    db?: string;
+    mode?: 'live' | 'sandbox';
+    bearer?: BearerVerifier;
+    /** Off unless asked for: on a fixed clock buckets never refill, and most tests are not about limits. */
+    limits?: LimitsOptions;
+  } = {},
 ): TestPlatform {
   const clock = fixedClock('2026-01-01T00:00:00.000Z');
   const platform = createPlatform({
@@ -89,6 +95,7 @@ export function testPlatform(
     bearer: opts.bearer,
     publicUrl: 'http://plat.test',
     logger: () => {},
+    limits: opts.limits ?? { enabled: false },
   });
   const { organizationId, userId, apiKey } = bootstrap(platform.base(), {
     orgName: 'Acme',

@@ -6,6 +6,7 @@ import { actIn, authenticate, type BearerVerifier } from '../auth/credentials.js
 import { randomBase62 } from '../clock.js';
 import type { BaseCtx, Credential, Ctx, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
+import { type Limiter, rateLimits } from '../limits/index.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDef } from './route.js';
 import { parseBody, parseParams, parseQuery } from './validate.js';
@@ -15,11 +16,13 @@ export interface AppDeps {
   makeBase(requestId: string): BaseCtx;
   routes: readonly RouteDef[];
   bearer?: BearerVerifier;
+  /** Rate limits (contract §7); none when absent. */
+  limiter?: Limiter;
   /** Where unexpected errors are reported (never to the client). */
   logger: (line: string) => void;
 }
 
-type Env = { Variables: { requestId: string } };
+type Env = { Variables: { requestId: string; credential?: Credential } };
 
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 const noQuery = z.strictObject({});
@@ -102,6 +105,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
     c.res.headers.set('X-Request-Id', c.get('requestId'));
   });
 
+  if (deps.limiter) {
+    const needsCredentials = (method: string, path: string) =>
+      compiled.some((r) => r.route.kind === 'api' && r.route.method === method && r.regex.test(path));
+    app.use(rateLimits({ limiter: deps.limiter, makeBase: deps.makeBase, bearer: deps.bearer, needsCredentials }));
+  }
+
   app.onError((err, c) => {
     const requestId = c.get('requestId');
     if (err instanceof PlatformError) return errorResponse(err, requestId);
@@ -139,7 +148,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
     app.on(route.method, hono, async (c) => {
       const base = deps.makeBase(c.get('requestId'));
       if (route.kind === 'public') return route.handler(base, c);
-      const credential = await authenticate(base, c.req.raw.headers, deps.bearer);
+      // The rate-limit middleware has usually authenticated already.
+      const credential = c.get('credential') ?? (await authenticate(base, c.req.raw.headers, deps.bearer));
       const params = (route.params ? parseParams(c.req.param(), route.params) : {}) as Record<string, unknown>;
       const principal = principalFor(base, credential, c.req.header('x-org-id'), params.orgId);
       const query = parseQuery(new URL(c.req.url), route.query ?? noQuery);

@@ -1,0 +1,77 @@
+import {
+  ANONYMOUS_LIMIT,
+  AUTH_ENDPOINT_LIMITS,
+  type AuthEndpoint,
+  PLAN_LIMITS,
+  type RateRule,
+} from '../../contract/limits.js';
+import type { Plan } from '../../contract/organizations.js';
+import type { Clock } from '../clock.js';
+import type { Credential } from '../context.js';
+import { charge, type LimitState, peek, take } from './bucket.js';
+import type { BucketStore } from './store.js';
+
+/** Which bucket a request spends, and by which rule: the policy of contract §7 over a bucket store. */
+export interface Limiter {
+  /** Takes a token from the credential's own bucket, by its organization's plan (or the whoami rule). */
+  takeCredential(credential: Credential, endpoint?: 'whoami'): LimitState;
+  /**
+   * Takes a token from an OAuth client's bucket for one of the client-limited auth endpoints; a request that names
+   * no client spends a bucket of its IP under the same rule.
+   */
+  takeClient(endpoint: Exclude<AuthEndpoint, 'whoami'>, clientId: string | undefined, ip: string): LimitState;
+  /** The client IP's budget for failed authentication, without spending it. */
+  peekAddress(ip: string): LimitState;
+  /** Charges one failed authentication (bad credential, failed sign-in) to the client IP. */
+  chargeAddress(ip: string): LimitState;
+  close(): void;
+}
+
+export interface LimiterDeps {
+  store: BucketStore;
+  clock: Clock;
+  /** The organization's plan, read on every request so that a plan change is effective at once. */
+  planOf(orgId: string): Plan | undefined;
+}
+
+/**
+ * The bucket of a credential: an API key's own, or for a user's token the user within the token's organization
+ * (several tokens of one sign-in, or of several, share it).
+ */
+function credentialKey(c: Credential): string {
+  return c.type === 'api_key' && c.keyId ? `key:${c.keyId}` : `user:${c.userId}@${c.homeOrgId}`;
+}
+
+/** Builds the limiter. */
+export function createLimiter(deps: LimiterDeps): Limiter {
+  const { store, clock } = deps;
+  const takeBy = (key: string, rule: RateRule) => {
+    const now = clock().getTime();
+    return store.update(key, now, (prev) => {
+      const { next, state } = take(prev, rule, now);
+      return { next, result: state };
+    });
+  };
+  return {
+    takeCredential(credential, endpoint) {
+      const key = credentialKey(credential);
+      if (endpoint === 'whoami') return takeBy(`whoami:${key}`, AUTH_ENDPOINT_LIMITS.whoami);
+      // An organization deleted under a live credential: the smallest plan until authentication refuses it.
+      return takeBy(key, PLAN_LIMITS[deps.planOf(credential.homeOrgId) ?? 'free']);
+    },
+    takeClient: (endpoint, clientId, ip) =>
+      takeBy(
+        clientId === undefined ? `client:${endpoint}:ip=${ip}` : `client:${endpoint}:id=${clientId}`,
+        AUTH_ENDPOINT_LIMITS[endpoint],
+      ),
+    peekAddress: (ip) => peek(store.get(`ip:${ip}`), ANONYMOUS_LIMIT, clock().getTime()),
+    chargeAddress(ip) {
+      const now = clock().getTime();
+      return store.update(`ip:${ip}`, now, (prev) => {
+        const { next, state } = charge(prev, ANONYMOUS_LIMIT, now);
+        return { next, result: state };
+      });
+    },
+    close: () => store.close(),
+  };
+}

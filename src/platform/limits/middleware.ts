@@ -1,0 +1,134 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AuthEndpoint } from '../../contract/limits.js';
+import { authenticate, type BearerVerifier } from '../auth/credentials.js';
+import type { BaseCtx, Credential } from '../context.js';
+import { PlatformError } from '../errors.js';
+import { type LimitState, limitHeaders } from './bucket.js';
+import { clientIdOf } from './client-id.js';
+import type { Limiter } from './limiter.js';
+
+/** What the middleware leaves on the Hono context (`c.get('rateLimits')`) for routes that charge failures. */
+export interface RequestLimits {
+  limiter: Limiter;
+  /** The client IP that failed authentication is charged to. */
+  ip: string;
+  /** Whether the response's headers describe the IP's bucket (so a charge to it must update them). */
+  byAddress: boolean;
+  /** The state the response's headers will carry. */
+  state: LimitState;
+}
+
+/** The Hono variables the middleware sets. */
+export type LimitsEnv = { Variables: { requestId: string; credential?: Credential; rateLimits?: RequestLimits } };
+
+/** What the middleware needs from the app. */
+export interface RateLimitDeps {
+  limiter: Limiter;
+  makeBase(requestId: string): BaseCtx;
+  bearer?: BearerVerifier;
+  /** Whether a method and path name an authenticated route (one that refuses a request without credentials). */
+  needsCredentials(method: string, path: string): boolean;
+}
+
+/** node-server's bindings, as the platform's `fetch` passes them on (absent in-process: one local caller). */
+export type LimitsBindings = { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+
+const AUTH_PATH = /^\/v2\/auth\/(token|refresh|revoke|whoami)\/?$/;
+
+/** The auth endpoint a request calls, if any: POST token/refresh/revoke, GET whoami. */
+function authEndpoint(method: string, path: string): AuthEndpoint | undefined {
+  const name = AUTH_PATH.exec(path)?.[1] as AuthEndpoint | undefined;
+  if (!name) return undefined;
+  return (name === 'whoami' ? method === 'GET' : method === 'POST') ? name : undefined;
+}
+
+/** The OAuth endpoints answer errors in the RFC 6749 form (contract §2), a rate limit included. */
+const OAUTH_FORM = new Set<AuthEndpoint>(['token', 'revoke']);
+
+/** The `429` of a refused request: the envelope, or the OAuth form on the OAuth endpoints. */
+function refuse(c: Context, state: LimitState, message: string, endpoint: AuthEndpoint | undefined): Response {
+  const headers = limitHeaders(state);
+  if (endpoint && OAUTH_FORM.has(endpoint)) {
+    return c.json({ error: 'rate_limit_exceeded', error_description: message }, 429, headers);
+  }
+  throw new PlatformError('rate_limit_exceeded', message, { headers });
+}
+
+/** Says when to come back, in the message as in `Retry-After`. */
+function retryIn(state: LimitState): string {
+  return `retry in ${state.retryAfter ?? 1} s`;
+}
+
+/** The bucket a request spends: its state, whether it is the address's, and the refusal's wording. */
+interface Choice {
+  state: LimitState;
+  byAddress: boolean;
+  /** Set when the request is refused. */
+  refusal?: string;
+}
+
+/**
+ * Rate limits (contract §7): picks the bucket a request spends, refuses it with `429` when the bucket is empty, and
+ * puts the `X-RateLimit-*` headers on whatever response the request ends with (errors included). It authenticates
+ * the credential itself, leaving it in `c.get('credential')` so the route does not do it twice.
+ */
+export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & { Bindings: LimitsBindings }> {
+  const { limiter } = deps;
+
+  const choose = async (c: Context<LimitsEnv & { Bindings: LimitsBindings }>, ip: string): Promise<Choice> => {
+    const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+    const path = c.req.path;
+    const endpoint = authEndpoint(method, path);
+    if (endpoint && endpoint !== 'whoami') {
+      const state = limiter.takeClient(endpoint, await clientIdOf(c.req.raw), ip);
+      const refusal = `too many ${path} requests for this client: ${state.limit} a minute; ${retryIn(state)}`;
+      return { state, byAddress: false, ...(!state.allowed && { refusal }) };
+    }
+    const needs = deps.needsCredentials(method, path);
+    const headers = c.req.raw.headers;
+    const authorization = headers.get('authorization');
+    // On a public page only the platform's own credentials count (an OAuth client may send `Basic`).
+    const presented =
+      headers.has('x-api-key') || (needs ? authorization !== null : /^Bearer /i.test(authorization ?? ''));
+    if (!presented && !needs) {
+      // A public page without credentials spends nothing; its headers show the address's budget.
+      return { state: { ...limiter.peekAddress(ip), allowed: true }, byAddress: true };
+    }
+    // Checked before the credential: once an address has used up its failures, whether a guess is right must not
+    // show (a 429 for wrong guesses and a 200 for the right one would leave guessing as fast as ever).
+    const gate = limiter.peekAddress(ip);
+    if (!gate.allowed) {
+      return {
+        state: gate,
+        byAddress: true,
+        refusal: `too many requests with missing or invalid credentials from this address; ${retryIn(gate)}`,
+      };
+    }
+    const base = deps.makeBase(c.get('requestId'));
+    const credential = await authenticate(base, headers, deps.bearer).catch(() => undefined);
+    if (!credential) {
+      // The route authenticates again and answers the 401 (or 400) itself; here the failure is only counted.
+      return { state: limiter.chargeAddress(ip), byAddress: true };
+    }
+    c.set('credential', credential);
+    const whoami = endpoint === 'whoami';
+    const state = limiter.takeCredential(credential, whoami ? 'whoami' : undefined);
+    const refusal = whoami
+      ? `too many ${path} requests for this credential: ${state.limit} a minute; ${retryIn(state)}`
+      : `rate limit exceeded: ${state.limit} requests a minute for this credential; ${retryIn(state)}`;
+    return { state, byAddress: false, ...(!state.allowed && { refusal }) };
+  };
+
+  return async (c, next) => {
+    // The connection's peer, as auth/request.ts reads it; proxies' X-Forwarded-For is not trusted.
+    const ip = c.env?.incoming?.socket?.remoteAddress ?? 'local';
+    const { state, byAddress, refusal } = await choose(c, ip);
+    if (refusal !== undefined) return refuse(c, state, refusal, authEndpoint(c.req.method, c.req.path));
+    const handle: RequestLimits = { limiter, ip, byAddress, state };
+    c.set('rateLimits', handle);
+    await next();
+    // The handle's state, not `state`: a route may have charged a failed sign-in meanwhile.
+    const { retryAfter: _, ...info } = handle.state;
+    for (const [name, value] of Object.entries(limitHeaders(info))) c.res.headers.set(name, value);
+  };
+}
