@@ -2,10 +2,16 @@
 //
 // 1. The embedded platform with 100,000 users, in-process: median latency of the first page of
 //    GET /organizations/{orgId}/users with `search` and with each `sort`, and of GET /users/{id}.
+// 2. The CLI's cold start, as a ratio to `node -e 0` measured in the same run, interleaved: `plat --version`,
+//    `plat --help`, and `plat users list` against an embedded platform holding 10,000 users.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bootstrap, createPlatform } from '../dist/platform/index.js';
+
+const PLAT = fileURLToPath(new URL('../bin/plat.js', import.meta.url));
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 50);
@@ -34,7 +40,16 @@ function seedUsers(platform, orgId, n) {
       const at = new Date(start + i * 1000).toISOString();
       const login = i % 2 ? new Date(start + (n - i) * 1000).toISOString() : null;
       account.run(id, email, at, at);
-      member.run(orgId, id, email, `${first[i % first.length]} ${i}`, i % 10 === 0 ? 'suspended' : 'active', login, at, at);
+      member.run(
+        orgId,
+        id,
+        email,
+        `${first[i % first.length]} ${i}`,
+        i % 10 === 0 ? 'suspended' : 'active',
+        login,
+        at,
+        at,
+      );
     }
   })();
   db.exec('ANALYZE');
@@ -71,7 +86,9 @@ async function platformBench() {
       ['sort=name, cursor mode', `${list}?sort=name&limit=20`],
       ['GET /users/{id}', '/users/user_bench0050000'],
     ];
-    console.log(`\nEmbedded platform, ${USERS.toLocaleString('en')} users, in-process, median of ${RUNS} (target < 20 ms):`);
+    console.log(
+      `\nEmbedded platform, ${USERS.toLocaleString('en')} users, in-process, median of ${RUNS} (target < 20 ms):`,
+    );
     for (const [label, path] of cases) {
       const ms = await timeRequest(platform, apiKey, path);
       console.log(`  ${label.padEnd(46)} ${ms.toFixed(2).padStart(8)} ms`);
@@ -82,4 +99,58 @@ async function platformBench() {
   }
 }
 
-await platformBench();
+/** Wall time of one process run, in ms; fails loudly if the command fails. */
+function runOnce(args, env) {
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const ms = performance.now() - t0;
+  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return ms;
+}
+
+async function cliBench() {
+  const dir = mkdtempSync(join(tmpdir(), 'plat-bench-cli-'));
+  try {
+    const env = {
+      ...process.env,
+      PLAT_CONFIG_DIR: join(dir, 'config'),
+      PLAT_DATA_DIR: join(dir, 'data'),
+      PLAT_CREDENTIAL_STORE: 'file',
+      NO_COLOR: '1',
+    };
+    // The first command bootstraps the embedded platform; then 10,000 users are added to it.
+    runOnce([PLAT, 'users', 'list', '-o', 'ids'], env);
+    const platform = createPlatform({
+      db: join(dir, 'data', 'local.db'),
+      logger: () => {},
+      limits: { enabled: false },
+    });
+    const orgId = platform.db.prepare('SELECT id FROM organizations LIMIT 1').get().id;
+    seedUsers(platform, orgId, 10_000);
+    platform.close();
+
+    const commands = [
+      ['node -e 0', ['-e', '0']],
+      ['plat --version', [PLAT, '--version']],
+      ['plat --help', [PLAT, '--help']],
+      ['plat users list (10,000 users, embedded)', [PLAT, 'users', 'list']],
+    ];
+    const times = new Map(commands.map(([label]) => [label, []]));
+    for (let i = 0; i < 3; i++) for (const [, args] of commands) runOnce(args, env); // warm the file cache
+    for (let i = 0; i < RUNS; i++) for (const [label, args] of commands) times.get(label).push(runOnce(args, env));
+    const baseline = median(times.get('node -e 0'));
+    console.log(
+      `\nCLI cold start, median of ${RUNS} runs each, interleaved (targets: --version ≤ 1.3×, users list ≤ 2×):`,
+    );
+    for (const [label] of commands) {
+      const ms = median(times.get(label));
+      console.log(`  ${label.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / baseline).toFixed(2)}×`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const only = process.argv[2];
+if (!only || only === 'platform') await platformBench();
+if (!only || only === 'cli') await cliBench();
