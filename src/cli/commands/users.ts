@@ -1,0 +1,158 @@
+import type { Command } from 'commander';
+import { ORG_ROLES, type OrgRole } from '../../contract/permissions.js';
+import { USER_SORTS, USER_STATUSES, type UserPatch, type UserSort, type UserStatus } from '../../contract/users.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
+import { done, list as listOf, record } from '../output/result.js';
+import { collect, keyValue, oneOf } from '../parse.js';
+import { addVerbs, verb } from '../verb.js';
+import { invitationView, userView } from '../views.js';
+
+interface ListOptions extends PageOptions {
+  status?: UserStatus;
+  search?: string;
+  sort?: UserSort;
+  order?: 'asc' | 'desc';
+}
+
+const list = verb<ListOptions>({
+  name: 'list',
+  summary: 'List the users of the organization',
+  examples: ['plat users list --status active --sort name --order asc', 'plat users list --search ada --all --json'],
+  options: (c) => {
+    c.option('--status <status>', `only users in this state: ${USER_STATUSES.join(', ')}`);
+    c.option('--search <text>', 'name or e-mail contains this (case-insensitive)');
+    c.option('--sort <field>', `sort by ${USER_SORTS.join(', ')} (default created_at)`);
+    c.option('--order <order>', 'asc or desc (default desc)');
+    pagingOptions(c);
+  },
+  parse: (_args, o) => ({
+    ...pageOptions(o),
+    status: o.status === undefined ? undefined : oneOf(o.status, USER_STATUSES, 'status'),
+    search: o.search,
+    sort: o.sort === undefined ? undefined : oneOf(o.sort, USER_SORTS, 'sort field'),
+    order: o.order === undefined ? undefined : oneOf(o.order, ['asc', 'desc'] as const, 'order'),
+  }),
+  run: async (o, ctx) => {
+    const [client, org] = [await ctx.client(), await ctx.orgId()];
+    const query = { status: o.status, search: o.search, sort: o.sort, order: o.order };
+    const users = await fetchList(ctx, o, {
+      first: (q) => client.users.list(org, q),
+      path: `/organizations/${seg(org)}/users`,
+      query,
+      what: 'users',
+    });
+    return listOf(users, userView);
+  },
+});
+
+const get = verb<{ id: string }>({
+  name: 'get',
+  args: '<id>',
+  summary: 'Show a user',
+  examples: ['plat users get user_2x9Lq…', 'plat users get user_2x9Lq… --json'],
+  parse: ([id]) => ({ id }),
+  run: async (o, ctx) => record(await (await ctx.client()).users.get(o.id), userView),
+});
+
+interface InviteOptions {
+  email: string;
+  name?: string;
+  role?: OrgRole;
+  teams?: string[];
+}
+
+const invite = verb<InviteOptions>({
+  name: 'invite',
+  args: '<email>',
+  summary: 'Invite someone by e-mail: creates a pending user and sends the invitation',
+  examples: ['plat users invite ada@example.com --name "Ada Lovelace" --role admin --team team_8f…'],
+  options: (c) => {
+    c.option('--name <name>', 'display name');
+    c.option('--role <role>', `organization role: ${ORG_ROLES.join(', ')} (default member)`);
+    c.option('--team <teamId>', 'add to this team (repeatable)', collect);
+  },
+  parse: ([email], o) => ({
+    email,
+    name: o.name,
+    role: o.role === undefined ? undefined : oneOf(o.role, ORG_ROLES, 'role'),
+    teams: o.team,
+  }),
+  run: async (o, ctx) => {
+    const [client, org] = [await ctx.client(), await ctx.orgId()];
+    const body = { email: o.email, name: o.name, role: o.role, teams: o.teams };
+    return record(await client.users.invite(org, body), invitationView, true);
+  },
+});
+
+interface UpdateOptions {
+  id: string;
+  patch: UserPatch;
+}
+
+const update = verb<UpdateOptions>({
+  name: 'update',
+  args: '<id>',
+  summary: 'Change a user: name, role, metadata (merged)',
+  examples: [
+    'plat users update user_2x9Lq… --role admin',
+    'plat users update user_2x9Lq… --metadata plan=gold --unset-metadata trial',
+  ],
+  options: (c) => {
+    c.option('--name <name>', 'display name');
+    c.option('--role <role>', `organization role: ${ORG_ROLES.join(', ')}`);
+    c.option('--metadata <key=value>', 'set a metadata key (repeatable)', collect);
+    c.option('--unset-metadata <key>', 'delete a metadata key (repeatable)', collect);
+  },
+  parse: ([id], o) => {
+    const patch: UserPatch = {};
+    if (o.name !== undefined) patch.name = o.name;
+    if (o.role !== undefined) patch.role = oneOf(o.role, ORG_ROLES, 'role');
+    const metadata: Record<string, string | null> = {};
+    for (const pair of (o.metadata as string[] | undefined) ?? []) {
+      const [k, v] = keyValue(pair, 'key=value after --metadata');
+      metadata[k] = v;
+    }
+    for (const k of (o.unsetMetadata as string[] | undefined) ?? []) metadata[k] = null;
+    if (Object.keys(metadata).length > 0) patch.metadata = metadata;
+    if (Object.keys(patch).length === 0) {
+      throw new UsageError('nothing to update: give --name, --role, --metadata or --unset-metadata');
+    }
+    return { id, patch };
+  },
+  run: async (o, ctx) => record(await (await ctx.client()).users.update(o.id, o.patch), userView, true),
+});
+
+const byId = (name: string, args: string) => ({ name, args, parse: ([id]: string[]) => ({ id: id as string }) });
+
+const suspend = verb<{ id: string }>({
+  ...byId('suspend', '<id>'),
+  summary: 'Suspend a user: revokes all their sessions and API keys at once',
+  examples: ['plat users suspend user_2x9Lq… --yes'],
+  confirm: (o) => `suspend user ${o.id} (revoking all their sessions and API keys)`,
+  run: async (o, ctx) => record(await (await ctx.client()).users.suspend(o.id), userView, true),
+});
+
+const unsuspend = verb<{ id: string }>({
+  ...byId('unsuspend', '<id>'),
+  summary: 'Return a suspended user to active (or pending if they never accepted)',
+  examples: ['plat users unsuspend user_2x9Lq…'],
+  run: async (o, ctx) => record(await (await ctx.client()).users.unsuspend(o.id), userView, true),
+});
+
+const remove = verb<{ id: string }>({
+  ...byId('delete', '<id>'),
+  summary: 'Remove a user from the organization, with their memberships, sessions and keys (irreversible)',
+  examples: ['plat users delete user_2x9Lq… --yes'],
+  confirm: (o) => `delete user ${o.id}`,
+  run: async (o, ctx) => {
+    await (await ctx.client()).users.delete(o.id);
+    return done(`Deleted user ${o.id}.`);
+  },
+});
+
+/** `plat users …` */
+export function register(noun: Command, ctx: Context): void {
+  addVerbs(noun, ctx, [list, get, invite, update, suspend, unsuspend, remove]);
+}

@@ -1,0 +1,58 @@
+import type { CredentialStore, StoredCredential } from '../auth/credential-store.js';
+import type { Resolved } from '../config/resolve.js';
+
+/** The credential a command acts with, where it came from (for `auth status`), and the headers it becomes. */
+export interface ActiveCredential {
+  source: 'flag' | 'env' | 'store';
+  type: 'api key' | 'access token';
+  /** Why this one: "from --api-key-stdin", "from PLAT_API_KEY", "stored for profile "local" in …". */
+  why: string;
+  headers: Record<string, string>;
+}
+
+/** The credential store account of a resolved profile: the sandbox has its own credential (a `test` key). */
+export function credentialAccount(r: Pick<Resolved, 'profile' | 'sandbox'>): string {
+  return r.sandbox ? `${r.profile}:sandbox` : r.profile;
+}
+
+const apiKey = (key: string) => ({ 'X-API-Key': key });
+const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** Headers for a stored credential: its API key, else its access token. */
+export function storedHeaders(c: StoredCredential): Record<string, string> | undefined {
+  if (c.apiKey) return apiKey(c.apiKey);
+  if (c.accessToken) return bearer(c.accessToken);
+  return undefined;
+}
+
+/**
+ * Picks the credential by precedence: `--api-key-stdin` > `PLAT_API_KEY` > `PLAT_TOKEN` > the profile's stored
+ * credential. An API key wins over a token when both are in the environment (the API refuses requests with both).
+ */
+export async function findCredential(input: {
+  stdinKey?: () => Promise<string>;
+  env: Record<string, string | undefined>;
+  account: string;
+  store: () => Promise<CredentialStore>;
+}): Promise<ActiveCredential | undefined> {
+  const { env } = input;
+  if (input.stdinKey) {
+    return { source: 'flag', type: 'api key', why: 'from --api-key-stdin', headers: apiKey(await input.stdinKey()) };
+  }
+  if (env.PLAT_API_KEY) {
+    const why = env.PLAT_TOKEN ? 'from PLAT_API_KEY (preferred over PLAT_TOKEN)' : 'from PLAT_API_KEY';
+    return { source: 'env', type: 'api key', why, headers: apiKey(env.PLAT_API_KEY) };
+  }
+  if (env.PLAT_TOKEN)
+    return { source: 'env', type: 'access token', why: 'from PLAT_TOKEN', headers: bearer(env.PLAT_TOKEN) };
+  const store = await input.store();
+  const stored = await store.get(input.account);
+  const headers = stored && storedHeaders(stored);
+  if (!stored || !headers) return undefined;
+  return {
+    source: 'store',
+    type: stored.apiKey ? 'api key' : 'access token',
+    why: `stored for "${input.account}" in ${store.location}`,
+    headers,
+  };
+}

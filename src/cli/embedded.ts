@@ -1,0 +1,70 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Resolved } from '../config/resolve.js';
+import type { Platform } from '../platform/index.js';
+import type { Context } from './context.js';
+import { credentialAccount } from './credential.js';
+
+/** What a bootstrap made: the ids, and the owner's multi-organization key (shown only by `local init --json`). */
+export interface LocalPlatform {
+  organizationId: string;
+  userId: string;
+  apiKey: string;
+  /** The owner's generated sign-in password (null when one was given); shown only by `local init --json`. */
+  password: string | null;
+  db: string;
+}
+
+/** Whether the embedded platform of these settings still has to be created. */
+export function needsBootstrap(r: Resolved): boolean {
+  return r.kind === 'embedded' && r.db !== undefined && r.db !== ':memory:' && !existsSync(r.db);
+}
+
+/**
+ * Opens the platform in a database file, for the commands that reach it directly (bootstrap, `local mail`).
+ * Imported on demand so that remote commands never load SQLite.
+ */
+export async function openPlatform(ctx: Context, db: string, sandbox: boolean): Promise<Platform> {
+  await mkdir(dirname(db), { recursive: true, mode: 0o700 });
+  const { createPlatform } = await import('../platform/index.js');
+  return createPlatform({ db, mode: sandbox ? 'sandbox' : 'live', ...ctx.deps.platform });
+}
+
+/**
+ * Creates the embedded platform: an organization on `enterprise`, its owner, and the owner's multi-organization API
+ * key, which goes to the credential store under the profile. The live platform's organization becomes the profile's
+ * (the sandbox has another database, so its organization is left to the key's own default).
+ */
+export async function bootstrapEmbedded(
+  ctx: Context,
+  r: Resolved,
+  opts: { orgName?: string; email?: string; password?: string; recordDb?: boolean } = {},
+): Promise<LocalPlatform> {
+  const db = r.db as string;
+  const platform = await openPlatform(ctx, db, r.sandbox);
+  let made: Omit<LocalPlatform, 'db'>;
+  try {
+    const { bootstrap } = await import('../platform/index.js');
+    const email = opts.email ?? 'admin@localhost';
+    made = bootstrap(platform.base(), { orgName: opts.orgName ?? 'Local', email, password: opts.password });
+  } finally {
+    platform.close();
+  }
+  const store = await ctx.credentials();
+  await store.set(credentialAccount(r), { apiKey: made.apiKey });
+  const config = await ctx.config();
+  const profile = { ...config.profiles[r.profile] };
+  if (!r.sandbox) profile.org = made.organizationId;
+  if (opts.recordDb) profile.db = db;
+  await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
+  return { ...made, db };
+}
+
+/** The one notice a bootstrap prints on stderr. Names where the key went, never the key. */
+export function bootstrapNotice(made: LocalPlatform, email: string, storeLocation: string): string {
+  return (
+    `Created the embedded platform at ${made.db}: organization ${made.organizationId}, owner ${email}.\n` +
+    `Its API key is stored in ${storeLocation}.`
+  );
+}

@@ -1,0 +1,149 @@
+/**
+ * Every way a command can fail, and the exit code each one gives (cli-contract.md "Exit codes"), in one table.
+ * The client's errors are recognised by name and shape rather than imported, so that `--help` and `--version`
+ * never load the client.
+ */
+
+/** A kind of failure; each maps to exactly one exit code. */
+export type ErrorKind =
+  | 'unexpected'
+  | 'usage'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'invalid'
+  | 'rate_limited'
+  | 'network';
+
+/** The contract's exit codes. */
+export const EXIT_CODES: Record<ErrorKind, number> = {
+  unexpected: 1,
+  usage: 2,
+  unauthenticated: 3,
+  forbidden: 4,
+  not_found: 5,
+  conflict: 6,
+  invalid: 7,
+  rate_limited: 8,
+  network: 9,
+};
+
+/** The code a CLI-side failure carries in `--json` error output (API errors keep the API's code). */
+const CLI_CODES: Record<ErrorKind, string> = {
+  unexpected: 'internal_error',
+  usage: 'usage_error',
+  unauthenticated: 'authentication_failed',
+  forbidden: 'insufficient_permissions',
+  not_found: 'not_found',
+  conflict: 'conflict',
+  invalid: 'validation_error',
+  rate_limited: 'rate_limit_exceeded',
+  network: 'network_error',
+};
+
+/** A failure the CLI raises itself, with the kind that decides its exit code. */
+export class CliError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** Bad invocation: unknown flag, missing argument, missing `--yes` without a TTY (exit 2). */
+export class UsageError extends CliError {
+  constructor(message: string) {
+    super('usage', message);
+    this.name = 'UsageError';
+  }
+}
+
+/** A value the CLI rejects before sending, because the API would reject it too (exit 7). */
+export class InvalidValueError extends CliError {
+  constructor(message: string) {
+    super('invalid', message);
+    this.name = 'InvalidValueError';
+  }
+}
+
+/** No credentials to act with (exit 3). */
+export class NotAuthenticatedError extends CliError {
+  constructor(message: string) {
+    super('unauthenticated', message);
+    this.name = 'NotAuthenticatedError';
+  }
+}
+
+/** Something the CLI looked up does not exist (exit 5), e.g. a project slug. */
+export class NotFoundError extends CliError {
+  constructor(message: string) {
+    super('not_found', message);
+    this.name = 'NotFoundError';
+  }
+}
+
+/** What `run` reports for a failure: exit code, the `plat: …` line, and the JSON error object for `--json`. */
+export interface Failure {
+  exitCode: number;
+  message: string;
+  json: { error: Record<string, unknown> };
+}
+
+interface ApiErrorShape {
+  name: string;
+  message: string;
+  status: number;
+  code: string;
+  requestId: string | null;
+  details?: { field: string; message: string }[];
+  retries: number;
+  body: unknown;
+}
+
+function isApiError(err: unknown): err is ApiErrorShape {
+  return err instanceof Error && err.name === 'ApiError' && typeof (err as { status?: unknown }).status === 'number';
+}
+
+function kindOfStatus(status: number): ErrorKind {
+  if (status === 401) return 'unauthenticated';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  if (status === 429) return 'rate_limited';
+  if (status >= 400 && status < 500) return 'invalid';
+  return 'unexpected';
+}
+
+function apiFailure(err: ApiErrorShape): Failure {
+  const kind = kindOfStatus(err.status);
+  const lines = [err.message];
+  for (const d of err.details ?? []) lines.push(`  ${d.field}: ${d.message}`);
+  if (kind === 'rate_limited') lines[0] += ` (still rate limited after ${err.retries} ${plural(err.retries)})`;
+  if (err.requestId) lines[0] += ` [request ${err.requestId}]`;
+  const body = err.body as { error?: Record<string, unknown> } | null;
+  const json =
+    body && typeof body === 'object' && body.error && typeof body.error === 'object'
+      ? { error: body.error }
+      : { error: { code: err.code, message: err.message, status: err.status, requestId: err.requestId } };
+  return { exitCode: EXIT_CODES[kind], message: lines.join('\n'), json };
+}
+
+const plural = (n: number) => (n === 1 ? 'retry' : 'retries');
+
+/** Classifies anything thrown by a command into an exit code and messages. Never includes a stack trace. */
+export function toFailure(err: unknown): Failure {
+  if (isApiError(err)) return apiFailure(err);
+  let kind: ErrorKind = 'unexpected';
+  let message = err instanceof Error ? err.message : String(err);
+  if (err instanceof CliError) kind = err.kind;
+  else if (err instanceof Error && err.name === 'NetworkError') {
+    kind = 'network';
+    const retries = (err as { retries?: number }).retries ?? 0;
+    if (retries > 0) message += ` (after ${retries} ${plural(retries)})`;
+  } else if (err instanceof Error && err.name === 'UsageError') kind = 'usage';
+  else if (err instanceof Error && err.name === 'NotAuthenticatedError') kind = 'unauthenticated';
+  return { exitCode: EXIT_CODES[kind], message, json: { error: { code: CLI_CODES[kind], message, status: null } } };
+}

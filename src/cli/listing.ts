@@ -1,0 +1,63 @@
+import type { Command } from 'commander';
+import type { Query } from '../client/client.js';
+import type { List } from '../contract/common.js';
+import type { Context } from './context.js';
+import { positiveInt } from './parse.js';
+
+/** The paging options every paginated list verb takes. */
+export interface PageOptions {
+  page?: number;
+  perPage?: number;
+  limit?: number;
+  all?: boolean;
+}
+
+/** Adds `--page --per-page --limit --all` (offset paging unless `--limit`, which selects cursor paging). */
+export function pagingOptions(cmd: Command, opts: { offset?: boolean } = { offset: true }): void {
+  if (opts.offset) {
+    cmd.option('--page <n>', 'page number (offset paging)', positiveInt);
+    cmd.option('--per-page <n>', 'records per page, at most 100', positiveInt);
+  }
+  cmd.option('--limit <n>', 'records per page in cursor paging, at most 100', positiveInt);
+  cmd.option('--all', 'fetch every page');
+}
+
+/** Reads the paging options from commander's values. */
+export function pageOptions(raw: Record<string, unknown>): PageOptions {
+  return {
+    page: raw.page as number | undefined,
+    perPage: raw.perPage as number | undefined,
+    limit: raw.limit as number | undefined,
+    all: raw.all === true,
+  };
+}
+
+/** The API's paging query for these options. */
+export function pageQuery(o: PageOptions): Query {
+  return { page: o.page, per_page: o.perPage, limit: o.limit };
+}
+
+/**
+ * The records of a list: one page through the resource's typed method, or with `--all` every page through the
+ * client's cursor walk, drawing a running count on stderr when it is a terminal.
+ */
+export async function fetchList<T>(
+  ctx: Context,
+  o: PageOptions,
+  // `q` is built from options already checked against the contract's enums, so it is typed loosely here.
+  list: { first: (q: any) => Promise<List<T>>; path: string; query: Query; what: string },
+): Promise<T[]> {
+  if (!o.all) return (await list.first({ ...list.query, ...pageQuery(o) })).data;
+  const client = await ctx.client();
+  const draw = ctx.io.stderrTty && !ctx.globals().quiet;
+  const items: T[] = [];
+  const onPage = (count: number) => {
+    if (draw) ctx.io.stderr.write(`\rFetched ${count} ${list.what}…`);
+  };
+  for await (const item of client.all<T>(list.path, { ...list.query, limit: o.limit }, onPage)) items.push(item);
+  if (draw) ctx.io.stderr.write('\r\x1b[K');
+  return items;
+}
+
+/** A path segment, escaped as the client escapes them. */
+export const seg = (value: string) => encodeURIComponent(value);

@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import { type Command, CommanderError } from 'commander';
+import { type CliDeps, createContext } from './context.js';
+import { EXIT_CODES, toFailure } from './errors.js';
+import { buildProgram, type GlobalOptions } from './program.js';
+
+export type { CliDeps } from './context.js';
+
+/** The package's version, read from package.json beside `src/` and `dist/`. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** commander's own "errors" that are not failures: `--help`, `--version`. */
+const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);
+
+/**
+ * Runs one command line and returns its exit code. Never throws, never touches `process`: everything it reads or
+ * writes comes through `deps`, so tests run it in-process.
+ */
+export async function run(argv: readonly string[], deps: CliDeps): Promise<number> {
+  let program: Command | undefined;
+  const globals = () => ({ color: true, ...(program?.opts() as Partial<GlobalOptions>) }) as GlobalOptions;
+  const version = deps.version ?? packageVersion();
+  // Completion needs every noun; it gets them from here so that no command module imports program.ts back.
+  const ctx = createContext({ ...deps, version }, globals, () => buildProgram([], ctx, version, { all: true }));
+  try {
+    program = await buildProgram(argv, ctx, version);
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (CLEAN_EXITS.has(err.code)) return 0;
+      // Help shown because a noun was given without a verb: already printed on stderr by commander.
+      if (err.code === 'commander.help') return EXIT_CODES.usage;
+      return report(deps, globals(), err.message.replace(/^error: /, ''), EXIT_CODES.usage, 'usage_error');
+    }
+    const failure = toFailure(err);
+    if (globals().json) deps.stderr.write(`${JSON.stringify(failure.json)}\n`);
+    else deps.stderr.write(`plat: ${failure.message}\n`);
+    return failure.exitCode;
+  } finally {
+    await ctx.close().catch(() => {});
+  }
+}
+
+function report(deps: CliDeps, g: GlobalOptions, message: string, code: number, errorCode: string): number {
+  if (g.json) deps.stderr.write(`${JSON.stringify({ error: { code: errorCode, message, status: null } })}\n`);
+  else deps.stderr.write(`plat: ${message}\n`);
+  return code;
+}
+
+/** SIGINT/SIGTERM, once each, for `plat serve`. */
+function onShutdown(handler: () => void): () => void {
+  process.once('SIGINT', handler);
+  process.once('SIGTERM', handler);
+  return () => {
+    process.off('SIGINT', handler);
+    process.off('SIGTERM', handler);
+  };
+}
+
+/** The binary's entry point: the one place that reads `process` and sets the exit code. */
+export async function main(): Promise<void> {
+  // `plat users list | head -1` closes the pipe early; that is not a failure worth a stack trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  });
+  process.exitCode = await run(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    onShutdown,
+  });
+}

@@ -1,0 +1,49 @@
+import type { Readable, Writable } from 'node:stream';
+import { Chalk, type ChalkInstance } from 'chalk';
+
+/** A writable stream as the CLI sees it: only whether it is a terminal matters beyond writing. */
+export type OutStream = Writable & { isTTY?: boolean; columns?: number };
+/** The input stream, read for confirmations and `--*-stdin` secrets. */
+export type InStream = Readable & { isTTY?: boolean };
+
+/** The process's streams and what they allow: the only way commands reach stdout, stderr and stdin. */
+export interface Io {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: InStream;
+  /** stdout is a terminal: tables instead of tab-separated rows. */
+  stdoutTty: boolean;
+  /** stderr is a terminal: progress may be drawn there. */
+  stderrTty: boolean;
+  /** stdin is a terminal: destructive commands may ask instead of requiring `--yes`. */
+  stdinTty: boolean;
+  /** Colours for stdout, level 0 (plain) unless allowed. */
+  color: ChalkInstance;
+  /** Writes data (never chatter) to stdout. */
+  out(text: string): void;
+  /** Writes a line of chatter to stderr. */
+  err(line: string): void;
+}
+
+/** Colour only on a terminal, never with `NO_COLOR` (any value) or `--no-color`. */
+export function colorAllowed(tty: boolean, env: Record<string, string | undefined>, flag: boolean): boolean {
+  return tty && flag && env.NO_COLOR === undefined;
+}
+
+/** Wraps the given streams. */
+export function createIo(
+  streams: { stdout: OutStream; stderr: OutStream; stdin: InStream },
+  env: Record<string, string | undefined>,
+  colorFlag: boolean,
+): Io {
+  const stdoutTty = streams.stdout.isTTY === true;
+  return {
+    ...streams,
+    stdoutTty,
+    stderrTty: streams.stderr.isTTY === true,
+    stdinTty: streams.stdin.isTTY === true,
+    color: new Chalk({ level: colorAllowed(stdoutTty, env, colorFlag) ? 1 : 0 }),
+    out: (text) => void streams.stdout.write(text),
+    err: (line) => void streams.stderr.write(`${line}\n`),
+  };
+}

@@ -1,0 +1,87 @@
+import { toCsv } from './csv.js';
+import type { Io } from './io.js';
+import type { Output } from './result.js';
+import { colorStatus, toDetailTable, toTable, toTsv } from './table.js';
+import { type Column, cellText, recordId, type View } from './view.js';
+
+/** The output modes of `-o`; `--json` is `-o json`. */
+export const OUTPUT_MODES = ['table', 'json', 'csv', 'ids'] as const;
+export type OutputMode = (typeof OUTPUT_MODES)[number];
+
+/** How to render: the mode, `--quiet`, and whether the mode was asked for explicitly. */
+export interface RenderOptions {
+  mode: OutputMode;
+  quiet: boolean;
+}
+
+/** Pretty JSON with a final newline. */
+export const toJson = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+function cells(io: Io, columns: Column[], record: unknown, colored: boolean): string[] {
+  return columns.map((c) => {
+    const text = cellText(c.get(record));
+    return c.status && colored ? colorStatus(io.color, text) : text;
+  });
+}
+
+function renderRows(io: Io, view: View, items: unknown[], mode: OutputMode): string {
+  const header = view.columns.map((c) => c.header);
+  if (mode === 'ids') return items.map((r) => `${recordId(view, r)}\n`).join('');
+  if (mode === 'csv')
+    return toCsv(
+      header,
+      items.map((r) => cells(io, view.columns, r, false)),
+    );
+  if (!io.stdoutTty)
+    return toTsv(
+      header,
+      items.map((r) => cells(io, view.columns, r, false)),
+    );
+  return toTable(
+    io.color,
+    header,
+    items.map((r) => cells(io, view.columns, r, true)),
+  );
+}
+
+/** Writes a command's output: data on stdout, the "done" notice on stderr. */
+export function render(io: Io, output: Output, opts: RenderOptions): void {
+  const { mode } = opts;
+  switch (output.kind) {
+    case 'raw':
+      if (output.value !== undefined) io.out(toJson(output.value));
+      return;
+    case 'text':
+      io.out(output.text);
+      return;
+    case 'done':
+      if (!opts.quiet) io.err(output.message);
+      return;
+    case 'list':
+      if (mode === 'json') io.out(toJson(output.json ?? output.items));
+      else if (mode === 'table' && io.stdoutTty && output.items.length === 0) {
+        if (!opts.quiet) io.err('No results.');
+      } else io.out(renderRows(io, output.view, output.items, mode));
+      return;
+    case 'record':
+      renderRecord(io, output, mode, opts.quiet);
+  }
+}
+
+function renderRecord(io: Io, output: Extract<Output, { kind: 'record' }>, mode: OutputMode, quiet: boolean): void {
+  if (mode === 'json') io.out(toJson(output.value));
+  else if (mode !== 'table') io.out(renderRows(io, output.view, [output.value], mode));
+  else if (quiet && output.changed) {
+    // --quiet after a change: the exit code says it worked; -o/--json still print the record.
+  } else if (!io.stdoutTty) io.out(renderRows(io, output.view, [output.value], mode));
+  else {
+    const fields = output.view.detail ?? output.view.columns;
+    const values = cells(io, fields, output.value, true);
+    io.out(
+      toDetailTable(
+        io.color,
+        fields.map((f, i) => [f.header, values[i] ?? '']),
+      ),
+    );
+  }
+}

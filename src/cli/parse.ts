@@ -1,0 +1,53 @@
+import { InvalidArgumentError } from 'commander';
+import { InvalidValueError, UsageError } from './errors.js';
+
+/** commander argument parser: a whole number ≥ 0 (a malformed number is a usage error, exit 2). */
+export function nonNegativeInt(value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw new InvalidArgumentError('expected a whole number.');
+  return Number(value);
+}
+
+/** commander argument parser: a whole number ≥ 1. */
+export function positiveInt(value: string): number {
+  const n = nonNegativeInt(value);
+  if (n < 1) throw new InvalidArgumentError('expected a whole number of at least 1.');
+  return n;
+}
+
+/** commander collector for repeatable options (`--team A --team B`). */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** `KEY=VALUE` → `[KEY, VALUE]`; the value may hold `=`. A missing `=` is a usage error. */
+export function keyValue(pair: string, what = 'KEY=VALUE'): [string, string] {
+  const at = pair.indexOf('=');
+  if (at <= 0) throw new UsageError(`expected ${what}, got "${pair}"`);
+  return [pair.slice(0, at), pair.slice(at + 1)];
+}
+
+/** Checks a value the API constrains to a set; the CLI catches it first (exit 7, as the API's 422 would be). */
+export function oneOf<T extends string>(value: string, allowed: readonly T[], what: string): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new InvalidValueError(`invalid ${what} "${value}": expected one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+/** A date or date-time as the API's ISO 8601 UTC timestamp; `2026-12-31` means midnight UTC. */
+export function isoTimestamp(value: string, what: string): string {
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) {
+    throw new InvalidValueError(
+      `invalid ${what} "${value}": expected a date such as 2026-12-31 or 2026-12-31T12:00:00Z`,
+    );
+  }
+  return new Date(ms).toISOString();
+}
+
+/** `true`/`false` (and yes/no, on/off) for settings given on the command line. */
+export function booleanValue(value: string, what: string): boolean {
+  if (/^(true|yes|on|1)$/i.test(value)) return true;
+  if (/^(false|no|off|0)$/i.test(value)) return false;
+  throw new InvalidValueError(`invalid ${what} "${value}": expected true or false`);
+}

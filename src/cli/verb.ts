@@ -1,0 +1,67 @@
+import type { Command } from 'commander';
+import type { Context } from './context.js';
+import type { Output } from './output/result.js';
+
+/**
+ * One verb of a noun: its arguments and options, how commander's values become a typed options object, what it
+ * asks before doing harm, and `run`, which returns data (or throws a typed error) and never prints.
+ */
+export interface Verb<O> {
+  name: string;
+  /** commander argument syntax, e.g. `<id>` or `<project> <env> <pairs...>`. */
+  args?: string;
+  summary: string;
+  /** At least one; shown under "Examples:" in `--help` and in the reference. */
+  examples: string[];
+  /** Adds the verb's own options. */
+  options?: (cmd: Command) => void;
+  /** Positional values (variadic ones as arrays) and option values → the typed options. */
+  parse: (args: any[], raw: Record<string, any>) => O;
+  /** For destructive verbs: what will be done, e.g. `delete user user_123` (asked on a TTY, else `--yes`). */
+  confirm?: (opts: O) => string;
+  run: (opts: O, ctx: Context) => Promise<Output>;
+}
+
+/** Declares a verb (keeps its options type tied to `parse` and `run`). */
+export function verb<O>(spec: Verb<O>): Verb<O> {
+  return spec;
+}
+
+const EXAMPLES = new WeakMap<Command, string[]>();
+
+/** The examples a command was registered with (for the reference generator). */
+export function examplesOf(cmd: Command): string[] {
+  return EXAMPLES.get(cmd) ?? [];
+}
+
+/** Attaches examples to a command: in its help text and for the reference. */
+export function withExamples(cmd: Command, examples: string[]): Command {
+  EXAMPLES.set(cmd, examples);
+  return cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`);
+}
+
+/** Runs a verb as commander's action would: parse, confirm, run, render. */
+export async function execute<O>(spec: Verb<O>, cmd: Command, ctx: Context): Promise<void> {
+  const opts = spec.parse(cmd.processedArgs, cmd.opts());
+  if (spec.confirm) await ctx.confirm(spec.confirm(opts));
+  ctx.render(await spec.run(opts, ctx));
+}
+
+/** Registers verbs on a command: `plat <noun> <verb>`. */
+export function addVerbs(noun: Command, ctx: Context, verbs: Verb<any>[]): void {
+  for (const spec of verbs) {
+    const cmd = noun.command(spec.args ? `${spec.name} ${spec.args}` : spec.name).description(spec.summary);
+    spec.options?.(cmd);
+    withExamples(cmd, spec.examples);
+    cmd.action(async (...params: unknown[]) => execute(spec, params.at(-1) as Command, ctx));
+  }
+}
+
+/** Configures a command that is itself the verb (`plat serve`, `plat api`). */
+export function asLeaf<O>(cmd: Command, ctx: Context, spec: Omit<Verb<O>, 'name'>): void {
+  if (spec.args) cmd.arguments(spec.args);
+  cmd.description(spec.summary);
+  spec.options?.(cmd);
+  withExamples(cmd, spec.examples);
+  cmd.action(async (...params: unknown[]) => execute({ ...spec, name: cmd.name() }, params.at(-1) as Command, ctx));
+}

@@ -1,0 +1,188 @@
+import { type Column, col, type View } from './output/view.js';
+
+/** How each resource of the API is shown in tables, TSV and CSV. `--json` always shows the whole record. */
+
+const created = col('CREATED', 'createdAt');
+const userRef = (prefix = ''): Column[] => [
+  { header: `${prefix}ID`, get: (r) => r.user?.id },
+  { header: 'EMAIL', get: (r) => r.user?.email },
+  { header: 'NAME', get: (r) => r.user?.name },
+];
+
+export const userView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('EMAIL', 'email'),
+    col('NAME', 'name'),
+    col('ROLE', 'role'),
+    col('STATUS', 'status', { status: true }),
+    created,
+  ],
+  detail: [
+    col('ID', 'id'),
+    col('EMAIL', 'email'),
+    col('NAME', 'name'),
+    col('ROLE', 'role'),
+    col('STATUS', 'status', { status: true }),
+    col('EMAIL VERIFIED', 'emailVerified'),
+    col('AVATAR', 'avatarUrl'),
+    col('METADATA', 'metadata'),
+    created,
+    col('UPDATED', 'updatedAt'),
+    col('LAST LOGIN', 'lastLoginAt'),
+  ],
+};
+
+export const invitationView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('EMAIL', 'email'),
+    col('ROLE', 'role'),
+    col('STATUS', 'status', { status: true }),
+    col('USER', 'userId'),
+    col('EXPIRES', 'expiresAt'),
+  ],
+};
+
+export const organizationView: View = {
+  columns: [col('ID', 'id'), col('NAME', 'name'), col('SLUG', 'slug'), col('PLAN', 'plan'), created],
+};
+
+export const teamView: View = { columns: [col('ID', 'id'), col('NAME', 'name'), created] };
+
+export const teamMemberView: View = { columns: [...userRef('USER '), col('ADDED', 'createdAt')], id: (r) => r.user.id };
+
+export const projectView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('SLUG', 'slug'),
+    col('NAME', 'name'),
+    col('STATUS', 'status', { status: true }),
+    { header: 'DEFAULT ENV', get: (r) => r.settings?.defaultEnvironment },
+    created,
+  ],
+  detail: [
+    col('ID', 'id'),
+    col('SLUG', 'slug'),
+    col('NAME', 'name'),
+    col('DESCRIPTION', 'description'),
+    col('STATUS', 'status', { status: true }),
+    col('ORGANIZATION', 'organizationId'),
+    { header: 'DEFAULT ENV', get: (r) => r.settings?.defaultEnvironment },
+    { header: 'AUTO SCALING', get: (r) => r.settings?.autoScaling },
+    { header: 'NOTIFICATIONS', get: (r) => r.settings?.notificationsEnabled },
+    created,
+    col('UPDATED', 'updatedAt'),
+  ],
+};
+
+export const memberView: View = {
+  columns: [...userRef('USER '), col('ROLE', 'role'), col('ADDED', 'createdAt')],
+  id: (r) => r.user.id,
+};
+
+export const environmentView: View = {
+  columns: [
+    col('NAME', 'name'),
+    { header: 'KEYS', get: (r) => Object.keys(r.config ?? {}).join(',') },
+    col('UPDATED', 'updatedAt'),
+  ],
+  detail: [
+    col('ID', 'id'),
+    col('PROJECT', 'projectId'),
+    col('NAME', 'name'),
+    col('CONFIG', 'config'),
+    created,
+    col('UPDATED', 'updatedAt'),
+  ],
+  id: (r) => r.name,
+};
+
+export const sessionView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('USER', 'userId'),
+    col('IP', 'ipAddress'),
+    col('USER AGENT', 'userAgent'),
+    col('LAST ACTIVE', 'lastActive'),
+    { header: 'CURRENT', get: (r) => (r.current ? 'yes' : '') },
+  ],
+};
+
+const keyState = (r: { revokedAt: string | null }) => (r.revokedAt ? 'revoked' : 'active');
+
+export const apiKeyView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('NAME', 'name'),
+    col('ENV', 'environment'),
+    { header: 'KEY', get: (r) => `${r.prefix}…${r.last4}` },
+    { header: 'STATUS', get: keyState, status: true },
+    created,
+    col('EXPIRES', 'expiresAt'),
+  ],
+};
+
+/** A key just created: the only time its secret is shown. */
+export const createdApiKeyView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('NAME', 'name'),
+    col('ENV', 'environment'),
+    col('SECRET', 'key'),
+    col('EXPIRES', 'expiresAt'),
+  ],
+  detail: [
+    col('ID', 'id'),
+    col('NAME', 'name'),
+    col('ENV', 'environment'),
+    col('SECRET', 'key'),
+    col('PROJECTS', 'projectIds'),
+    col('PERMISSIONS', 'permissions'),
+    created,
+    col('EXPIRES', 'expiresAt'),
+  ],
+};
+
+export const ssoView: View = {
+  columns: [
+    col('PROTOCOL', 'protocol'),
+    col('PROVIDER', 'provider'),
+    { header: 'ENABLED', get: (r) => (r.enabled ? 'enabled' : 'disabled'), status: true },
+    col('METADATA URL', 'metadataUrl'),
+    col('ISSUER', 'issuer'),
+    col('CLIENT ID', 'clientId'),
+    { header: 'CLIENT SECRET', get: (r) => (r.clientSecretSet ? 'set' : '') },
+    col('ATTRIBUTES', 'attributeMapping'),
+    col('DOMAINS', 'domains'),
+  ],
+  id: (r) => r.organizationId,
+};
+
+export const eventView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('TYPE', 'type'),
+    { header: 'ACTOR', get: (r) => `${r.actor.type}:${r.actor.id}` },
+    { header: 'TARGET', get: (r) => (r.target ? `${r.target.type}:${r.target.id}` : '') },
+    created,
+  ],
+};
+
+export const mailView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('TO', 'to'),
+    col('SUBJECT', 'subject'),
+    { header: 'LINK', get: (r) => r.links?.[0] },
+    created,
+  ],
+  detail: [
+    col('ID', 'id'),
+    col('TO', 'to'),
+    col('SUBJECT', 'subject'),
+    col('TEXT', 'text'),
+    col('LINKS', 'links'),
+    created,
+  ],
+};
