@@ -1,0 +1,82 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { Query } from '../../client/client.js';
+import type { Context } from '../context.js';
+import { InvalidValueError, UsageError } from '../errors.js';
+import type { Output } from '../output/result.js';
+import { asLeaf } from '../verb.js';
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+interface ApiOptions {
+  method: string;
+  path: string;
+  query: Query;
+  data?: string;
+  paginate: boolean;
+}
+
+/** `/v2/users/x?a=1` → path `/users/x` (below the base URL) and its query. */
+function splitPath(raw: string): { path: string; query: Query } {
+  if (!raw.startsWith('/')) throw new UsageError(`the path must start with /, e.g. /organizations (got "${raw}")`);
+  const url = new URL(raw, 'http://x');
+  return { path: url.pathname.replace(/^\/v2(?=\/|$)/, '') || '/', query: Object.fromEntries(url.searchParams) };
+}
+
+async function body(ctx: Context, data: string | undefined): Promise<unknown> {
+  if (data === undefined) return undefined;
+  let text = data;
+  if (data.startsWith('@')) {
+    const file = data.slice(1);
+    try {
+      text = file === '-' ? await ctx.stdinText() : await readFile(resolve(ctx.deps.cwd, file), 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new InvalidValueError('--data is not valid JSON');
+  }
+}
+
+async function run(o: ApiOptions, ctx: Context): Promise<Output> {
+  const client = await ctx.client();
+  if (o.paginate) {
+    const items: unknown[] = [];
+    for await (const item of client.all(o.path, o.query)) items.push(item);
+    return { kind: 'raw', value: items };
+  }
+  return {
+    kind: 'raw',
+    value: await client.request(o.method, o.path, { query: o.query, body: await body(ctx, o.data) }),
+  };
+}
+
+/** `plat api METHOD PATH` */
+export function register(cmd: Command, ctx: Context): void {
+  asLeaf<ApiOptions>(cmd, ctx, {
+    args: '<method> <path>',
+    summary: "Call any endpoint (path below /v2) with the profile's credential; prints the raw JSON answer",
+    examples: [
+      'plat api GET /organizations',
+      'plat api PATCH /users/user_8Jq2kX5mN1pR4sT7vW9y --data \'{"name":"Ada"}\'',
+      'plat api GET "/organizations/org_5Wq8nT1zKd4Yb7Hs2Pv6/users?status=active" --paginate',
+      'plat api POST /organizations/org_5Wq8nT1zKd4Yb7Hs2Pv6/teams --data @team.json',
+    ],
+    options: (c) => {
+      c.option('--data <json>', 'request body: JSON, @FILE, or @- for stdin');
+      c.option('--paginate', 'GET every page of a list and print one JSON array');
+    },
+    parse: ([method, path], o) => {
+      const m = String(method).toUpperCase();
+      if (!(METHODS as readonly string[]).includes(m))
+        throw new UsageError(`unknown method "${method}": use ${METHODS.join(', ')}`);
+      if (o.paginate && m !== 'GET') throw new UsageError('--paginate works with GET only');
+      return { method: m, ...splitPath(path), data: o.data, paginate: o.paginate === true };
+    },
+    run,
+  });
+}

@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import type { ApiKeyCreate } from '../../contract/api-keys.js';
+import { KEY_ENVIRONMENTS } from '../../contract/api-keys.js';
+import { PERMISSIONS } from '../../contract/permissions.js';
+import type { Context } from '../context.js';
+import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
+import { done, list as listOf, record } from '../output/result.js';
+import { collect, isoTimestamp, oneOf } from '../parse.js';
+import { addVerbs, verb } from '../verb.js';
+import { apiKeyView, createdApiKeyView } from '../views.js';
+
+const list = verb<PageOptions>({
+  name: 'list',
+  summary: 'List the API keys of the organization (active and revoked; never their secrets)',
+  examples: ['plat keys list'],
+  options: (c) => pagingOptions(c),
+  parse: (_args, o) => pageOptions(o),
+  run: async (o, ctx) => {
+    const [client, org] = [await ctx.client(), await ctx.orgId()];
+    const keys = await fetchList(ctx, o, {
+      first: (q) => client.apiKeys.list(org, q),
+      path: `/organizations/${seg(org)}/api-keys`,
+      query: {},
+      what: 'keys',
+    });
+    return listOf(keys, apiKeyView);
+  },
+});
+
+interface CreateOptions {
+  name: string;
+  environment?: ApiKeyCreate['environment'];
+  projectIds?: string[];
+  permissions?: ApiKeyCreate['permissions'];
+  expiresAt?: string;
+}
+
+const create = verb<CreateOptions>({
+  name: 'create',
+  summary: 'Create an API key; its secret is printed this once',
+  examples: [
+    'plat keys create --name ci --permission projects:read --permission resources:write',
+    'plat keys create --name deploy --project proj_4Rk9mW2xLq7ZpT3vN8cY --expires 2026-12-31 --json',
+  ],
+  options: (c) => {
+    c.requiredOption('--name <name>', 'what the key is for');
+    c.option('--env <env>', 'live or test (default: live, or test with --sandbox)');
+    c.option('--project <id>', 'restrict to this project (repeatable)', collect);
+    c.option('--permission <perm>', 'restrict to this permission, e.g. projects:read (repeatable)', collect);
+    c.option('--expires <date>', 'expiry date or date-time (UTC)');
+  },
+  parse: (_args, o) => ({
+    name: o.name,
+    environment: o.env === undefined ? undefined : oneOf(o.env, KEY_ENVIRONMENTS, 'key environment'),
+    projectIds: o.project,
+    permissions: (o.permission as string[] | undefined)?.map((p) => oneOf(p, PERMISSIONS, 'permission')),
+    expiresAt: o.expires === undefined ? undefined : isoTimestamp(o.expires, '--expires'),
+  }),
+  run: async (o, ctx) => {
+    const [client, org] = [await ctx.client(), await ctx.orgId()];
+    const environment = o.environment ?? ((await ctx.settings()).sandbox ? 'test' : 'live');
+    const key = await client.apiKeys.create(org, { ...o, environment });
+    ctx.notice('Store the secret now: it is not shown again.');
+    return record(key, createdApiKeyView);
+  },
+});
+
+const revoke = verb<{ id: string }>({
+  name: 'revoke',
+  args: '<id>',
+  summary: 'Revoke an API key at once',
+  examples: ['plat keys revoke key_9Dm4xW7qNc2Lr8Zt5Kb3 --yes'],
+  parse: ([id]) => ({ id }),
+  confirm: (o) => `revoke API key ${o.id}`,
+  run: async (o, ctx) => {
+    await (await ctx.client()).apiKeys.revoke(o.id);
+    return done(`Revoked API key ${o.id}.`);
+  },
+});
+
+/** `plat keys …` */
+export function register(noun: Command, ctx: Context): void {
+  addVerbs(noun, ctx, [list, create, revoke]);
+}

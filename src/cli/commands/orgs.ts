@@ -1,0 +1,85 @@
+import type { Command } from 'commander';
+import { type OrganizationPatch, PLANS } from '../../contract/organizations.js';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { list as listOf, record } from '../output/result.js';
+import { oneOf } from '../parse.js';
+import { addVerbs, verb } from '../verb.js';
+import { organizationView } from '../views.js';
+
+const O = 'org_5Wq8nT1zKd4Yb7Hs2Pv6';
+
+const list = verb<Record<string, never>>({
+  name: 'list',
+  summary: 'List the organizations the credential can act in',
+  examples: ['plat orgs list', 'plat orgs list -o ids'],
+  parse: () => ({}),
+  run: async (_o, ctx) => listOf((await (await ctx.client()).organizations.list()).data, organizationView),
+});
+
+const get = verb<{ id?: string }>({
+  name: 'get',
+  args: '[id]',
+  summary: 'Show an organization (default: the current one)',
+  examples: ['plat orgs get', `plat orgs get ${O} --json`],
+  parse: ([id]) => ({ id }),
+  run: async (o, ctx) => {
+    const client = await ctx.client();
+    return record(await client.organizations.get(o.id ?? (await ctx.orgId())), organizationView);
+  },
+});
+
+const create = verb<{ name: string }>({
+  name: 'create',
+  args: '<name>',
+  summary: 'Create an organization (on the free plan) with you as its owner',
+  examples: ['plat orgs create "Acme Labs"', 'plat orgs create "Acme Labs" -o ids | xargs plat orgs use'],
+  parse: ([name]) => ({ name }),
+  run: async (o, ctx) =>
+    record(await (await ctx.client()).organizations.create({ name: o.name }), organizationView, true),
+});
+
+const update = verb<{ id?: string; patch: OrganizationPatch }>({
+  name: 'update',
+  args: '[id]',
+  summary: 'Rename an organization or change its plan (default: the current one)',
+  examples: ['plat orgs update --name "Acme Inc"', `plat orgs update ${O} --plan pro`],
+  options: (c) => {
+    c.option('--name <name>', 'new name');
+    c.option('--plan <plan>', `${PLANS.join(', ')} (owners only)`);
+  },
+  parse: ([id], o) => {
+    const patch: OrganizationPatch = {};
+    if (o.name !== undefined) patch.name = o.name;
+    if (o.plan !== undefined) patch.plan = oneOf(o.plan, PLANS, 'plan');
+    if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --name or --plan');
+    return { id, patch };
+  },
+  run: async (o, ctx) => {
+    const client = await ctx.client();
+    return record(await client.organizations.update(o.id ?? (await ctx.orgId()), o.patch), organizationView, true);
+  },
+});
+
+const use = verb<{ id: string }>({
+  name: 'use',
+  args: '<id>',
+  summary: "Make an organization the profile's default (checked by reading it)",
+  examples: [`plat orgs use ${O}`],
+  parse: ([id]) => ({ id }),
+  run: async (o, ctx) => {
+    const org = await (await ctx.client()).organizations.get(o.id);
+    const r = await ctx.settings();
+    const config = await ctx.config();
+    const profile = { ...config.profiles[r.profile], org: org.id };
+    await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
+    ctx.notice(`Profile "${r.profile}" now acts in ${org.name} (${org.id}).`);
+    if (ctx.env.PLAT_ORG) ctx.warn('PLAT_ORG is set and still takes precedence over the profile');
+    return record(org, organizationView, true);
+  },
+});
+
+/** `plat orgs …` */
+export function register(noun: Command, ctx: Context): void {
+  addVerbs(noun, ctx, [list, get, create, update, use]);
+}

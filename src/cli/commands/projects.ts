@@ -1,0 +1,155 @@
+import type { Command } from 'commander';
+import type { PlatformClient } from '../../client/client.js';
+import { PROJECT_STATUSES, type Project, type ProjectPatch, type ProjectStatus } from '../../contract/projects.js';
+import type { Context } from '../context.js';
+import { NotFoundError, UsageError } from '../errors.js';
+import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
+import { done, list as listOf, record } from '../output/result.js';
+import { oneOf } from '../parse.js';
+import { addVerbs, type Verb, verb } from '../verb.js';
+import { projectView } from '../views.js';
+
+interface ListOptions extends PageOptions {
+  status?: ProjectStatus;
+  search?: string;
+}
+
+const list = verb<ListOptions>({
+  name: 'list',
+  summary: 'List the projects of the organization',
+  examples: ['plat projects list --status active', 'plat projects list --search billing -o ids'],
+  options: (c) => {
+    c.option('--status <status>', `only projects in this state: ${PROJECT_STATUSES.join(', ')}`);
+    c.option('--search <text>', 'name or description contains this (case-insensitive)');
+    pagingOptions(c);
+  },
+  parse: (_args, o) => ({
+    ...pageOptions(o),
+    status: o.status === undefined ? undefined : oneOf(o.status, PROJECT_STATUSES, 'status'),
+    search: o.search,
+  }),
+  run: async (o, ctx) => {
+    const [client, org] = [await ctx.client(), await ctx.orgId()];
+    const projects = await fetchList(ctx, o, {
+      first: (q) => client.projects.list(org, q),
+      path: `/organizations/${seg(org)}/projects`,
+      query: { status: o.status, search: o.search },
+      what: 'projects',
+    });
+    return listOf(projects, projectView);
+  },
+});
+
+/** A project by id (`proj_…`), else by slug through the list's `slug` filter. */
+async function findProject(client: PlatformClient, ctx: Context, ref: string): Promise<Project> {
+  if (/^proj_/.test(ref)) return client.projects.get(ref);
+  const { data } = await client.projects.list(await ctx.orgId(), { slug: ref });
+  const project = data[0];
+  if (!project) throw new NotFoundError(`no project with the slug "${ref}" in this organization`);
+  return project;
+}
+
+const get = verb<{ ref: string }>({
+  name: 'get',
+  args: '<id-or-slug>',
+  summary: 'Show a project, by id or slug',
+  examples: ['plat projects get billing-api', 'plat projects get proj_4Rk9mW2xLq7ZpT3vN8cY --json'],
+  parse: ([ref]) => ({ ref }),
+  run: async (o, ctx) => record(await findProject(await ctx.client(), ctx, o.ref), projectView),
+});
+
+/** Settings flags shared by create and update. */
+function settingsOptions(c: Command): void {
+  c.option('--description <text>', 'description');
+  c.option('--default-env <name>', 'default environment (must exist in the project)');
+  c.option('--auto-scaling', 'turn auto scaling on');
+  c.option('--no-auto-scaling', 'turn auto scaling off');
+  c.option('--notifications', 'turn notifications on');
+  c.option('--no-notifications', 'turn notifications off');
+}
+
+function settingsOf(o: Record<string, any>): ProjectPatch['settings'] {
+  const settings: NonNullable<ProjectPatch['settings']> = {};
+  if (o.defaultEnv !== undefined) settings.defaultEnvironment = o.defaultEnv;
+  if (o.autoScaling !== undefined) settings.autoScaling = o.autoScaling;
+  if (o.notifications !== undefined) settings.notificationsEnabled = o.notifications;
+  return Object.keys(settings).length > 0 ? settings : undefined;
+}
+
+const create = verb<{ body: { name: string; description?: string; settings?: ProjectPatch['settings'] } }>({
+  name: 'create',
+  args: '<name>',
+  summary: 'Create a project (with the environments development, staging and production)',
+  examples: ['plat projects create "Billing API" --description "Invoices and payments" --auto-scaling'],
+  options: settingsOptions,
+  parse: ([name], o) => ({ body: { name, description: o.description, settings: settingsOf(o) } }),
+  run: async (o, ctx) => {
+    const [client, org] = [await ctx.client(), await ctx.orgId()];
+    return record(await client.projects.create(org, o.body), projectView, true);
+  },
+});
+
+const update = verb<{ id: string; patch: ProjectPatch }>({
+  name: 'update',
+  args: '<id>',
+  summary: 'Change a project: name, description, settings (merged)',
+  examples: ['plat projects update proj_4Rk9mW2xLq7ZpT3vN8cY --default-env staging --no-notifications'],
+  options: (c) => {
+    c.option('--name <name>', 'new name (the slug never changes)');
+    settingsOptions(c);
+  },
+  parse: ([id], o) => {
+    const patch: ProjectPatch = {};
+    if (o.name !== undefined) patch.name = o.name;
+    if (o.description !== undefined) patch.description = o.description;
+    const settings = settingsOf(o);
+    if (settings) patch.settings = settings;
+    if (Object.keys(patch).length === 0)
+      throw new UsageError('nothing to update: give --name, --description or a setting');
+    return { id, patch };
+  },
+  run: async (o, ctx) => record(await (await ctx.client()).projects.update(o.id, o.patch), projectView, true),
+});
+
+type Move = 'archive' | 'unarchive' | 'suspend' | 'resume';
+
+/** A status move: `POST /projects/{id}/<move>`. */
+function move(name: Move, summary: string, destructive = false): Verb<{ id: string }> {
+  return verb<{ id: string }>({
+    name,
+    args: '<id>',
+    summary,
+    examples: [`plat projects ${name} proj_4Rk9mW2xLq7ZpT3vN8cY${destructive ? ' --yes' : ''}`],
+    parse: ([id]) => ({ id }),
+    confirm: destructive ? (o) => `${name} project ${o.id}` : undefined,
+    run: async (o, ctx) => record(await (await ctx.client()).projects[name](o.id), projectView, true),
+  });
+}
+
+const remove = verb<{ id: string }>({
+  name: 'delete',
+  args: '<id>',
+  summary: 'Delete a project with its environments and members (irreversible)',
+  examples: ['plat projects delete proj_4Rk9mW2xLq7ZpT3vN8cY --yes'],
+  parse: ([id]) => ({ id }),
+  confirm: (o) => `delete project ${o.id} with its environments and members`,
+  run: async (o, ctx) => {
+    await (await ctx.client()).projects.delete(o.id);
+    return done(`Deleted project ${o.id}.`);
+  },
+});
+
+/** `plat projects …` */
+export function register(noun: Command, ctx: Context): void {
+  addVerbs(noun, ctx, [
+    list,
+    get,
+    create,
+    update,
+    move('archive', 'Archive a project (it refuses writes until unarchived)'),
+    move('unarchive', 'Return an archived project to active'),
+    move('suspend', 'Suspend a project (owners only)', true),
+    move('resume', 'Resume a suspended project (owners only)'),
+    remove,
+  ]);
+}

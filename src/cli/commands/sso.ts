@@ -1,0 +1,124 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { SSO_PROTOCOLS, SSO_PROVIDERS, type SsoConfig, type SsoPut } from '../../contract/sso.js';
+import type { Context } from '../context.js';
+import { InvalidValueError, UsageError } from '../errors.js';
+import { done, record } from '../output/result.js';
+import { collect, keyValue, oneOf } from '../parse.js';
+import { addVerbs, verb } from '../verb.js';
+import { ssoView } from '../views.js';
+
+const get = verb<Record<string, never>>({
+  name: 'get',
+  summary: "Show the organization's single sign-on configuration (never the client secret)",
+  examples: ['plat sso get', 'plat sso get --json'],
+  parse: () => ({}),
+  run: async (_o, ctx) => record(await (await ctx.client()).sso.get(await ctx.orgId()), ssoView),
+});
+
+interface SetOptions {
+  body: SsoPut;
+  metadataFile?: string;
+  secretFromStdin: boolean;
+}
+
+const set = verb<SetOptions>({
+  name: 'set',
+  summary: 'Create or replace the configuration (enabled state and a stored client secret are kept)',
+  examples: [
+    'plat sso set --protocol saml --provider okta --metadata-url https://acme.okta.com/app/sso/saml/metadata --map email=mail --domain acme.com',
+    'printf %s "$SECRET" | plat sso set --protocol oidc --provider custom-oidc --issuer https://id.acme.com --client-id plat --client-secret-stdin --map email=email',
+  ],
+  options: (c) => {
+    c.requiredOption('--protocol <protocol>', SSO_PROTOCOLS.join(' or '));
+    c.requiredOption('--provider <provider>', SSO_PROVIDERS.join(', '));
+    c.option('--metadata-url <url>', 'SAML: where the identity provider publishes its metadata');
+    c.option('--metadata-file <file>', 'SAML: the metadata XML, from a file');
+    c.option('--issuer <url>', 'OIDC: the issuer URL');
+    c.option('--client-id <id>', 'OIDC: the client id');
+    c.option('--client-secret-stdin', 'OIDC: read the client secret from stdin (never give it as an argument)');
+    c.option(
+      '--map <field=attribute>',
+      'map a user field to a provider attribute (repeatable; email is required)',
+      collect,
+    );
+    c.option('--domain <domain>', 'an e-mail domain of the organization (repeatable)', collect);
+  },
+  parse: (_args, o) => {
+    if (o.metadataUrl && o.metadataFile) throw new UsageError('give --metadata-url or --metadata-file, not both');
+    const maps = (o.map as string[] | undefined) ?? [];
+    if (maps.length === 0) throw new InvalidValueError('give at least --map email=ATTRIBUTE');
+    const body: SsoPut = {
+      protocol: oneOf(o.protocol, SSO_PROTOCOLS, 'protocol'),
+      provider: oneOf(o.provider, SSO_PROVIDERS, 'provider'),
+      metadataUrl: o.metadataUrl,
+      issuer: o.issuer,
+      clientId: o.clientId,
+      attributeMapping: Object.fromEntries(maps.map((m) => keyValue(m, 'field=attribute after --map'))),
+      domains: o.domain,
+    };
+    return { body, metadataFile: o.metadataFile, secretFromStdin: o.clientSecretStdin === true };
+  },
+  run: async (o, ctx) => {
+    const body = { ...o.body };
+    if (o.metadataFile) body.metadataXml = await readText(ctx, o.metadataFile);
+    if (o.secretFromStdin) {
+      if (ctx.globals().apiKeyStdin) throw new UsageError('--client-secret-stdin and --api-key-stdin both need stdin');
+      body.clientSecret = await ctx.stdinText();
+      if (!body.clientSecret) throw new InvalidValueError('--client-secret-stdin: stdin was empty');
+    }
+    return record(await (await ctx.client()).sso.put(await ctx.orgId(), body), ssoView, true);
+  },
+});
+
+async function readText(ctx: Context, file: string): Promise<string> {
+  try {
+    return await readFile(resolve(ctx.deps.cwd, file), 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+/** The PUT body that keeps a configuration as it is, but for `enabled` (the stored client secret is kept by the API). */
+function sameConfig(c: SsoConfig, enabled: boolean): SsoPut {
+  const body: SsoPut = { protocol: c.protocol, provider: c.provider, enabled, attributeMapping: c.attributeMapping };
+  if (c.metadataUrl) body.metadataUrl = c.metadataUrl;
+  if (c.metadataXml) body.metadataXml = c.metadataXml;
+  if (c.issuer) body.issuer = c.issuer;
+  if (c.clientId) body.clientId = c.clientId;
+  if (c.domains.length > 0) body.domains = c.domains;
+  return body;
+}
+
+function toggle(name: 'enable' | 'disable') {
+  const enabled = name === 'enable';
+  return verb<Record<string, never>>({
+    name,
+    summary: `${enabled ? 'Turn on' : 'Turn off'} single sign-on (reads the configuration, then writes it back)`,
+    examples: [`plat sso ${name}`],
+    parse: () => ({}),
+    run: async (_o, ctx) => {
+      const [client, org] = [await ctx.client(), await ctx.orgId()];
+      const current = await client.sso.get(org);
+      return record(await client.sso.put(org, sameConfig(current, enabled)), ssoView, true);
+    },
+  });
+}
+
+const remove = verb<Record<string, never>>({
+  name: 'delete',
+  summary: 'Delete the single sign-on configuration',
+  examples: ['plat sso delete --yes'],
+  parse: () => ({}),
+  confirm: () => 'delete the single sign-on configuration',
+  run: async (_o, ctx) => {
+    await (await ctx.client()).sso.delete(await ctx.orgId());
+    return done('Deleted the single sign-on configuration.');
+  },
+});
+
+/** `plat sso …` */
+export function register(noun: Command, ctx: Context): void {
+  addVerbs(noun, ctx, [get, set, toggle('enable'), toggle('disable'), remove]);
+}
