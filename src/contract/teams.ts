@@ -21,3 +21,6 @@ export const teamMemberSchema = z
 export type TeamMember = z.infer<typeof teamMemberSchema>;
 
 export const teamListQuerySchema = z.strictObject({ ...pagingQueryShape });
+
+export const teamMemberAddSchema = z.strictObject({ userId: z.string().max(100) }).meta({ id: 'TeamMemberAdd' });
+export type TeamMemberAdd = z.infer<typeof teamMemberAddSchema>;

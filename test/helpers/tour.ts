@@ -95,6 +95,7 @@ export const EXAMPLE_BODIES: Record<string, (f: Fixture) => unknown> = {
   'POST /organizations/{orgId}/users': () => ({ email: 'tour-new@example.test', name: 'New', role: 'member' }),
   'PATCH /users/{userId}': () => ({ name: 'Renamed', metadata: { team: 'core' } }),
   'POST /organizations/{orgId}/teams': () => ({ name: 'Another team' }),
+  'POST /teams/{teamId}/members': (f) => ({ userId: f.outsiderId }),
   'POST /organizations/{orgId}/projects': () => ({ name: 'Another project', settings: { autoScaling: true } }),
   'PATCH /projects/{projectId}': () => ({ description: 'Described', settings: { notificationsEnabled: false } }),
   'POST /projects/{projectId}/members': (f) => ({ userId: f.outsiderId, role: 'viewer' }),

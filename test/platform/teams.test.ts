@@ -280,3 +280,40 @@ describe('GET /teams/{teamId}/members', () => {
     expect((await t.call('GET', `/teams/${team}/members`)).body.data).toEqual([]);
   });
 });
+
+describe('team membership', () => {
+  it('adds a user of the organization to a team and takes them out again', async () => {
+    const t = testPlatform();
+    const u = t.addUser({ email: 'tm@acme.test', name: 'Tee Em' });
+    const team = (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name: 'Core' } })).body;
+    const added = await t.call('POST', `/teams/${team.id}/members`, { body: { userId: u.userId } });
+    expect(added.status).toBe(201);
+    expect(added.headers.get('location')).toBe(`/v2/teams/${team.id}/members/${u.userId}`);
+    expect(added.body).toEqual({
+      user: { id: u.userId, name: 'Tee Em', email: 'tm@acme.test', avatarUrl: null },
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    expect((await t.call('POST', `/teams/${team.id}/members`, { body: { userId: u.userId } })).status).toBe(409);
+    const members = await t.call('GET', `/teams/${team.id}/members`);
+    expect(members.body.data.map((m: any) => m.user.id)).toEqual([u.userId]);
+    expect((await t.call('DELETE', `/teams/${team.id}/members/${u.userId}`)).status).toBe(204);
+    expect((await t.call('DELETE', `/teams/${team.id}/members/${u.userId}`)).status).toBe(404);
+    expect((await t.call('GET', `/teams/${team.id}/members`)).body.data).toEqual([]);
+  });
+
+  it('refuses users of other organizations and callers without users:write', async () => {
+    const t = testPlatform();
+    const other = t.otherOrg();
+    const member = t.addUser({ email: 'mo@acme.test' });
+    const team = (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name: 'Core' } })).body;
+    const foreign = await t.call('POST', `/teams/${team.id}/members`, { body: { userId: other.ownerId } });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.error.details).toEqual([{ field: 'userId', message: 'no such user in this organization' }]);
+    const denied = await t.call('POST', `/teams/${team.id}/members`, {
+      key: member.key,
+      body: { userId: member.userId },
+    });
+    expect(denied.status).toBe(403);
+    expect((await t.call('GET', `/teams/${team.id}/members`)).body.data).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 import type { List, PagingQuery } from '../../contract/common.js';
-import type { Team, TeamCreate, TeamMember } from '../../contract/teams.js';
+import type { Team, TeamCreate, TeamMember, TeamMemberAdd } from '../../contract/teams.js';
 import type { Ctx } from '../context.js';
-import { conflict, notFound } from '../errors.js';
+import { conflict, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
 import { requireOrg, requirePermission } from './access.js';
 
@@ -62,4 +62,28 @@ export function listTeamMembers(ctx: Ctx, teamId: string, q: PagingQuery): List<
   return ctx.stores.teams.members(ctx.principal.orgId, teamId, listing, (pos) =>
     ctx.cursors.encode(scope, listing.filters, pos),
   );
+}
+
+/** `POST /teams/{teamId}/members`: puts a user of the organization in the team (`409` when already there). */
+export function addTeamMember(ctx: Ctx, teamId: string, input: TeamMemberAdd): TeamMember {
+  return ctx.tx(() => {
+    loadTeam(ctx, teamId);
+    requirePermission(ctx, 'users:write');
+    const orgId = ctx.principal.orgId;
+    if (!ctx.stores.users.get(orgId, input.userId)) throw invalidField('userId', 'no such user in this organization');
+    if (ctx.stores.teams.member(orgId, teamId, input.userId)) throw conflict('the user is already in this team');
+    ctx.stores.teams.addMember(orgId, teamId, input.userId, ctx.now());
+    ctx.emit('team.member_added', { type: 'team', id: teamId }, { userId: input.userId });
+    return ctx.stores.teams.member(orgId, teamId, input.userId) as TeamMember;
+  });
+}
+
+/** `DELETE /teams/{teamId}/members/{userId}`: takes a user out of the team. */
+export function removeTeamMember(ctx: Ctx, teamId: string, userId: string): void {
+  ctx.tx(() => {
+    loadTeam(ctx, teamId);
+    requirePermission(ctx, 'users:write');
+    if (!ctx.stores.teams.removeMember(ctx.principal.orgId, teamId, userId)) throw notFound('team member');
+    ctx.emit('team.member_removed', { type: 'team', id: teamId }, { userId });
+  });
 }

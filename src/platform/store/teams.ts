@@ -55,7 +55,21 @@ export function teamsStore(db: Db) {
     'INSERT OR IGNORE INTO team_members (team_id, org_id, user_id, created_at) VALUES (?, ?, ?, ?)',
   );
   const removeUser = db.prepare('DELETE FROM team_members WHERE org_id = ? AND user_id = ?');
+  const member = db.prepare<[string, string, string], MemberRow>(
+    `SELECT t.user_id, t.created_at, m.name, m.email, m.avatar_url
+     FROM team_members t JOIN org_users m ON m.org_id = t.org_id AND m.user_id = t.user_id
+     WHERE t.org_id = ? AND t.team_id = ? AND t.user_id = ?`,
+  );
+  const removeMember = db.prepare('DELETE FROM team_members WHERE org_id = ? AND team_id = ? AND user_id = ?');
   return {
+    /** One member of the team, or undefined. */
+    member: (orgId: string, teamId: string, userId: string) => {
+      const r = member.get(orgId, teamId, userId);
+      return r && toMember(r);
+    },
+    /** Takes the user out of one team; false when they were not in it. */
+    removeMember: (orgId: string, teamId: string, userId: string) =>
+      removeMember.run(orgId, teamId, userId).changes === 1,
     /** The team of `orgId`, or undefined (another organization's is undefined too). */
     get: (orgId: string, id: string) => {
       const r = get.get(orgId, id);

@@ -1,6 +1,21 @@
-import { listSchema } from '../../../contract/common.js';
-import { teamCreateSchema, teamListQuerySchema, teamMemberSchema, teamSchema } from '../../../contract/teams.js';
-import { createTeam, deleteTeam, getTeam, listTeamMembers, listTeams } from '../../operations/teams.js';
+import { z } from 'zod';
+import { idParam, listSchema } from '../../../contract/common.js';
+import {
+  teamCreateSchema,
+  teamListQuerySchema,
+  teamMemberAddSchema,
+  teamMemberSchema,
+  teamSchema,
+} from '../../../contract/teams.js';
+import {
+  addTeamMember,
+  createTeam,
+  deleteTeam,
+  getTeam,
+  listTeamMembers,
+  listTeams,
+  removeTeamMember,
+} from '../../operations/teams.js';
 import { type RouteDef, route } from '../route.js';
 import { orgParams, teamParams } from './params.js';
 
@@ -69,5 +84,31 @@ export const teamsRoutes: RouteDef[] = [
     query: teamListQuerySchema,
     response: listSchema(teamMemberSchema),
     handler: (ctx, { params, query }) => listTeamMembers(ctx, params.teamId, query),
+  }),
+  route({
+    method: 'POST',
+    path: '/teams/{teamId}/members',
+    operationId: 'addTeamMember',
+    summary: 'Put a user of the organization in the team',
+    description: 'The user must belong to the organization (`422`); one already in the team is a `409`.',
+    tag,
+    access: 'users:write',
+    params: teamParams,
+    body: teamMemberAddSchema,
+    status: 201,
+    response: teamMemberSchema,
+    handler: (ctx, { params, body }) => addTeamMember(ctx, params.teamId, body),
+    location: (member, { params }) => `/teams/${params.teamId}/members/${member.user.id}`,
+  }),
+  route({
+    method: 'DELETE',
+    path: '/teams/{teamId}/members/{userId}',
+    operationId: 'removeTeamMember',
+    summary: 'Take a user out of the team',
+    tag,
+    access: 'users:write',
+    params: z.strictObject({ teamId: idParam('team'), userId: idParam('user') }),
+    status: 204,
+    handler: (ctx, { params }) => removeTeamMember(ctx, params.teamId, params.userId),
   }),
 ];
