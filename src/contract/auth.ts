@@ -17,3 +17,21 @@ export const whoamiSchema = z
   })
   .meta({ id: 'Whoami' });
 export type Whoami = z.infer<typeof whoamiSchema>;
+
+/** `POST /auth/refresh`: the JSON form of the refresh-token grant. */
+export const refreshRequestSchema = z
+  .strictObject({ refreshToken: z.string().min(1).max(512), clientId: z.string().min(1).max(100) })
+  .meta({ id: 'RefreshRequest' });
+export type RefreshRequest = z.infer<typeof refreshRequestSchema>;
+
+/** What `POST /auth/refresh` answers: a new access token and the rotated refresh token. */
+export const refreshResponseSchema = z
+  .object({
+    accessToken: z.string(),
+    refreshToken: z.string(),
+    tokenType: z.literal('Bearer'),
+    expiresIn: z.number().int(),
+    scope: z.string(),
+  })
+  .meta({ id: 'RefreshResponse' });
+export type RefreshResponse = z.infer<typeof refreshResponseSchema>;

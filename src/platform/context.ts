@@ -1,4 +1,5 @@
 import type { OrgRole, Permission } from '../contract/permissions.js';
+import type { AuthSettings } from './auth/settings.js';
 import type { Clock, IdFactory } from './clock.js';
 import type { Db } from './store/db.js';
 import type { Stores } from './store/index.js';
@@ -18,6 +19,8 @@ export interface BaseCtx {
   requestId: string;
   /** The instance's public origin (links in e-mails), without `/v2`. */
   publicUrl: string;
+  /** Sign-in settings: token lifetimes, OAuth clients. */
+  auth: AuthSettings;
   /** Now, as the API writes timestamps. */
   now(): string;
   /** Runs `fn` in a `BEGIN IMMEDIATE` transaction: every read-then-write goes through here. */

@@ -1,4 +1,6 @@
+import { verifyBearer } from './auth/bearer.js';
 import type { BearerVerifier } from './auth/credentials.js';
+import { type AuthOptions, resolveAuthSettings } from './auth/settings.js';
 import { type Clock, type IdFactory, randomIds, systemClock } from './clock.js';
 import type { BaseCtx, Mode } from './context.js';
 import { createApp } from './http/app.js';
@@ -9,6 +11,7 @@ import { createStores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
 
 export type { Mode } from './context.js';
+export type { AuthOptions, OAuthClient } from './auth/settings.js';
 export type { LimitsOptions } from './limits/index.js';
 export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
 
@@ -23,7 +26,10 @@ export interface PlatformOptions {
   publicUrl?: string;
   /** Where unexpected server errors are reported; default stderr. */
   logger?: (line: string) => void;
+  /** Verifies `Authorization: Bearer` tokens; default the platform's own access tokens (auth/bearer.ts). */
   bearer?: BearerVerifier;
+  /** Sign-in: access-token lifetime (`accessTokenTtl`, seconds, default 3600), session lifetime, OAuth clients. */
+  auth?: AuthOptions;
   /** Rate limits (contract §7): on by default, buckets shared through a file beside the database. */
   limits?: LimitsOptions;
 }
@@ -52,6 +58,7 @@ export function createPlatform(opts: PlatformOptions): Platform {
   const ids = opts.ids ?? randomIds;
   const mode = opts.mode ?? 'live';
   const publicUrl = (opts.publicUrl ?? 'http://localhost').replace(/\/+$/, '');
+  const auth = resolveAuthSettings(opts.auth);
   const makeBase = (requestId: string): BaseCtx => ({
     db,
     stores,
@@ -61,6 +68,7 @@ export function createPlatform(opts: PlatformOptions): Platform {
     cursors,
     requestId,
     publicUrl,
+    auth,
     now: () => clock().toISOString(),
     tx: (fn) => db.transaction(fn).immediate(),
   });
@@ -71,7 +79,7 @@ export function createPlatform(opts: PlatformOptions): Platform {
   const app = createApp({
     makeBase,
     routes: ROUTES,
-    bearer: opts.bearer,
+    bearer: opts.bearer ?? verifyBearer,
     limiter,
     logger: opts.logger ?? ((line) => process.stderr.write(`${line}\n`)),
   });

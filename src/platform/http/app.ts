@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { ErrorBody } from '../../contract/errors.js';
 import { ID_PREFIX } from '../../contract/ids.js';
 import { actIn, authenticate, type BearerVerifier } from '../auth/credentials.js';
+import { metadataEndpoint, RFC8414_PATH } from '../auth/discovery.js';
 import { randomBase62 } from '../clock.js';
 import type { BaseCtx, Credential, Ctx, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
@@ -143,6 +144,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
     openapi ??= JSON.stringify(buildOpenApi(deps.routes));
     return c.body(openapi, 200, { 'Content-Type': 'application/json' });
   });
+  // The auth server's metadata where RFC 8414 §3.1 puts it for the issuer `{origin}/v2/auth`: outside /v2.
+  app.get(RFC8414_PATH, (c) => metadataEndpoint(deps.makeBase(c.get('requestId')), c));
 
   for (const { route, hono } of compiled) {
     app.on(route.method, hono, async (c) => {

@@ -1,16 +1,22 @@
 import { displayParts, generateApiKey, hashSecret } from '../auth/api-keys.js';
+import { GENERATED_PASSWORD_COST, generatePassword, hashPasswordSync, passwordProblem } from '../auth/passwords.js';
 import type { BaseCtx } from '../context.js';
+import { invalidField } from '../errors.js';
 import { uniqueSlug } from './slug.js';
 
 export interface BootstrapOptions {
   orgName?: string;
   email?: string;
   name?: string;
+  /** The owner's sign-in password (`plat local init --password`); generated when absent. */
+  password?: string;
 }
 export interface BootstrapResult {
   organizationId: string;
   userId: string;
   apiKey: string;
+  /** The generated password, to show once; null when one was given or the account already had one. */
+  password: string | null;
 }
 
 /**
@@ -21,6 +27,14 @@ export function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): Bootstrap
   const { stores } = base;
   const email = opts.email ?? 'admin@localhost';
   const orgName = opts.orgName ?? 'Local';
+  const problem = opts.password === undefined ? undefined : passwordProblem(opts.password);
+  if (problem) throw invalidField('password', problem);
+  const hadPassword = Boolean(stores.users.accountByEmail(email)?.passwordHash);
+  const generated = opts.password === undefined && !hadPassword ? generatePassword() : null;
+  const passwordHash =
+    opts.password !== undefined
+      ? hashPasswordSync(opts.password)
+      : generated && hashPasswordSync(generated, GENERATED_PASSWORD_COST);
   return base.tx(() => {
     const now = base.now();
     const organizationId = base.ids('organization');
@@ -35,6 +49,7 @@ export function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): Bootstrap
     const existing = stores.users.accountByEmail(email);
     const userId = existing?.id ?? base.ids('user');
     if (!existing) stores.users.insertAccount(userId, email, true, now);
+    if (passwordHash) stores.users.setPassword(userId, passwordHash, now);
     stores.users.insertMembership({
       orgId: organizationId,
       userId,
@@ -74,6 +89,6 @@ export function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): Bootstrap
       createdAt: now,
       data: { bootstrap: true },
     });
-    return { organizationId, userId, apiKey };
+    return { organizationId, userId, apiKey, password: generated };
   });
 }

@@ -133,6 +133,9 @@ export function usersStore(db: Db) {
   const joined = db.prepare<[string, string], { joined_at: string | null }>(
     'SELECT joined_at FROM org_users WHERE org_id = ? AND user_id = ?',
   );
+  const setPassword = db.prepare('UPDATE accounts SET password_hash = ?, updated_at = ? WHERE id = ?');
+  const verifyEmail = db.prepare('UPDATE accounts SET email_verified = 1, updated_at = ? WHERE id = ?');
+  const recordLogin = db.prepare('UPDATE org_users SET last_login_at = ? WHERE org_id = ? AND user_id = ?');
   const toAccount = (r: {
     id: string;
     email: string;
@@ -175,6 +178,12 @@ export function usersStore(db: Db) {
     activeOwnerCount: (orgId: string) => activeOwners.get(orgId)?.n ?? 0,
     /** Whether the user ever became an active member of the organization (accepted, or added active). */
     hasJoined: (orgId: string, userId: string) => Boolean(joined.get(orgId, userId)?.joined_at),
+    /** Sign-in: stores the account's password hash (PHC string, see auth/passwords.ts). */
+    setPassword: (userId: string, hash: string, now: string) => void setPassword.run(hash, now, userId),
+    /** Sign-in: the account proved it reads its e-mail (an invitation link was followed). */
+    markEmailVerified: (userId: string, now: string) => void verifyEmail.run(now, userId),
+    /** Sign-in: the membership's `lastLoginAt`. */
+    recordLogin: (orgId: string, userId: string, now: string) => void recordLogin.run(now, orgId, userId),
     /** Removes the membership, and the account when it belonged to no other organization. */
     remove: (orgId: string, userId: string) => {
       removeMember.run(orgId, userId);

@@ -1,0 +1,206 @@
+import type { Context } from 'hono';
+import type { Permission } from '../../contract/permissions.js';
+import type { BaseCtx } from '../context.js';
+import { issueAuthorizationCode } from '../operations/auth.js';
+import { csrfToken, csrfValid } from './csrf.js';
+import { type Html, pageHeaders } from './html.js';
+import { OAuthError } from './oauth-error.js';
+import { type Hidden, loginPage, messagePage, organizationPage } from './pages.js';
+import { checkFormPassword } from './password-form.js';
+import { isS256Challenge } from './pkce.js';
+import { isRegisteredRedirect } from './redirects.js';
+import { bodyParams, clientAddress, type Params, queryParams, userAgent } from './request.js';
+import { parseScope } from './scopes.js';
+import { authUrl, type OAuthClient } from './settings.js';
+import { activeOrganizations, INVALID_CREDENTIALS, issueLoginTicket, redeemLoginTicket } from './sign-in.js';
+
+/** A valid authorization request. */
+interface AuthorizationRequest {
+  client: OAuthClient;
+  redirectUri: string;
+  state: string | undefined;
+  codeChallenge: string;
+  scopes: Permission[] | null;
+  org: string | undefined;
+  /** Its parameters, to carry through the forms. */
+  hidden: Hidden;
+}
+
+/** What an authorization request's parameters amount to. */
+type Checked =
+  | { ok: AuthorizationRequest }
+  | { page: string }
+  | { redirect: { redirectUri: string; state: string | undefined; error: OAuthError } };
+
+const PARAMS = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'code_challenge',
+  'code_challenge_method',
+  'state',
+  'scope',
+];
+
+/** Validates in RFC 6749 §4.1.2.1's order: client and redirect URI first (shown on the page), the rest redirected. */
+function check(ctx: BaseCtx, p: Params): Checked {
+  const clientId = p.get('client_id');
+  const client = clientId ? ctx.auth.clients.get(clientId) : undefined;
+  if (!client || p.repeated === 'client_id')
+    return { page: 'The application asking you to sign in is not registered.' };
+  const redirectUri = p.get('redirect_uri');
+  if (!redirectUri || p.repeated === 'redirect_uri' || !isRegisteredRedirect(client, redirectUri)) {
+    return { page: 'The application asked to return to an address that is not registered for it.' };
+  }
+  const state = p.get('state');
+  const fail = (error: OAuthError): Checked => ({ redirect: { redirectUri, state, error } });
+  if (p.repeated) return fail(new OAuthError('invalid_request', `${p.repeated} is given more than once`));
+  const responseType = p.get('response_type');
+  if (!responseType) return fail(new OAuthError('invalid_request', 'response_type is required'));
+  if (responseType !== 'code') return fail(new OAuthError('unsupported_response_type', 'only response_type=code'));
+  const codeChallenge = p.get('code_challenge');
+  if (!codeChallenge) return fail(new OAuthError('invalid_request', 'code_challenge is required (PKCE with S256)'));
+  if (p.get('code_challenge_method') !== 'S256') {
+    return fail(new OAuthError('invalid_request', 'code_challenge_method must be S256'));
+  }
+  if (!isS256Challenge(codeChallenge)) return fail(new OAuthError('invalid_request', 'malformed code_challenge'));
+  if (state !== undefined && state.length > 2048) return fail(new OAuthError('invalid_request', 'state is too long'));
+  const scope = parseScope(p.get('scope'));
+  if (!scope.ok) return fail(new OAuthError('invalid_scope', `unknown scope: ${scope.unknown.join(' ')}`));
+  const org = p.get('org');
+  if (org !== undefined && !/^org_[A-Za-z0-9]{1,64}$/.test(org)) {
+    return fail(new OAuthError('invalid_request', 'org is not an organization identifier'));
+  }
+  const hidden: Hidden = {};
+  for (const name of PARAMS) hidden[name] = p.get(name);
+  return { ok: { client, redirectUri, state, codeChallenge, scopes: scope.scopes, org, hidden: { ...hidden, org } } };
+}
+
+function page(c: Context, status: number, body: Html, formTargets: string[] = [], extra: Record<string, string> = {}) {
+  return c.html(body.value, status as 200, { ...pageHeaders(formTargets), ...extra });
+}
+
+/** Back to the client with `params` added, `state` echoed and `iss` (RFC 9207). */
+function toClient(
+  ctx: BaseCtx,
+  c: Context,
+  redirectUri: string,
+  state: string | undefined,
+  params: Record<string, string>,
+) {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) url.searchParams.append(k, v);
+  if (state !== undefined) url.searchParams.append('state', state);
+  url.searchParams.append('iss', authUrl(ctx));
+  return c.body(null, 303, { Location: url.href, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+}
+
+function answer(ctx: BaseCtx, c: Context, checked: Exclude<Checked, { ok: AuthorizationRequest }>) {
+  if ('page' in checked) return page(c, 400, messagePage('Cannot sign in', checked.page, 'alert'));
+  const { redirectUri, state, error } = checked.redirect;
+  return toClient(ctx, c, redirectUri, state, { error: error.error, error_description: error.message });
+}
+
+const ACTION = '/v2/auth/authorize';
+
+/** `GET {auth_url}/authorize`: checks the request and shows the sign-in form. */
+export function authorizePage(ctx: BaseCtx, c: Context) {
+  const checked = check(ctx, queryParams(c));
+  if (!('ok' in checked)) return answer(ctx, c, checked);
+  const req = checked.ok;
+  const targets = [new URL(req.redirectUri).origin];
+  const csrf = csrfToken(ctx, c);
+  return page(c, 200, loginPage({ action: ACTION, csrf, hidden: req.hidden, clientName: req.client.name }), targets);
+}
+
+/**
+ * `POST {auth_url}/authorize`: the sign-in form (or the organization picker) posted back. On success, redirects to
+ * the client with a code; a wrong password shows the form again with one message whatever the cause.
+ */
+export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
+  const params = await bodyParams(c);
+  if (!params) return page(c, 400, messagePage('Cannot sign in', 'The form was not sent as a form.', 'alert'));
+  const checked = check(ctx, params);
+  if (!('ok' in checked)) return answer(ctx, c, checked);
+  const req = checked.ok;
+  const targets = [new URL(req.redirectUri).origin];
+  const form = (status: number, error: string, extra: Record<string, string> = {}, email?: string) =>
+    page(
+      c,
+      status,
+      loginPage({
+        action: ACTION,
+        csrf: csrfToken(ctx, c),
+        hidden: req.hidden,
+        clientName: req.client.name,
+        error,
+        email,
+      }),
+      targets,
+      extra,
+    );
+  if (!csrfValid(c, params.get('csrf'))) return form(403, 'This form has expired. Please sign in again.');
+
+  let userId: string | undefined;
+  const ticket = params.get('ticket');
+  if (ticket !== undefined) {
+    userId = redeemLoginTicket(ctx, ticket);
+    if (!userId) return form(400, 'This step has expired. Please sign in again.');
+  } else {
+    const email = params.get('email') ?? '';
+    const password = params.get('password') ?? '';
+    if (!email || !password) return form(400, 'Enter your e-mail and password.', {}, email);
+    const result = await checkFormPassword(ctx, c, email, password);
+    if (!result.ok && result.reason === 'locked') {
+      const wait = `${result.retryAfter} second${result.retryAfter === 1 ? '' : 's'}`;
+      return form(
+        429,
+        `Too many failed sign-ins. Try again in ${wait}.`,
+        { 'Retry-After': String(result.retryAfter) },
+        email,
+      );
+    }
+    if (!result.ok) return form(401, INVALID_CREDENTIALS, {}, email);
+    userId = result.userId;
+  }
+
+  const orgs = activeOrganizations(ctx, userId);
+  const deny = (message: string) =>
+    toClient(ctx, c, req.redirectUri, req.state, { error: 'access_denied', error_description: message });
+  let orgId = req.org;
+  if (orgId !== undefined) {
+    if (!orgs.some((o) => o.id === orgId))
+      return deny('the user is not an active member of the requested organization');
+  } else if (orgs.length === 0) {
+    return deny('the user is not an active member of any organization');
+  } else if (orgs.length === 1) {
+    orgId = orgs[0]?.id as string;
+  } else {
+    const hidden = { ...req.hidden, org: undefined };
+    const next = issueLoginTicket(ctx, userId);
+    const body = organizationPage({
+      action: ACTION,
+      csrf: csrfToken(ctx, c),
+      hidden,
+      ticket: next,
+      organizations: orgs,
+    });
+    return page(c, 200, body, targets);
+  }
+  try {
+    const code = issueAuthorizationCode(ctx, {
+      clientId: req.client.id,
+      redirectUri: req.redirectUri,
+      codeChallenge: req.codeChallenge,
+      requested: req.scopes,
+      userId,
+      orgId,
+      ipAddress: clientAddress(c),
+      userAgent: userAgent(c),
+    });
+    return toClient(ctx, c, req.redirectUri, req.state, { code });
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    return toClient(ctx, c, req.redirectUri, req.state, { error: err.error, error_description: err.message });
+  }
+}

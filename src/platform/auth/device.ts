@@ -1,0 +1,125 @@
+import type { Context } from 'hono';
+import type { BaseCtx } from '../context.js';
+import {
+  approveDevice,
+  denyDevice,
+  findDeviceAuthorization,
+  formatUserCode,
+  normalizeUserCode,
+  startDeviceAuthorization,
+} from '../operations/auth-device.js';
+import { csrfToken, csrfValid } from './csrf.js';
+import { type Html, pageHeaders } from './html.js';
+import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error.js';
+import { devicePage, messagePage, organizationPage } from './pages.js';
+import { checkFormPassword } from './password-form.js';
+import { bodyParams, clientAddress, queryParams, userAgent } from './request.js';
+import { activeOrganizations, INVALID_CREDENTIALS, issueLoginTicket, redeemLoginTicket } from './sign-in.js';
+import { lockedFor, recordFailure, userCodeKeys } from './throttle.js';
+
+const ACTION = '/v2/auth/device';
+
+function page(c: Context, status: number, body: Html, extra: Record<string, string> = {}) {
+  return c.html(body.value, status as 200, { ...pageHeaders(), ...extra });
+}
+
+/** `POST {auth_url}/device/code` (RFC 8628 §3.1–3.2): a device code for the client, a user code for the person. */
+export async function deviceCodeEndpoint(ctx: BaseCtx, c: Context): Promise<Response> {
+  try {
+    const p = await bodyParams(c, { json: true });
+    if (!p)
+      throw new OAuthError('invalid_request', 'send the parameters form-encoded (application/x-www-form-urlencoded)');
+    if (p.repeated) throw new OAuthError('invalid_request', `${p.repeated} is given more than once`);
+    const started = startDeviceAuthorization(ctx, {
+      clientId: p.get('client_id'),
+      scope: p.get('scope'),
+      org: p.get('org'),
+    });
+    return c.json(started, 200, NO_STORE);
+  } catch (err) {
+    if (err instanceof OAuthError) return oauthErrorResponse(err);
+    throw err;
+  }
+}
+
+/** `GET {auth_url}/device`: the form, with the code filled in when the link carried it. */
+export function devicePageGet(ctx: BaseCtx, c: Context) {
+  const code = normalizeUserCode(queryParams(c).get('user_code') ?? '');
+  return page(
+    c,
+    200,
+    devicePage({ action: ACTION, csrf: csrfToken(ctx, c), userCode: code ? formatUserCode(code) : '' }),
+  );
+}
+
+/** `POST {auth_url}/device`: approve (after signing in, and choosing an organization if several) or deny. */
+export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
+  const params = await bodyParams(c);
+  const typed = params?.get('user_code') ?? '';
+  const email = params?.get('email') ?? '';
+  const form = (status: number, error: string, extra: Record<string, string> = {}) =>
+    page(c, status, devicePage({ action: ACTION, csrf: csrfToken(ctx, c), userCode: typed, email, error }), extra);
+  if (!params || !csrfValid(c, params.get('csrf'))) return form(403, 'This form has expired. Please try again.');
+  const address = clientAddress(c);
+  const wait = lockedFor(ctx, userCodeKeys(address));
+  if (wait > 0)
+    return form(429, `Too many wrong codes. Try again in ${wait} seconds.`, { 'Retry-After': String(wait) });
+  const device = findDeviceAuthorization(ctx, normalizeUserCode(typed));
+  if (!device) {
+    recordFailure(ctx, userCodeKeys(address));
+    return form(400, 'That code is not valid or has expired. Check the code on your terminal.');
+  }
+  if (params.get('action') === 'deny') {
+    denyDevice(ctx, device);
+    return page(c, 200, messagePage('Request denied', 'The device was not connected. You can close this window.'));
+  }
+
+  let userId: string | undefined;
+  const ticket = params.get('ticket');
+  if (ticket !== undefined) {
+    userId = redeemLoginTicket(ctx, ticket);
+    if (!userId) return form(400, 'This step has expired. Please sign in again.');
+  } else {
+    const password = params.get('password') ?? '';
+    if (!email || !password) return form(400, 'Enter your e-mail and password to approve.');
+    const result = await checkFormPassword(ctx, c, email, password);
+    if (!result.ok && result.reason === 'locked') {
+      const after = String(result.retryAfter);
+      return form(429, `Too many failed sign-ins. Try again in ${after} seconds.`, { 'Retry-After': after });
+    }
+    if (!result.ok) return form(401, INVALID_CREDENTIALS);
+    userId = result.userId;
+  }
+
+  const orgs = activeOrganizations(ctx, userId);
+  const wanted = device.requestedOrg ?? params.get('org');
+  let orgId: string | undefined;
+  if (wanted !== undefined) {
+    orgId = orgs.find((o) => o.id === wanted)?.id;
+    if (!orgId)
+      return page(c, 403, messagePage('Cannot connect', 'You are not an active member of that organization.'));
+  } else if (orgs.length === 1) {
+    orgId = orgs[0]?.id;
+  } else if (orgs.length === 0) {
+    return page(c, 403, messagePage('Cannot connect', 'Your account is not active in any organization.', 'alert'));
+  } else {
+    const hidden = { user_code: formatUserCode(device.userCode), action: 'approve' };
+    const next = issueLoginTicket(ctx, userId);
+    return page(
+      c,
+      200,
+      organizationPage({ action: ACTION, csrf: csrfToken(ctx, c), hidden, ticket: next, organizations: orgs }),
+    );
+  }
+  try {
+    approveDevice(ctx, device, { userId, orgId: orgId as string, ipAddress: address, userAgent: userAgent(c) });
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    const message =
+      err.error === 'invalid_scope'
+        ? 'You hold none of the permissions the device asked for.'
+        : 'That code has expired.';
+    return page(c, 400, messagePage('Cannot connect', message, 'alert'));
+  }
+  return page(c, 200, messagePage('Device connected', 'You can close this window and return to your terminal.'));
+}

@@ -1,0 +1,44 @@
+import type { Context } from 'hono';
+import { PERMISSIONS } from '../../contract/permissions.js';
+import type { BaseCtx } from '../context.js';
+import { DEVICE_CODE_GRANT } from '../operations/auth-device.js';
+import { authUrl } from './settings.js';
+import { publicJwks, TOKEN_ALG } from './signing-keys.js';
+
+/** Where RFC 8414 §3.1 puts the metadata of an issuer whose path is `/v2/auth`: outside `/v2`. */
+export const RFC8414_PATH = '/.well-known/oauth-authorization-server/v2/auth';
+
+const CACHE = { 'Cache-Control': 'public, max-age=300' };
+
+/** The authorization server's metadata (RFC 8414), the same at both discovery addresses. */
+export function serverMetadata(ctx: BaseCtx): Record<string, unknown> {
+  const issuer = authUrl(ctx);
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/authorize`,
+    token_endpoint: `${issuer}/token`,
+    revocation_endpoint: `${issuer}/revoke`,
+    device_authorization_endpoint: `${issuer}/device/code`,
+    jwks_uri: `${issuer}/jwks`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: ['none'],
+    revocation_endpoint_auth_methods_supported: ['none'],
+    scopes_supported: [...PERMISSIONS],
+    authorization_response_iss_parameter_supported: true,
+    access_token_signing_alg_values_supported: [TOKEN_ALG],
+    service_documentation: `${ctx.publicUrl}/v2/openapi.json`,
+  };
+}
+
+/** `GET` of either discovery document. */
+export function metadataEndpoint(ctx: BaseCtx, c: Context): Response {
+  return c.json(serverMetadata(ctx), 200, CACHE);
+}
+
+/** `GET {auth_url}/jwks`: the public keys access tokens are signed with. */
+export function jwksEndpoint(ctx: BaseCtx, c: Context): Response {
+  return c.json(publicJwks(ctx), 200, CACHE);
+}

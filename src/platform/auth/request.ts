@@ -1,0 +1,54 @@
+import type { Context } from 'hono';
+
+/** The peer address of the connection (node-server's `incoming` binding), or null in-process. Proxies are not trusted. */
+export function clientAddress(c: Context): string | null {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? null;
+}
+
+/** The request's User-Agent, bounded. */
+export function userAgent(c: Context): string | null {
+  return c.req.header('user-agent')?.slice(0, 512) ?? null;
+}
+
+/** Parameters of an OAuth request: each at most once (RFC 6749 §3.1); `repeated` names the first that was not. */
+export interface Params {
+  get(name: string): string | undefined;
+  repeated: string | undefined;
+}
+
+function fromEntries(entries: Iterable<[string, string]>): Params {
+  const map = new Map<string, string>();
+  let repeated: string | undefined;
+  for (const [k, v] of entries) {
+    if (map.has(k)) repeated ??= k;
+    map.set(k, v);
+  }
+  return { get: (name) => map.get(name), repeated };
+}
+
+/** The query string's parameters. */
+export function queryParams(c: Context): Params {
+  return fromEntries(new URL(c.req.url).searchParams);
+}
+
+/**
+ * A form-encoded body (or, where `json` is allowed, a JSON object of strings). Read through Hono's cached body, so a
+ * middleware may have read it first. Undefined when the body is neither.
+ */
+export async function bodyParams(c: Context, opts: { json?: boolean } = {}): Promise<Params | undefined> {
+  const type = (c.req.header('content-type') ?? '').toLowerCase();
+  if (type.startsWith('application/x-www-form-urlencoded')) return fromEntries(new URLSearchParams(await c.req.text()));
+  if (opts.json && /^application\/json\s*(;|$)/.test(type)) {
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch {
+      return undefined;
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+    const entries = Object.entries(body).filter((e): e is [string, string] => typeof e[1] === 'string');
+    return fromEntries(entries);
+  }
+  return undefined;
+}

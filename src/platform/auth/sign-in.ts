@@ -1,0 +1,66 @@
+import type { Organization } from '../../contract/organizations.js';
+import type { BaseCtx } from '../context.js';
+import { verifyAgainstDummy, verifyPassword } from './passwords.js';
+import { hashOpaque, newOpaqueSecret } from './secrets.js';
+import { lockedFor, recordFailure, recordSuccess, throttleKeys } from './throttle.js';
+
+/** The outcome of checking an e-mail and password. Failures never say whether the e-mail exists. */
+export type PasswordCheck =
+  | { ok: true; userId: string }
+  | { ok: false; reason: 'invalid' }
+  | { ok: false; reason: 'locked'; retryAfter: number };
+
+/** The one message every wrong e-mail or password gets. */
+export const INVALID_CREDENTIALS = 'Incorrect e-mail or password.';
+
+/**
+ * Checks a password, slowed down per account and per client address (see throttle.ts). An unknown e-mail, or an
+ * account without a password yet, costs one dummy verification, so the answer's timing is that of a wrong password.
+ */
+export async function checkPassword(
+  ctx: BaseCtx,
+  email: string,
+  password: string,
+  address: string | null,
+): Promise<PasswordCheck> {
+  const keys = throttleKeys(email, address);
+  const retryAfter = lockedFor(ctx, keys);
+  if (retryAfter > 0) return { ok: false, reason: 'locked', retryAfter };
+  const account = email.length <= 254 ? ctx.stores.users.accountByEmail(email.trim()) : undefined;
+  const ok = account?.passwordHash
+    ? await verifyPassword(password, account.passwordHash)
+    : await verifyAgainstDummy(password);
+  if (!ok || !account) {
+    recordFailure(ctx, keys);
+    return { ok: false, reason: 'invalid' };
+  }
+  recordSuccess(ctx, keys);
+  return { ok: true, userId: account.id };
+}
+
+/** The organizations where the user is an active member, oldest first. */
+export function activeOrganizations(ctx: BaseCtx, userId: string): Organization[] {
+  return ctx.stores.organizations
+    .listForUser(userId)
+    .filter((o) => ctx.stores.users.get(o.id, userId)?.status === 'active');
+}
+
+const TICKET_TTL_MS = 5 * 60_000;
+
+/** A single-use proof that the user just signed in, carried by the organization picker (5 minutes). */
+export function issueLoginTicket(ctx: BaseCtx, userId: string): string {
+  const { secret, hash } = newOpaqueSecret();
+  const now = ctx.clock().getTime();
+  ctx.stores.auth.insertLoginTicket(
+    hash,
+    userId,
+    new Date(now).toISOString(),
+    new Date(now + TICKET_TTL_MS).toISOString(),
+  );
+  return secret;
+}
+
+/** The user a ticket was issued to, using it up; undefined when unknown, used or expired. */
+export function redeemLoginTicket(ctx: BaseCtx, ticket: string): string | undefined {
+  return ctx.stores.auth.redeemLoginTicket(hashOpaque(ticket), ctx.now());
+}

@@ -1,0 +1,66 @@
+import type { BaseCtx } from '../context.js';
+
+/** How failures against one key slow sign-in down: free tries, then a delay doubling from `baseMs` up to `maxMs`. */
+interface Policy {
+  free: number;
+  baseMs: number;
+  maxMs: number;
+  /** A quiet period after which the count starts again. */
+  windowMs: number;
+}
+
+const ACCOUNT: Policy = { free: 5, baseMs: 1000, maxMs: 15 * 60_000, windowMs: 24 * 3600_000 };
+const ADDRESS: Policy = { free: 20, baseMs: 1000, maxMs: 15 * 60_000, windowMs: 24 * 3600_000 };
+
+/** A counter: the account (by the e-mail typed, whether or not it exists) or the client address. */
+export interface ThrottleKey {
+  key: string;
+  policy: Policy;
+}
+
+/** The counters a sign-in attempt is charged to. Keyed by the e-mail typed, so unknown e-mails behave the same. */
+export function throttleKeys(email: string, address: string | null): ThrottleKey[] {
+  const keys = [{ key: `account:${email.trim().toLowerCase()}`, policy: ACCOUNT }];
+  if (address) keys.push({ key: `address:${address}`, policy: ADDRESS });
+  return keys;
+}
+
+/** The counter of wrong user codes typed on the device page, per client address (none in-process). */
+export function userCodeKeys(address: string | null): ThrottleKey[] {
+  return address ? [{ key: `user-code:${address}`, policy: ADDRESS }] : [];
+}
+
+/** Seconds until a sign-in may be tried again under these counters; 0 when it may now. */
+export function lockedFor(ctx: BaseCtx, keys: readonly ThrottleKey[]): number {
+  const now = ctx.clock().getTime();
+  let until = now;
+  for (const { key } of keys) {
+    const lockedUntil = ctx.stores.auth.loginAttempts(key)?.lockedUntil;
+    if (lockedUntil) until = Math.max(until, Date.parse(lockedUntil));
+  }
+  return Math.ceil((until - now) / 1000);
+}
+
+/** Counts a failed sign-in against each counter and locks it for the next delay once past its free tries. */
+export function recordFailure(ctx: BaseCtx, keys: readonly ThrottleKey[]): void {
+  const now = ctx.clock().getTime();
+  ctx.tx(() => {
+    for (const { key, policy } of keys) {
+      const previous = ctx.stores.auth.loginAttempts(key);
+      const fresh = !previous || now - Date.parse(previous.lastFailureAt) > policy.windowMs;
+      const failures = fresh ? 1 : previous.failures + 1;
+      const over = failures - policy.free;
+      const delay = over < 0 ? 0 : Math.min(policy.baseMs * 2 ** Math.min(over, 30), policy.maxMs);
+      ctx.stores.auth.putLoginAttempts(key, {
+        failures,
+        lastFailureAt: new Date(now).toISOString(),
+        lockedUntil: delay > 0 ? new Date(now + delay).toISOString() : null,
+      });
+    }
+  });
+}
+
+/** A successful sign-in clears the account's counter (never the address's: one good account must not reset it). */
+export function recordSuccess(ctx: BaseCtx, keys: readonly ThrottleKey[]): void {
+  for (const { key } of keys) if (key.startsWith('account:')) ctx.stores.auth.clearLoginAttempts(key);
+}
