@@ -5,7 +5,7 @@ import type { Config } from '../config/config.js';
 import { configDir, dataDir } from '../config/paths.js';
 import type { Resolved } from '../config/resolve.js';
 import type { IdFactory } from '../platform/clock.js';
-import { type ActiveCredential, credentialAccount, findCredential } from './credential.js';
+import { type ActiveCredential, credentialAccount, findCredential, storeApplies } from './credential.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap } from './embedded.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
 import { createIo, type InStream, type Io, type OutStream } from './output/io.js';
@@ -97,6 +97,7 @@ export function createContext(
   const closers: (() => void | Promise<void>)[] = [];
   let io: Io | undefined;
   let config: Config | undefined;
+  let applies = true;
 
   const env = deps.env as NodeJS.ProcessEnv;
   const dirs = { config: configDir(env), data: dataDir(env) };
@@ -147,14 +148,20 @@ export function createContext(
         ctx.notice(bootstrapNotice(made, 'admin@localhost', (await ctx.credentials()).location));
       }
       const stdinKey = globals().apiKeyStdin ? ctx.stdinText : undefined;
-      return findCredential({ stdinKey, env: deps.env, account: credentialAccount(r), store: ctx.credentials });
+      const { normalizeBaseUrl } = await import('../config/resolve.js');
+      applies = storeApplies(r, (await ctx.config()).profiles[r.profile], (u) => normalizeBaseUrl(u));
+      const account = credentialAccount(r);
+      return findCredential({ stdinKey, env: deps.env, account, storeApplies: applies, store: ctx.credentials });
     }),
     client: once(async () => {
       const r = await ctx.settings();
       const credential = await ctx.credential();
       if (!credential) {
         throw new NotAuthenticatedError(
-          `no credentials for profile "${r.profile}": run plat login, or set PLAT_API_KEY (or PLAT_TOKEN)`,
+          applies
+            ? `no credentials for profile "${r.profile}": run plat login, or set PLAT_API_KEY (or PLAT_TOKEN)`
+            : `no credentials for ${r.baseUrl} (${r.why.endpoint}): set PLAT_API_KEY or PLAT_TOKEN ` +
+                `(a profile's stored credential is only sent to the profile's own URL)`,
         );
       }
       const transport = await openTransport(deps, r);

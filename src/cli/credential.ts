@@ -1,4 +1,5 @@
 import type { CredentialStore, StoredCredential } from '../auth/credential-store.js';
+import type { Profile } from '../config/config.js';
 import type { Resolved } from '../config/resolve.js';
 
 /** The credential a command acts with, where it came from (for `auth status`), and the headers it becomes. */
@@ -33,6 +34,8 @@ export async function findCredential(input: {
   stdinKey?: () => Promise<string>;
   env: Record<string, string | undefined>;
   account: string;
+  /** False when the endpoint is not the profile's own (--base-url, PLAT_BASE_URL): its stored secret stays home. */
+  storeApplies: boolean;
   store: () => Promise<CredentialStore>;
 }): Promise<ActiveCredential | undefined> {
   const { env } = input;
@@ -45,6 +48,7 @@ export async function findCredential(input: {
   }
   if (env.PLAT_TOKEN)
     return { source: 'env', type: 'access token', why: 'from PLAT_TOKEN', headers: bearer(env.PLAT_TOKEN) };
+  if (!input.storeApplies) return undefined;
   const store = await input.store();
   const stored = await store.get(input.account);
   const headers = stored && storedHeaders(stored);
@@ -55,4 +59,21 @@ export async function findCredential(input: {
     why: `stored for "${input.account}" in ${store.location}`,
     headers,
   };
+}
+
+/**
+ * Whether the profile's stored credential may be sent to the resolved endpoint: always for the embedded platform (a
+ * local file), and for a remote one only when the profile itself names that URL, so that `--base-url` or
+ * `PLAT_BASE_URL` can never carry a stored secret to another server.
+ */
+export function storeApplies(r: Resolved, profile: Profile | undefined, normalize: (url: string) => string): boolean {
+  if (r.kind === 'embedded') return true;
+  const own = [profile?.baseUrl, profile?.sandboxBaseUrl].filter((u): u is string => !!u);
+  return own.some((u) => {
+    try {
+      return normalize(u) === r.baseUrl;
+    } catch {
+      return false;
+    }
+  });
 }

@@ -137,13 +137,11 @@ const plural = (n: number) => (n === 1 ? 'retry' : 'retries');
 export function toFailure(err: unknown): Failure {
   if (isApiError(err)) return apiFailure(err);
   let kind: ErrorKind = 'unexpected';
-  let message = err instanceof Error ? err.message : String(err);
+  const message = err instanceof Error ? err.message : String(err);
   if (err instanceof CliError) kind = err.kind;
-  else if (err instanceof Error && err.name === 'NetworkError') {
-    kind = 'network';
-    const retries = (err as { retries?: number }).retries ?? 0;
-    if (retries > 0) message += ` (after ${retries} ${plural(retries)})`;
-  } else if (err instanceof Error && err.name === 'UsageError') kind = 'usage';
+  // The client's NetworkError message already names the origin, the cause and the retries.
+  else if (err instanceof Error && err.name === 'NetworkError') kind = 'network';
+  else if (err instanceof Error && err.name === 'UsageError') kind = 'usage';
   else if (err instanceof Error && err.name === 'NotAuthenticatedError') kind = 'unauthenticated';
   return { exitCode: EXIT_CODES[kind], message, json: { error: { code: CLI_CODES[kind], message, status: null } } };
 }

@@ -7,11 +7,13 @@ import { run } from '../../src/cli/main.js';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { createPlatform } from '../../src/platform/index.js';
 
-/** What one in-process run printed, and its exit code. */
+/** What one in-process run printed, and its exit code; `stdout`/`stderr` made stable with `stable()`. */
 export interface CliResult {
   code: number;
   stdout: string;
   stderr: string;
+  /** Exactly what was written, for greps. */
+  raw: { stdout: string; stderr: string };
 }
 
 export interface RunOptions {
@@ -105,7 +107,8 @@ export function cliWorld(): CliWorld {
         version: '0.1.0',
         ...opts.deps,
       });
-      return { code, stdout: stdout.text(), stderr: stderr.text() };
+      const [out, err] = [stdout.text(), stderr.text()];
+      return { code, stdout: stable(out, dir), stderr: stable(err, dir), raw: { stdout: out, stderr: err } };
     },
     storedKey(account = 'local') {
       const text = readOr(join(configDir, 'credentials.json'));
@@ -123,7 +126,8 @@ export function cliWorld(): CliWorld {
   };
 }
 
-/** Replaces what differs between runs (random request ids, timings) so whole outputs can be compared. */
-export function stable(text: string): string {
-  return text.replace(/req_[A-Za-z0-9]{20}/g, 'req_…').replace(/\b\d+(\.\d+)?ms\b/g, 'Nms');
+/** Replaces what differs between runs (the temporary directory, random request ids, timings). */
+export function stable(text: string, dir?: string): string {
+  const out = dir ? text.replaceAll(dir, '<tmp>') : text;
+  return out.replace(/req_[A-Za-z0-9]{20}/g, 'req_…').replace(/\b\d+(\.\d+)?ms\b/g, 'Nms');
 }
