@@ -160,7 +160,7 @@ describe('the hooks for other routes', () => {
     const refused = await login('right');
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('2');
-    expect((await refused.json()).error.message).toBe('too many failed sign-ins; retry in 2 s');
+    expect(((await refused.json()) as any).error.message).toBe('too many failed sign-ins; retry in 2 s');
     t.clock.advance(2000);
     expect((await login('right')).status).toBe(200);
   });
