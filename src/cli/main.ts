@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { type Command, CommanderError } from 'commander';
 import { type CliDeps, createContext } from './context.js';
 import { EXIT_CODES, toFailure } from './errors.js';
-import { buildProgram, type GlobalOptions } from './program.js';
+import type { GlobalOptions } from './globals.js';
+import { buildProgram } from './program.js';
 
 export type { CliDeps } from './context.js';
 

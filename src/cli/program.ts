@@ -1,6 +1,9 @@
 import { Command, Option } from 'commander';
 import type { Context } from './context.js';
 import { OUTPUT_MODES } from './output/render.js';
+
+export type { GlobalOptions } from './globals.js';
+
 import { nonNegativeInt } from './parse.js';
 
 /** A noun module: registers its verbs on the noun's command. */
@@ -51,24 +54,6 @@ export const NOUNS: readonly NounEntry[] = [
     load: () => import('./commands/completion.js'),
   },
 ];
-
-/** The global options as commander parses them (see cli-contract.md "Global options"). */
-export interface GlobalOptions {
-  profile?: string;
-  org?: string;
-  baseUrl?: string;
-  sandbox?: boolean;
-  db?: string;
-  json?: boolean;
-  output?: (typeof OUTPUT_MODES)[number];
-  color: boolean;
-  quiet?: boolean;
-  verbose?: boolean;
-  requestId?: string;
-  yes?: boolean;
-  maxRetries?: number;
-  apiKeyStdin?: boolean;
-}
 
 /** Global options that take a value: the noun is the first argument that is neither one of them nor their value. */
 const VALUE_OPTIONS = new Set([

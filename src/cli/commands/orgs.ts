@@ -24,8 +24,9 @@ const get = verb<{ id?: string }>({
   examples: ['plat orgs get', `plat orgs get ${O} --json`],
   parse: ([id]) => ({ id }),
   run: async (o, ctx) => {
-    const client = await ctx.client();
-    return record(await client.organizations.get(o.id ?? (await ctx.orgId())), organizationView);
+    // Reading another organization acts in it: X-Org-Id follows the id asked for.
+    const id = o.id ?? (await ctx.orgId());
+    return record(await (await ctx.client(id)).organizations.get(id), organizationView);
   },
 });
 
@@ -56,8 +57,8 @@ const update = verb<{ id?: string; patch: OrganizationPatch }>({
     return { id, patch };
   },
   run: async (o, ctx) => {
-    const client = await ctx.client();
-    return record(await client.organizations.update(o.id ?? (await ctx.orgId()), o.patch), organizationView, true);
+    const id = o.id ?? (await ctx.orgId());
+    return record(await (await ctx.client(id)).organizations.update(id, o.patch), organizationView, true);
   },
 });
 
@@ -68,7 +69,7 @@ const use = verb<{ id: string }>({
   examples: [`plat orgs use ${O}`],
   parse: ([id]) => ({ id }),
   run: async (o, ctx) => {
-    const org = await (await ctx.client()).organizations.get(o.id);
+    const org = await (await ctx.client(o.id)).organizations.get(o.id);
     const r = await ctx.settings();
     const config = await ctx.config();
     const profile = { ...config.profiles[r.profile], org: org.id };

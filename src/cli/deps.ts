@@ -1,0 +1,32 @@
+import type { Fetch } from '../client/client.js';
+import type { Resolved } from '../config/resolve.js';
+import type { IdFactory } from '../platform/clock.js';
+import type { InStream, OutStream } from './output/io.js';
+
+/** A way to reach a platform: the client's `fetch` and the base URL it is addressed by. */
+export interface Transport {
+  fetch: Fetch;
+  baseUrl: string;
+  close(): void | Promise<void>;
+}
+
+/** Everything `run` gets from outside; the optional parts let tests pin time, ids and the transport. */
+export interface CliDeps {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: InStream;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  clock?: () => Date;
+  /** Replaces the transport the settings would pick (tests: a platform with a fixed clock and ids). */
+  transport?: (r: Resolved) => Promise<Transport>;
+  /** Options for the platforms the CLI opens itself (bootstrap, `local mail`, `serve`). */
+  platform?: { clock?: () => Date; ids?: IdFactory; publicUrl?: string; logger?: (line: string) => void };
+  /** Credential store overrides (tests force the file store). */
+  credentialStore?: { forceFile?: boolean; timeoutMs?: number };
+  /** The client's wait between retries (tests make it instant). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Subscribes to the shutdown signal of `serve`; default SIGINT/SIGTERM. Returns an unsubscribe function. */
+  onShutdown?: (handler: () => void) => () => void;
+  version?: string;
+}

@@ -1,0 +1,19 @@
+import type { OutputMode } from './output/render.js';
+
+/** The global options as commander parses them (see cli-contract.md "Global options"). */
+export interface GlobalOptions {
+  profile?: string;
+  org?: string;
+  baseUrl?: string;
+  sandbox?: boolean;
+  db?: string;
+  json?: boolean;
+  output?: OutputMode;
+  color: boolean;
+  quiet?: boolean;
+  verbose?: boolean;
+  requestId?: string;
+  yes?: boolean;
+  maxRetries?: number;
+  apiKeyStdin?: boolean;
+}
