@@ -21,6 +21,8 @@ export const GENERATED_PASSWORD_COST: ScryptCost = { ln: 10, r: 8, p: 1 };
 export const PASSWORD_MIN = 15;
 export const PASSWORD_MAX = 256;
 
+/** The most memory one verification may take (twice the policy's): a stored hash cannot make us allocate more. */
+const MAX_MEMORY = 256 * 1024 * 1024;
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 const PHC = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d)\$([A-Za-z0-9+/]{16,})\$([A-Za-z0-9+/]{32,})$/;
@@ -71,7 +73,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const m = PHC.exec(stored);
   if (!m) return false;
   const cost = { ln: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
-  if (cost.ln < 1 || cost.ln > 20 || cost.r < 1 || cost.r > 16 || cost.p < 1) return false;
+  if (cost.ln < 1 || cost.r < 1 || cost.p < 1 || 128 * 2 ** cost.ln * cost.r > MAX_MEMORY) return false;
   const expected = Buffer.from(m[5] as string, 'base64');
   const actual = await derive(password, Buffer.from(m[4] as string, 'base64'), cost);
   return expected.length === actual.length && timingSafeEqual(expected, actual);
