@@ -24,6 +24,8 @@ export interface RunOptions {
   stdin?: string;
   /** Extra dependencies (e.g. `onShutdown`). */
   deps?: Partial<CliDeps>;
+  /** Called after every write to stderr with everything written so far (to wait for `serve`'s URL). */
+  onStderr?: (text: string) => void;
 }
 
 /** A fresh temporary home for the CLI (config and data directories) over which runs share a fixed clock and ids. */
@@ -43,11 +45,12 @@ export interface CliWorld {
 }
 
 /** A writable that keeps what is written, with the `isTTY` a terminal would have. */
-function capture(tty: boolean): Writable & { isTTY: boolean; text(): string } {
+function capture(tty: boolean, onWrite?: (text: string) => void): Writable & { isTTY: boolean; text(): string } {
   const chunks: string[] = [];
   const stream = new Writable({
     write(chunk, _enc, cb) {
       chunks.push(chunk.toString());
+      onWrite?.(chunks.join(''));
       cb();
     },
   }) as Writable & { isTTY: boolean; text(): string };
@@ -90,7 +93,7 @@ export function cliWorld(): CliWorld {
     async runCli(argv, opts = {}) {
       const tty = opts.tty === true;
       const stdout = capture(tty);
-      const stderr = capture(tty);
+      const stderr = capture(tty, opts.onStderr);
       const stdin = Readable.from(opts.stdin === undefined ? [] : [opts.stdin]) as Readable & { isTTY: boolean };
       stdin.isTTY = tty;
       const code = await run(argv, {

@@ -25,9 +25,9 @@ export interface Io {
   err(line: string): void;
 }
 
-/** Colour only on a terminal, never with `NO_COLOR` (any value) or `--no-color`. */
+/** Colour only on a terminal, never with `NO_COLOR` (any non-empty value, per no-color.org) or `--no-color`. */
 export function colorAllowed(tty: boolean, env: Record<string, string | undefined>, flag: boolean): boolean {
-  return tty && flag && env.NO_COLOR === undefined;
+  return tty && flag && !env.NO_COLOR;
 }
 
 /** Wraps the given streams. */

@@ -1,0 +1,174 @@
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CliWorld, cliWorld } from '../helpers/cli.js';
+
+let w: CliWorld;
+beforeEach(() => {
+  w = cliWorld();
+});
+afterEach(() => w.cleanup());
+
+const NOTICE =
+  'Created the embedded platform at <tmp>/data/local.db: organization org_0001, owner admin@localhost.\n' +
+  'Its API key is stored in <tmp>/config/credentials.json.\n';
+
+describe('the embedded default', () => {
+  it('the first command creates the platform and says so once, on stderr', async () => {
+    const first = await w.runCli(['orgs', 'list', '-o', 'ids']);
+    expect(first).toMatchObject({ code: 0, stdout: 'org_0001\n', stderr: NOTICE });
+    expect(await w.runCli(['orgs', 'list', '-o', 'ids'])).toMatchObject({ code: 0, stdout: 'org_0001\n', stderr: '' });
+    expect(JSON.parse(w.configFiles().split('\n\n')[0] as string)).toEqual({
+      profiles: { local: { org: 'org_0001' } },
+    });
+    expect(statSync(join(w.configDir, 'config.json')).mode & 0o777).toBe(0o600);
+    expect(statSync(join(w.configDir, 'credentials.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('--quiet keeps the notice off stderr', async () => {
+    expect(await w.runCli(['orgs', 'list', '-q', '-o', 'ids'])).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  it('--sandbox is a second database with its own test key', async () => {
+    const r = await w.runCli(['--sandbox', 'keys', 'list', '--json']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('at <tmp>/data/local-sandbox.db');
+    expect(JSON.parse(r.stdout)).toMatchObject([{ environment: 'test', multiOrganization: true }]);
+    expect(w.storedKey('local:sandbox')).toMatch(/^plat_test_/);
+    expect(existsSync(join(w.dataDir, 'local.db'))).toBe(false);
+  });
+});
+
+describe('plat local', () => {
+  it('init --json prints the ids, the db and the new key; again it reports without the key', async () => {
+    const r = await w.runCli([
+      'local',
+      'init',
+      '--org',
+      'Acme Dev',
+      '--email',
+      'me@acme.test',
+      '--password',
+      'a long enough passphrase',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(NOTICE.replace('admin@localhost', 'me@acme.test'));
+    const out = JSON.parse(r.stdout);
+    expect(out).toEqual({
+      organizationId: 'org_0001',
+      userId: 'user_0001',
+      apiKey: w.storedKey(),
+      db: '<tmp>/data/local.db',
+    });
+    expect((await w.runCli(['orgs', 'get', '--json'])).stdout).toContain('"name": "Acme Dev"');
+    expect(await w.runCli(['local', 'init', '--email', 'me@acme.test', '--json'])).toMatchObject({
+      code: 0,
+      stdout: `{\n  "organizationId": "org_0001",\n  "userId": "user_0001",\n  "db": "<tmp>/data/local.db"\n}\n`,
+      stderr: 'The embedded platform at <tmp>/data/local.db exists already.\n',
+    });
+  });
+
+  it('init without --json never prints a secret; a short password is refused before anything is made', async () => {
+    expect(await w.runCli(['local', 'init', '--password', 'short'])).toMatchObject({
+      code: 7,
+      stderr: 'plat: --password must be at least 15 characters\n',
+    });
+    expect(existsSync(join(w.dataDir, 'local.db'))).toBe(false);
+    expect(await w.runCli(['local', 'init'])).toMatchObject({
+      code: 0,
+      stdout: 'ORGANIZATION\tOWNER\tDB\norg_0001\tuser_0001\t<tmp>/data/local.db\n',
+      stderr: NOTICE,
+    });
+  });
+
+  it('init --json without --password shows the generated sign-in password, once', async () => {
+    const out = JSON.parse((await w.runCli(['local', 'init', '--json'])).stdout);
+    expect(Object.keys(out)).toEqual(['organizationId', 'userId', 'apiKey', 'password', 'db']);
+    expect(out.password).toMatch(/^\S{15,}$/);
+    expect((await w.runCli(['local', 'init', '--json'])).stdout).not.toContain(out.password);
+  });
+
+  it('init --db records the database in the profile', async () => {
+    const db = join(w.dir, 'dev.db');
+    expect((await w.runCli(['local', 'init', '--db', db, '-o', 'ids'])).stdout).toBe('org_0001\n');
+    expect((await w.runCli(['local', 'path'])).stdout).toBe('<tmp>/dev.db\n');
+  });
+
+  it('path, mail, reset', async () => {
+    expect(await w.runCli(['local', 'path'])).toMatchObject({ code: 0, stdout: '<tmp>/data/local.db\n', stderr: '' });
+    expect((await w.runCli(['local', 'mail'])).stdout).toBe('ID\tTO\tSUBJECT\tLINK\tCREATED\n');
+    await w.runCli(['users', 'invite', 'ada@example.com']);
+    const mail = JSON.parse((await w.runCli(['local', 'mail', '--to', 'ADA@example.com', '--json'])).stdout);
+    expect(mail).toEqual([
+      {
+        id: 'mail_0001',
+        to: 'ada@example.com',
+        subject: expect.any(String),
+        text: expect.stringContaining('Local'),
+        links: [expect.stringMatching(/^http:\/\/plat\.test\//)],
+        createdAt: '2026-01-01T00:00:00.000Z',
+      },
+    ]);
+    expect((await w.runCli(['local', 'reset'])).code).toBe(2);
+    expect(existsSync(join(w.dataDir, 'local.db'))).toBe(true);
+    expect(await w.runCli(['local', 'reset'], { tty: true, stdin: 'y\n' })).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr:
+        'Delete the embedded platform and everything in it? [y/N] Deleted the embedded platform at <tmp>/data/local.db.\n',
+    });
+    expect(existsSync(join(w.dataDir, 'local.db'))).toBe(false);
+    expect(w.storedKey()).toBeUndefined();
+    expect((await w.runCli(['users', 'list', '-o', 'ids'])).stderr).toContain('Created the embedded platform');
+  });
+
+  it('refuses on a remote profile (2)', async () => {
+    expect(await w.runCli(['--base-url', 'http://127.0.0.1:9', 'local', 'path'])).toMatchObject({
+      code: 2,
+      stderr: 'plat: local path works on the embedded platform, but profile "local" is remote (from --base-url)\n',
+    });
+  });
+});
+
+describe('plat serve', () => {
+  it('serves until the shutdown signal, logging one line per request', async () => {
+    let stop: () => void = () => {};
+    let resolveUrl: (url: string) => void = () => {};
+    const url = new Promise<string>((r) => (resolveUrl = r));
+    const running = w.runCli(['serve', '--port', '0'], {
+      deps: {
+        onShutdown: (handler) => {
+          stop = handler;
+          return () => {};
+        },
+      },
+      onStderr: (text) => {
+        const m = /Listening on (\S+)\/v2/.exec(text);
+        if (m) resolveUrl(m[1] as string);
+      },
+    });
+    const base = await url;
+    const key = w.storedKey() as string;
+    const health = await fetch(`${base}/v2/health`);
+    expect(health.status).toBe(200);
+    const users = await fetch(`${base}/v2/organizations/org_0001/users`, { headers: { 'X-API-Key': key } });
+    expect(users.status).toBe(200);
+    stop();
+    const r = await running;
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT').split('\n');
+    expect(lines).toEqual([
+      'Created the embedded platform at <tmp>/data/local.db: organization org_0001, owner admin@localhost.',
+      'Its API key is stored in <tmp>/config/credentials.json.',
+      'Listening on http://127.0.0.1:PORT/v2 (live, <tmp>/data/local.db); Ctrl-C stops.',
+      'GET /v2/health 200 Nms req_…',
+      'GET /v2/organizations/org_0001/users 200 Nms req_…',
+      'Shutting down: finishing requests in flight…',
+      'Stopped.',
+      '',
+    ]);
+    expect(r.raw.stderr).not.toContain(key);
+  });
+});
