@@ -4,6 +4,8 @@
 //    GET /organizations/{orgId}/users with `search` and with each `sort`, and of GET /users/{id}.
 // 2. The CLI's cold start, as a ratio to `node -e 0` measured in the same run, interleaved: `plat --version`,
 //    `plat --help`, and `plat users list` against an embedded platform holding 10,000 users.
+// 3. Rate limits: the same in-process GET with limits off, buckets in memory, and buckets in the SQLite bucket file,
+//    as ratios to off (`npm run bench -- limits` for this part alone).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,6 +101,54 @@ async function platformBench() {
   }
 }
 
+/**
+ * What rate limits cost each request: the same in-process GET with limits off, buckets in memory, and buckets in the
+ * SQLite file beside the database (the default for a database file).
+ */
+async function limitsBench() {
+  const dir = mkdtempSync(join(tmpdir(), 'plat-bench-limits-'));
+  try {
+    const cases = [
+      ['off', { enabled: false }],
+      ['memory', { store: 'memory' }],
+      ['sqlite (bucket file, the default)', { store: 'sqlite' }],
+    ];
+    const n = 3000;
+    let medians = [];
+    // Two rounds, the first only warming up the JIT (else whichever case runs first looks slowest).
+    for (let round = 0; round < 2; round++) {
+      medians = [];
+      for (const [i, [label, limits]] of cases.entries()) {
+        let now = Date.parse('2026-01-01T00:00:00.000Z');
+        // A second per reading of the clock: the bucket never runs dry, so every request does all the work.
+        const clock = () => new Date((now += 1000));
+        const platform = createPlatform({ db: join(dir, `limits-${round}-${i}.db`), clock, logger: () => {}, limits });
+        const { organizationId, apiKey } = bootstrap(platform.base());
+        const times = [];
+        for (let j = 0; j < n + 200; j++) {
+          const t0 = performance.now();
+          const res = await platform.fetch(
+            new Request(`http://bench/v2/organizations/${organizationId}`, { headers: { 'X-API-Key': apiKey } }),
+          );
+          await res.text();
+          if (res.status !== 200) throw new Error(`limits ${label}: HTTP ${res.status}`);
+          if (j >= 200) times.push(performance.now() - t0);
+        }
+        platform.close();
+        medians.push([label, median(times)]);
+      }
+    }
+    const base = medians[0][1];
+    console.log(`
+Rate limits, in-process GET /organizations/{id}, median of ${n}:`);
+    for (const [label, ms] of medians) {
+      console.log(`  ${label.padEnd(46)} ${(ms * 1000).toFixed(0).padStart(8)} µs  ${(ms / base).toFixed(2)}×`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Wall time of one process run, in ms; fails loudly if the command fails. */
 function runOnce(args, env) {
   const t0 = performance.now();
@@ -153,4 +203,5 @@ async function cliBench() {
 
 const only = process.argv[2];
 if (!only || only === 'platform') await platformBench();
+if (!only || only === 'limits') await limitsBench();
 if (!only || only === 'cli') await cliBench();
