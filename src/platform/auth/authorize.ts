@@ -76,6 +76,16 @@ function check(ctx: BaseCtx, p: Params): Checked {
   return { ok: { client, redirectUri, state, codeChallenge, scopes: scope.scopes, org, hidden: { ...hidden, org } } };
 }
 
+/**
+ * Where the sign-in form may lead: browsers apply CSP `form-action` to the redirect that follows the post, so the
+ * client's origin is allowed too. CSP cannot name an IPv6 literal; `http://*:<port>` is the narrowest that admits
+ * `http://[::1]:<port>`.
+ */
+function formTargets(redirectUri: string): string[] {
+  const url = new URL(redirectUri);
+  return [url.hostname === '[::1]' ? `${url.protocol}//*:${url.port || '80'}` : url.origin];
+}
+
 function page(c: Context, status: number, body: Html, formTargets: string[] = [], extra: Record<string, string> = {}) {
   return c.html(body.value, status as 200, { ...pageHeaders(formTargets), ...extra });
 }
@@ -108,7 +118,7 @@ export function authorizePage(ctx: BaseCtx, c: Context) {
   const checked = check(ctx, queryParams(c));
   if (!('ok' in checked)) return answer(ctx, c, checked);
   const req = checked.ok;
-  const targets = [new URL(req.redirectUri).origin];
+  const targets = formTargets(req.redirectUri);
   const csrf = csrfToken(ctx, c);
   return page(c, 200, loginPage({ action: ACTION, csrf, hidden: req.hidden, clientName: req.client.name }), targets);
 }
@@ -123,7 +133,7 @@ export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
   const checked = check(ctx, params);
   if (!('ok' in checked)) return answer(ctx, c, checked);
   const req = checked.ok;
-  const targets = [new URL(req.redirectUri).origin];
+  const targets = formTargets(req.redirectUri);
   const form = (status: number, error: string, extra: Record<string, string> = {}, email?: string) =>
     page(
       c,

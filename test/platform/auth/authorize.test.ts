@@ -57,6 +57,12 @@ describe('GET {auth_url}/authorize', () => {
     });
   });
 
+  it('lets the form lead to an IPv6 loopback redirect, which CSP can only name by port', async () => {
+    const t = await authorizePlatform();
+    const { page } = await loginPage(t, { redirect_uri: 'http://[::1]:5000/callback' });
+    expect(page.headers.get('content-security-policy')).toContain("form-action 'self' http://*:5000;");
+  });
+
   it('escapes whatever the request carries into the page', async () => {
     const t = await authorizePlatform();
     const { page, fields } = await loginPage(t, { state: '"><script>alert(1)</script>' });
