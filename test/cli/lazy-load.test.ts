@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'plat-trace-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the built `plat` with a resolve hook and returns the project modules and packages it loaded. */
+function loaded(
+  argv: string[],
+  env: Record<string, string> = {},
+): { code: number | null; stdout: string; modules: string[] } {
+  const trace = join(dir, `${(argv.join('_') || 'none').replace(/[^\w.-]+/g, '_')}.txt`);
+  const r = spawnSync(process.execPath, ['--import', './test/cli/fixtures/trace-loads.mjs', 'bin/plat.js', ...argv], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      ...env,
+      PLAT_TRACE_FILE: trace,
+      PLAT_CONFIG_DIR: join(dir, 'c'),
+      PLAT_DATA_DIR: join(dir, 'd'),
+    },
+  });
+  const urls = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n') : [];
+  const modules = [...new Set(urls.filter((u) => u.startsWith('file:')).map((u) => u.replace(`file://${ROOT}`, '')))];
+  return { code: r.status, stdout: r.stdout + r.stderr, modules };
+}
+
+const heavy = (m: string) =>
+  /^dist\/(cli\/commands|client|platform|auth)\/|node_modules\/(undici|better-sqlite3|hono|keytar)\//.test(m);
+
+describe('what --version and --help load', () => {
+  it('needs the build', () => {
+    expect(existsSync(join(ROOT, 'dist/cli/main.js')), 'run `npm run build` first (npm test does)').toBe(true);
+  });
+
+  it('--version and root --help load no command module, no client, no SQLite, no undici', () => {
+    for (const argv of [['--version'], ['--help'], []]) {
+      const r = loaded(argv);
+      expect(r.modules).toContain('dist/cli/program.js');
+      expect(r.modules.filter(heavy)).toEqual([]);
+    }
+    expect(loaded(['--version']).stdout).toBe(
+      `${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`,
+    );
+  });
+
+  it('a noun loads its own module only', () => {
+    const r = loaded(['users', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.modules.filter(heavy)).toEqual(['dist/cli/commands/users.js']);
+  });
+
+  it('a remote command never loads the platform or SQLite', () => {
+    const r = loaded(['--base-url', 'http://127.0.0.1:9', '--max-retries', '0', 'users', 'list', '--org', 'org_1'], {
+      PLAT_API_KEY: 'plat_live_x',
+    });
+    expect(r.code, r.stdout).toBe(9);
+    expect(r.modules.filter(heavy).filter((m) => !m.startsWith('dist/client/') && !m.includes('/undici/'))).toEqual([
+      'dist/cli/commands/users.js',
+    ]);
+    expect(r.modules.some((m) => m.includes('node_modules/undici/'))).toBe(true);
+  });
+});
