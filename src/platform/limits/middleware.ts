@@ -59,6 +59,16 @@ function retryIn(state: LimitState): string {
   return `retry in ${state.retryAfter ?? 1} s`;
 }
 
+/** Whether a response's headers can be changed in place. */
+function headersWritable(res: Response): boolean {
+  try {
+    res.headers.set('X-RateLimit-Limit', '0');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The bucket a request spends: its state, whether it is the address's, and the refusal's wording. */
 interface Choice {
   state: LimitState;
@@ -129,6 +139,9 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
     await next();
     // The handle's state, not `state`: a route may have charged a failed sign-in meanwhile.
     const { retryAfter: _, ...info } = handle.state;
+    // `Response.redirect()` and fetched responses have immutable headers: copy those once (Hono's setter may copy
+    // again, so read the response back).
+    if (!headersWritable(c.res)) c.res = new Response(c.res.body, c.res);
     for (const [name, value] of Object.entries(limitHeaders(info))) c.res.headers.set(name, value);
   };
 }

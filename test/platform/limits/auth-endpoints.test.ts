@@ -101,6 +101,15 @@ describe('the hooks for other routes', () => {
         handler: async (_ctx, c) => c.json({ clientId: (await c.req.parseBody()).client_id }),
       }),
       publicRoute({
+        method: 'GET',
+        path: '/elsewhere',
+        operationId: 'elsewhere',
+        summary: 'elsewhere',
+        tag: 'auth',
+        access: 'public',
+        handler: () => Response.redirect('http://plat.test/v2/health', 302),
+      }),
+      publicRoute({
         method: 'POST',
         path: '/login',
         operationId: 'login',
@@ -138,6 +147,14 @@ describe('the hooks for other routes', () => {
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ clientId: 'plat-cli' });
     expect(r.headers.get('x-ratelimit-remaining')).toBe('9');
+  });
+
+  it('puts its headers on responses whose headers are immutable', async () => {
+    const { fetch } = app();
+    const r = await fetch(new Request('http://plat.test/v2/elsewhere'));
+    expect(r.status).toBe(302);
+    expect(r.headers.get('location')).toBe('http://plat.test/v2/health');
+    expect(r.headers.get('x-ratelimit-remaining')).toBe('10');
   });
 
   it('lets sign-in charge failures to the address bucket and refuse once it is empty', async () => {
