@@ -82,7 +82,7 @@ describe('GET {auth_url}/authorize', () => {
   it('shows an error page, and never redirects, when the client or the redirect URI is not registered', async () => {
     const t = await authorizePlatform();
     const { challenge } = pkce();
-    const refused = [
+    const refused: Record<string, string>[] = [
       { client_id: 'nobody' },
       { client_id: '' },
       { redirect_uri: 'http://127.0.0.1:49152/callback/x' }, // path changed

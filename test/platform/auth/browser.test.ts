@@ -135,7 +135,7 @@ describe('in a real browser (Chromium, JavaScript off)', () => {
     await page.waitForURL(link.split('?')[0] as string);
     expect(await page.locator('h1').textContent()).toBe('Welcome');
     await context.close();
-    const user = await fetch(`${server.url}/v2/users/${(await invited.json()).userId}`, {
+    const user = await fetch(`${server.url}/v2/users/${((await invited.json()) as any).userId}`, {
       headers: { 'X-API-Key': key.apiKey },
     });
     expect(await user.json()).toMatchObject({ status: 'active', emailVerified: true, name: 'Ivy Ivanova' });

@@ -22,7 +22,7 @@ async function start(t: AuthTestPlatform, fields: Record<string, string> = {}) {
       body: new URLSearchParams({ client_id: 'plat-cli', ...fields }).toString(),
     }),
   );
-  return { status: res.status, headers: res.headers, body: await res.json() };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
 }
 
 function poll(t: AuthTestPlatform, deviceCode: string, clientId = 'plat-cli') {

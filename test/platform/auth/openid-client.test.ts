@@ -124,12 +124,12 @@ describe('openid-client against a real listener', () => {
       headers: { Authorization: `Bearer ${tokens.access_token}` },
     });
     expect(whoami.status).toBe(200);
-    const me = await whoami.json();
+    const me = (await whoami.json()) as any;
     expect(me).toMatchObject({ type: 'user', user: { email: 'owner@acme.test' } });
     const sessions = await fetch(`${h.server.url}/v2/users/${me.user.id}/sessions`, {
       headers: { Authorization: `Bearer ${tokens.access_token}` },
     });
-    expect((await sessions.json()).data).toEqual([
+    expect(((await sessions.json()) as any).data).toEqual([
       expect.objectContaining({ ipAddress: '127.0.0.1', userAgent: 'plat-test-browser/1.0', current: true }),
     ]);
 
@@ -232,7 +232,7 @@ describe('openid-client against a real listener', () => {
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 400)).toHaveLength(9);
     for (const a of answers) {
-      const json = await a.json();
+      const json = (await a.json()) as any;
       if (json.access_token) h.secrets.push(json.access_token, json.refresh_token);
     }
     expectNoSecretsLogged(h);

@@ -41,7 +41,7 @@ describe('POST {auth_url}/token: authorization_code', () => {
     expect(r.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
     expect(r.body.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const header = decodeProtectedHeader(r.body.access_token);
-    const jwks = await (await t.fetch(new Request(`${AUTH_URL}/jwks`))).json();
+    const jwks = (await (await t.fetch(new Request(`${AUTH_URL}/jwks`))).json()) as any;
     expect(header).toEqual({ alg: 'ES256', typ: 'at+jwt', kid: jwks.keys[0].kid });
     expect(jwks.keys[0]).toEqual({
       kty: 'EC',
@@ -217,7 +217,7 @@ describe('POST {auth_url}/token: authorization_code', () => {
     expect((await tokenRequest(t.fetch, { client_id: 'plat-cli' })).body.error).toBe('invalid_request');
     const text = await t.fetch(new Request(`${AUTH_URL}/token`, { method: 'POST', body: 'grant_type=x' }));
     expect(text.status).toBe(400);
-    expect((await text.json()).error).toBe('invalid_request');
+    expect(((await text.json()) as any).error).toBe('invalid_request');
     const twice = await t.fetch(
       new Request(`${AUTH_URL}/token`, {
         method: 'POST',
