@@ -34,7 +34,7 @@ describe('profiles', () => {
       `${HEADER}*\tprod\tremote\thttps://api.example.com/v2\torg_P\n`,
     );
     expect((await w.runCli(['profiles', 'show', '--json'])).stdout).toBe(
-      JSON.stringify(
+      `${JSON.stringify(
         {
           name: 'prod',
           current: true,
@@ -45,7 +45,7 @@ describe('profiles', () => {
         },
         null,
         2,
-      ) + '\n',
+      )}\n`,
     );
     expect((await w.runCli(['profiles', 'use', 'nope'])).code).toBe(2);
     expect((await w.runCli(['profiles', 'remove', 'prod'])).code).toBe(2);
