@@ -120,13 +120,17 @@ function kindOfStatus(status: number): ErrorKind {
 function apiFailure(err: ApiErrorShape): Failure {
   const kind = kindOfStatus(err.status);
   const lines = [err.message];
-  for (const d of err.details ?? []) lines.push(`  ${d.field}: ${d.message}`);
+  for (const d of err.details ?? []) {
+    const line = `${d.field}: ${d.message}`;
+    if (!err.message.includes(line)) lines.push(`  ${line}`);
+  }
   if (kind === 'rate_limited') lines[0] += ` (still rate limited after ${err.retries} ${plural(err.retries)})`;
   if (err.requestId) lines[0] += ` [request ${err.requestId}]`;
-  const body = err.body as { error?: Record<string, unknown> } | null;
+  // The client keeps the envelope's `error` object (or the OAuth form's whole body) as `body`.
+  const body = err.body as Record<string, unknown> | null;
   const json =
-    body && typeof body === 'object' && body.error && typeof body.error === 'object'
-      ? { error: body.error }
+    body && typeof body === 'object' && typeof body.code === 'string'
+      ? { error: body }
       : { error: { code: err.code, message: err.message, status: err.status, requestId: err.requestId } };
   return { exitCode: EXIT_CODES[kind], message: lines.join('\n'), json };
 }

@@ -32,7 +32,7 @@ export async function run(argv: readonly string[], deps: CliDeps): Promise<numbe
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (CLEAN_EXITS.has(err.code)) return 0;
+      if (CLEAN_EXITS.has(err.code) || err.exitCode === 0) return 0;
       // Help shown because a noun was given without a verb: already printed on stderr by commander.
       if (err.code === 'commander.help') return EXIT_CODES.usage;
       return report(deps, globals(), err.message.replace(/^error: /, ''), EXIT_CODES.usage, 'usage_error');

@@ -26,9 +26,17 @@ describe('API errors map to the contract exit codes', () => {
   });
 
   it('422 → 7, with the field details', async () => {
-    const r = await w.runCli(['users', 'invite', 'not-an-email']);
-    expect(r).toMatchObject({ code: 7, stdout: '' });
-    expect(r.stderr).toMatch(/^plat: .+ \[request req_…\]\n {2}email: .+\n$/);
+    expect(await w.runCli(['users', 'invite', 'not-an-email'])).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr: 'plat: email: Invalid email address [request req_…]\n',
+    });
+    const json = await w.runCli(['users', 'invite', 'not-an-email', '--json']);
+    expect(JSON.parse(json.stderr).error).toMatchObject({
+      code: 'validation_error',
+      status: 422,
+      details: [{ field: 'email', message: 'Invalid email address' }],
+    });
   });
 
   it('7 also for a value the CLI rejects before sending', async () => {
@@ -171,5 +179,20 @@ describe('transport failures', () => {
       );
       expect(r.raw.stderr).not.toContain(env.PLAT_API_KEY);
     });
+  });
+});
+
+describe('help', () => {
+  it('--help, -h and help NOUN print on stdout with exit 0; every verb shows an example', async () => {
+    for (const argv of [['--help'], ['help', 'users'], ['users', '-h'], ['users', 'invite', '--help']]) {
+      const r = await w.runCli(argv);
+      expect(r.code, argv.join(' ')).toBe(0);
+      expect(r.stderr).toBe('');
+      expect(r.stdout).toMatch(/^Usage: plat/);
+    }
+    expect((await w.runCli(['users', 'invite', '--help'])).stdout).toContain(
+      '\nExamples:\n  $ plat users invite ada@example.com --name "Ada Lovelace" --role admin --team team_3Hn7yR2vKp9Xw4Lc8Qm5\n',
+    );
+    expect(await w.runCli(['--version'])).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '', raw: expect.anything() });
   });
 });

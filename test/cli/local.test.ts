@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
@@ -23,6 +23,19 @@ describe('the embedded default', () => {
     });
     expect(statSync(join(w.configDir, 'config.json')).mode & 0o777).toBe(0o600);
     expect(statSync(join(w.configDir, 'credentials.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it("without an organization in the profile, commands act in the credential's own (GET /auth/whoami)", async () => {
+    await w.runCli(['orgs', 'list']);
+    writeFileSync(join(w.configDir, 'config.json'), '{"profiles":{}}');
+    const r = await w.runCli(['users', 'list', '-o', 'ids', '--verbose']);
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: 'user_0001\n',
+      stderr:
+        '→ GET http://embedded.plat/v2/auth/whoami · 200 · Nms · request req_… · rate limit 29/60 left\n' +
+        '→ GET http://embedded.plat/v2/organizations/org_0001/users · 200 · Nms · request req_… · rate limit 998/6000 left\n',
+    });
   });
 
   it('--quiet keeps the notice off stderr', async () => {

@@ -51,7 +51,7 @@ const get = verb<{ id: string }>({
   name: 'get',
   args: '<id>',
   summary: 'Show a user',
-  examples: ['plat users get user_2x9Lq…', 'plat users get user_2x9Lq… --json'],
+  examples: ['plat users get user_8Jq2kX5mN1pR4sT7vW9y', 'plat users get user_8Jq2kX5mN1pR4sT7vW9y --json'],
   parse: ([id]) => ({ id }),
   run: async (o, ctx) => record(await (await ctx.client()).users.get(o.id), userView),
 });
@@ -67,7 +67,7 @@ const invite = verb<InviteOptions>({
   name: 'invite',
   args: '<email>',
   summary: 'Invite someone by e-mail: creates a pending user and sends the invitation',
-  examples: ['plat users invite ada@example.com --name "Ada Lovelace" --role admin --team team_8f…'],
+  examples: ['plat users invite ada@example.com --name "Ada Lovelace" --role admin --team team_3Hn7yR2vKp9Xw4Lc8Qm5'],
   options: (c) => {
     c.option('--name <name>', 'display name');
     c.option('--role <role>', `organization role: ${ORG_ROLES.join(', ')} (default member)`);
@@ -96,8 +96,8 @@ const update = verb<UpdateOptions>({
   args: '<id>',
   summary: 'Change a user: name, role, metadata (merged)',
   examples: [
-    'plat users update user_2x9Lq… --role admin',
-    'plat users update user_2x9Lq… --metadata plan=gold --unset-metadata trial',
+    'plat users update user_8Jq2kX5mN1pR4sT7vW9y --role admin',
+    'plat users update user_8Jq2kX5mN1pR4sT7vW9y --metadata plan=gold --unset-metadata trial',
   ],
   options: (c) => {
     c.option('--name <name>', 'display name');
@@ -129,7 +129,7 @@ const byId = (name: string, args: string) => ({ name, args, parse: ([id]: string
 const suspend = verb<{ id: string }>({
   ...byId('suspend', '<id>'),
   summary: 'Suspend a user: revokes all their sessions and API keys at once',
-  examples: ['plat users suspend user_2x9Lq… --yes'],
+  examples: ['plat users suspend user_8Jq2kX5mN1pR4sT7vW9y --yes'],
   confirm: (o) => `suspend user ${o.id} (revoking all their sessions and API keys)`,
   run: async (o, ctx) => record(await (await ctx.client()).users.suspend(o.id), userView, true),
 });
@@ -137,14 +137,14 @@ const suspend = verb<{ id: string }>({
 const unsuspend = verb<{ id: string }>({
   ...byId('unsuspend', '<id>'),
   summary: 'Return a suspended user to active (or pending if they never accepted)',
-  examples: ['plat users unsuspend user_2x9Lq…'],
+  examples: ['plat users unsuspend user_8Jq2kX5mN1pR4sT7vW9y'],
   run: async (o, ctx) => record(await (await ctx.client()).users.unsuspend(o.id), userView, true),
 });
 
 const remove = verb<{ id: string }>({
   ...byId('delete', '<id>'),
   summary: 'Remove a user from the organization, with their memberships, sessions and keys (irreversible)',
-  examples: ['plat users delete user_2x9Lq… --yes'],
+  examples: ['plat users delete user_8Jq2kX5mN1pR4sT7vW9y --yes'],
   confirm: (o) => `delete user ${o.id}`,
   run: async (o, ctx) => {
     await (await ctx.client()).users.delete(o.id);
