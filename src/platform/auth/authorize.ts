@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { Permission } from '../../contract/permissions.js';
 import type { BaseCtx } from '../context.js';
-import { issueAuthorizationCode } from '../operations/auth.js';
+import { issueAuthorizationCode } from '../operations/auth-code.js';
 import { csrfToken, csrfValid } from './csrf.js';
 import { type Html, pageHeaders } from './html.js';
 import { OAuthError } from './oauth-error.js';

@@ -3,7 +3,7 @@ import { type RefreshResponse, refreshRequestSchema } from '../../contract/auth.
 import type { BaseCtx } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { parseBody } from '../http/validate.js';
-import { refreshGrant } from '../operations/auth.js';
+import { refreshGrant } from '../operations/auth-refresh.js';
 import { NO_STORE, OAuthError } from './oauth-error.js';
 
 /**

@@ -117,7 +117,7 @@ describe('openid-client against a real listener', () => {
     });
     h.secrets.push(tokens.access_token, tokens.refresh_token as string);
     expect(tokens.token_type).toBe('bearer');
-    expect(tokens.expiresIn()).toBe(3600);
+    expect(tokens.expires_in).toBe(3600);
     expect(tokens.scope?.split(' ')).toHaveLength(17);
 
     const whoami = await fetch(`${h.server.url}/v2/auth/whoami`, {

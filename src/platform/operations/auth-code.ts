@@ -1,0 +1,98 @@
+import type { Permission } from '../../contract/permissions.js';
+import { OAuthError } from '../auth/oauth-error.js';
+import { isCodeVerifier, s256 } from '../auth/pkce.js';
+import { hashOpaque, newOpaqueSecret } from '../auth/secrets.js';
+import type { BaseCtx } from '../context.js';
+import {
+  finishGrant,
+  type Grant,
+  invalidGrant,
+  isActiveMember,
+  type Outcome,
+  recordSignIn,
+  requireClient,
+  revokeForReuse,
+  startSession,
+  type TokenSet,
+} from './auth.js';
+
+const CODE_TTL_MS = 60_000;
+/** Used or expired codes are kept a day, so that a late second use is still recognised and revokes. */
+const KEEP_EXPIRED_MS = 24 * 3600_000;
+
+/** After a password sign-in: a single-use authorization code (60 s) bound to client, redirect URI and challenge. */
+export function issueAuthorizationCode(
+  ctx: BaseCtx,
+  r: {
+    clientId: string;
+    redirectUri: string;
+    codeChallenge: string;
+    requested: Permission[] | null;
+    userId: string;
+    orgId: string;
+    ipAddress: string | null;
+    userAgent: string | null;
+  },
+): string {
+  return ctx.tx(() => {
+    const scopes = recordSignIn(ctx, { ...r, method: 'password' });
+    const now = ctx.clock().getTime();
+    ctx.stores.auth.purgeExpired(new Date(now - KEEP_EXPIRED_MS).toISOString());
+    const { secret, hash } = newOpaqueSecret();
+    ctx.stores.auth.insertCode({
+      codeHash: hash,
+      clientId: r.clientId,
+      redirectUri: r.redirectUri,
+      codeChallenge: r.codeChallenge,
+      scopes,
+      userId: r.userId,
+      orgId: r.orgId,
+      ipAddress: r.ipAddress,
+      userAgent: r.userAgent,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + CODE_TTL_MS).toISOString(),
+    });
+    return secret;
+  });
+}
+
+/** Why `redeemCode` found nothing to redeem; a second use revokes what the first issued. */
+function codeFailure(ctx: BaseCtx, hash: string, clientId: string, redirectUri: string): { error: OAuthError } {
+  const code = ctx.stores.auth.codeByHash(hash);
+  if (!code) return invalidGrant('invalid authorization code');
+  if (code.usedAt) {
+    revokeForReuse(ctx, code.sessionId, 'authorization code');
+    return invalidGrant('the authorization code was already used; the tokens issued for it are revoked');
+  }
+  if (code.expiresAt <= ctx.now()) return invalidGrant('the authorization code has expired');
+  if (code.clientId !== clientId) return invalidGrant('the authorization code was issued to another client');
+  if (code.redirectUri !== redirectUri) return invalidGrant('redirect_uri does not match the authorization request');
+  return invalidGrant('code_verifier does not match the code_challenge');
+}
+
+/** `grant_type=authorization_code`: PKCE S256 only; one compare-and-set redeems the code. */
+export async function redeemAuthorizationCode(
+  ctx: BaseCtx,
+  r: { clientId?: string; code?: string; redirectUri?: string; codeVerifier?: string },
+): Promise<TokenSet> {
+  const client = requireClient(ctx, r.clientId);
+  if (!r.code) throw new OAuthError('invalid_request', 'code is required');
+  if (!r.redirectUri) throw new OAuthError('invalid_request', 'redirect_uri is required');
+  if (!r.codeVerifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE with S256)');
+  if (!isCodeVerifier(r.codeVerifier)) {
+    throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters');
+  }
+  const { code, redirectUri, codeVerifier } = r;
+  const hash = hashOpaque(code);
+  const outcome = ctx.tx((): Outcome<Grant> => {
+    const bind = { clientId: client.id, redirectUri, challenge: s256(codeVerifier) };
+    const grant = ctx.stores.auth.redeemCode(hash, bind, ctx.now());
+    if (!grant) return codeFailure(ctx, hash, client.id, redirectUri);
+    if (!isActiveMember(ctx, grant.orgId, grant.userId)) return invalidGrant('the user is no longer active');
+    const started = startSession(ctx, { ...grant, clientId: client.id });
+    ctx.stores.auth.setCodeSession(hash, started.sessionId);
+    return { ok: started };
+  });
+  if ('error' in outcome) throw outcome.error;
+  return finishGrant(ctx, outcome.ok);
+}
