@@ -27,6 +27,8 @@ export function csrfToken(ctx: BaseCtx, c: Context): string {
 /** Whether a form's `csrf` field matches the browser's cookie (constant time). */
 export function csrfValid(c: Context, submitted: string | undefined): boolean {
   const cookie = getCookie(c, COOKIE);
-  if (!cookie || !submitted || !TOKEN.test(cookie) || cookie.length !== submitted.length) return false;
-  return timingSafeEqual(Buffer.from(cookie), Buffer.from(submitted));
+  if (!cookie || !submitted || !TOKEN.test(cookie)) return false;
+  const a = Buffer.from(cookie);
+  const b = Buffer.from(submitted);
+  return a.length === b.length && timingSafeEqual(a, b);
 }

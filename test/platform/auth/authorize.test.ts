@@ -185,6 +185,8 @@ describe('POST {auth_url}/authorize', () => {
     expect(missing.text).toContain('This form has expired');
     const other = await browser.post(ACTION, { ...fields, csrf: 'A'.repeat(43), ...creds });
     expect(other.status).toBe(403);
+    const wide = await browser.post(ACTION, { ...fields, csrf: 'é'.repeat(43), ...creds });
+    expect(wide.status).toBe(403);
     const noCookie = await new FormBrowser(t.fetch).post(ACTION, { ...fields, ...creds });
     expect(noCookie.status).toBe(403);
   });
