@@ -32,23 +32,27 @@ export function queryParams(c: Context): Params {
   return fromEntries(new URL(c.req.url).searchParams);
 }
 
+/** Sign-in forms and OAuth requests are small; anything bigger is refused unread. */
+const MAX_BODY = 64 * 1024;
+
 /**
  * A form-encoded body (or, where `json` is allowed, a JSON object of strings). Read through Hono's cached body, so a
- * middleware may have read it first. Undefined when the body is neither.
+ * middleware may have read it first. Undefined when the body is neither, or larger than 64 KiB.
  */
 export async function bodyParams(c: Context, opts: { json?: boolean } = {}): Promise<Params | undefined> {
   const type = (c.req.header('content-type') ?? '').toLowerCase();
-  if (type.startsWith('application/x-www-form-urlencoded')) return fromEntries(new URLSearchParams(await c.req.text()));
-  if (opts.json && /^application\/json\s*(;|$)/.test(type)) {
-    let body: unknown;
-    try {
-      body = JSON.parse(await c.req.text());
-    } catch {
-      return undefined;
-    }
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-    const entries = Object.entries(body).filter((e): e is [string, string] => typeof e[1] === 'string');
-    return fromEntries(entries);
+  const form = type.startsWith('application/x-www-form-urlencoded');
+  const json = opts.json === true && /^application\/json\s*(;|$)/.test(type);
+  if ((!form && !json) || Number(c.req.header('content-length') ?? 0) > MAX_BODY) return undefined;
+  const text = await c.req.text();
+  if (text.length > MAX_BODY) return undefined;
+  if (form) return fromEntries(new URLSearchParams(text));
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
   }
-  return undefined;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  return fromEntries(Object.entries(body).filter((e): e is [string, string] => typeof e[1] === 'string'));
 }

@@ -230,6 +230,8 @@ describe('POST {auth_url}/token: authorization_code', () => {
       error_description: 'refresh_token is given more than once',
     });
     expect((await t.fetch(new Request(`${AUTH_URL}/token`))).status).toBe(405);
+    const huge = await tokenRequest(t.fetch, { client_id: 'plat-cli', grant_type: 'x', pad: 'x'.repeat(70_000) });
+    expect(huge.body.error).toBe('invalid_request');
   });
 });
 
