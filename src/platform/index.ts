@@ -10,8 +10,8 @@ import { type Db, openDatabase, readMeta } from './store/db.js';
 import { createStores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
 
-export type { Mode } from './context.js';
 export type { AuthOptions, OAuthClient } from './auth/settings.js';
+export type { Mode } from './context.js';
 export type { LimitsOptions } from './limits/index.js';
 export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
 

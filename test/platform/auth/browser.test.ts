@@ -85,7 +85,7 @@ async function signInWithBrowser(redirectUri: string) {
 
 describe('in a real browser (Chromium, JavaScript off)', () => {
   it('fills the login page and lands on the loopback redirect with a code and the state', async () => {
-    const port = (callbacks.v4?.address() as AddressInfo).port;
+    const port = ((callbacks.v4 as Server).address() as AddressInfo).port;
     const redirect = `http://127.0.0.1:${port}/callback`;
     const { landed, verifier, messages } = await signInWithBrowser(redirect);
     expect(`${landed.origin}${landed.pathname}`).toBe(redirect);
