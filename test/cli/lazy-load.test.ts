@@ -9,7 +9,18 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'plat-trace-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs the built `plat` with a resolve hook and returns the project modules and packages it loaded. */
+/** The bundle's map from each output file to the sources it holds (written by scripts/bundle.mjs). */
+function bundleInputs(): Map<string, string[]> {
+  const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  return new Map(Object.entries(meta.outputs).map(([out, o]) => [out, Object.keys(o.inputs)]));
+}
+
+/**
+ * Runs the built `plat` with a resolve hook and returns the sources it loaded: each bundle file it read stands for
+ * the sources inside it; external packages (SQLite, undici, keytar) appear as their own files.
+ */
 function loaded(
   argv: string[],
   env: Record<string, string> = {},
@@ -27,23 +38,27 @@ function loaded(
     },
   });
   const urls = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n') : [];
-  const modules = [...new Set(urls.filter((u) => u.startsWith('file:')).map((u) => u.replace(`file://${ROOT}`, '')))];
+  const files = urls.filter((u) => u.startsWith('file:')).map((u) => u.replace(`file://${ROOT}`, ''));
+  const inputs = bundleInputs();
+  const modules = [...new Set(files.flatMap((f) => inputs.get(f) ?? [f]))];
   return { code: r.status, stdout: r.stdout + r.stderr, modules };
 }
 
 const heavy = (m: string) =>
-  /^dist\/(cli\/commands|client|platform|auth)\/|node_modules\/(undici|better-sqlite3|hono|keytar)\//.test(m);
+  /^src\/(cli\/commands|client|platform|auth)\/|node_modules\/(undici|better-sqlite3|hono|keytar|jose)\//.test(m);
 
 describe('what --version and --help load', () => {
   it('needs the build', () => {
-    expect(existsSync(join(ROOT, 'dist/cli/main.js')), 'run `npm run build` first (npm test does)').toBe(true);
+    expect(existsSync(join(ROOT, 'dist/bundle/meta.json')), 'run `npm run build` first (npm test does)').toBe(true);
   });
 
   it('--version and root --help load no command module, no client, no SQLite, no undici', () => {
-    for (const argv of [['--version'], ['--help'], []]) {
+    expect(loaded(['--version']).modules.filter((m) => !m.startsWith('bin/'))).toEqual([]);
+    for (const argv of [['--help'], []]) {
       const r = loaded(argv);
-      expect(r.modules).toContain('dist/cli/program.js');
+      expect(r.modules).toContain('src/cli/program.ts');
       expect(r.modules.filter(heavy)).toEqual([]);
+      expect(r.modules.filter((m) => m.includes('node_modules/zod/'))).toEqual([]);
     }
     expect(loaded(['--version']).stdout).toBe(
       `${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`,
@@ -53,7 +68,7 @@ describe('what --version and --help load', () => {
   it('a noun loads its own module only', () => {
     const r = loaded(['users', '--help']);
     expect(r.code).toBe(0);
-    expect(r.modules.filter(heavy)).toEqual(['dist/cli/commands/users.js']);
+    expect(r.modules.filter(heavy)).toEqual(['src/cli/commands/users.ts']);
   });
 
   it('a remote command never loads the platform or SQLite', () => {
@@ -61,8 +76,8 @@ describe('what --version and --help load', () => {
       PLAT_API_KEY: 'plat_live_x',
     });
     expect(r.code, r.stdout).toBe(9);
-    expect(r.modules.filter(heavy).filter((m) => !m.startsWith('dist/client/') && !m.includes('/undici/'))).toEqual([
-      'dist/cli/commands/users.js',
+    expect(r.modules.filter(heavy).filter((m) => !m.startsWith('src/client/') && !m.includes('/undici/'))).toEqual([
+      'src/cli/commands/users.ts',
     ]);
     expect(r.modules.some((m) => m.includes('node_modules/undici/'))).toBe(true);
   });

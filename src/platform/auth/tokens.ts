@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { errors, jwtVerify, SignJWT } from 'jose';
 import type { BaseCtx } from '../context.js';
 import { apiAudience, authUrl } from './settings.js';
 import { currentSigningKey, signingKeyById, TOKEN_ALG } from './signing-keys.js';
 
 /** The `typ` header of access tokens (RFC 9068 §2.1). */
+/** jose is loaded on first use: requests with API keys never pay for it at start-up. */
+const jose = () => import('jose');
+
 export const ACCESS_TOKEN_TYP = 'at+jwt';
 
 /** What an access token says about its grant. */
@@ -34,6 +36,7 @@ export async function issueAccessToken(
   const key = currentSigningKey(ctx);
   const iat = Math.floor(ctx.clock().getTime() / 1000);
   const expiresIn = ctx.auth.accessTokenTtl;
+  const { SignJWT } = await jose();
   const token = await new SignJWT({
     org: grant.orgId,
     scopes: [...grant.scopes],
@@ -63,6 +66,7 @@ function claimString(payload: Record<string, unknown>, name: string): string {
  * returns the grant. Whether the session is still active is the caller's check. Throws `InvalidAccessToken`.
  */
 export async function verifyAccessToken(ctx: BaseCtx, token: string): Promise<AccessClaims> {
+  const { errors, jwtVerify } = await jose();
   try {
     const { payload } = await jwtVerify(
       token,

@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { LinearRouter } from 'hono/router/linear-router';
 import { z } from 'zod';
 import type { ErrorBody } from '../../contract/errors.js';
 import { ID_PREFIX } from '../../contract/ids.js';
@@ -95,7 +96,7 @@ function compilePath(path: string): { regex: RegExp; hono: string } {
 
 /** The platform's Hono application: every route of the table, plus the conventions of contract §1–§3. */
 export function createApp(deps: AppDeps): Hono<Env> {
-  const app = new Hono<Env>();
+  const app = new Hono<Env>({ router: new LinearRouter() });
   const compiled = deps.routes.map((r) => ({ route: r, ...compilePath(r.path) }));
   let openapi: string | undefined;
 

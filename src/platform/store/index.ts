@@ -11,20 +11,39 @@ import { ssoStore } from './sso.js';
 import { teamsStore } from './teams.js';
 import { usersStore } from './users.js';
 
-/** Every store over one database, each with its statements prepared once. */
-export function createStores(db: Db) {
-  return {
-    organizations: organizationsStore(db),
-    users: usersStore(db),
-    invitations: invitationsStore(db),
-    outbox: outboxStore(db),
-    teams: teamsStore(db),
-    projects: projectsStore(db),
-    sessions: sessionsStore(db),
-    apiKeys: apiKeysStore(db),
-    events: eventsStore(db),
-    sso: ssoStore(db),
-    auth: authStore(db),
-  };
+const FACTORIES = {
+  organizations: organizationsStore,
+  users: usersStore,
+  invitations: invitationsStore,
+  outbox: outboxStore,
+  teams: teamsStore,
+  projects: projectsStore,
+  sessions: sessionsStore,
+  apiKeys: apiKeysStore,
+  events: eventsStore,
+  sso: ssoStore,
+  auth: authStore,
+};
+
+/** Every store over one database. */
+export type Stores = { readonly [K in keyof typeof FACTORIES]: ReturnType<(typeof FACTORIES)[K]> };
+
+/**
+ * Every store over one database, each built (its statements prepared) on first use and then kept: a CLI command
+ * that touches two stores does not prepare the statements of all eleven.
+ */
+export function createStores(db: Db): Stores {
+  const stores = {} as Record<string, unknown>;
+  for (const [name, factory] of Object.entries(FACTORIES)) {
+    Object.defineProperty(stores, name, {
+      enumerable: true,
+      get() {
+        const store = (factory as (db: Db) => unknown)(db);
+        Object.defineProperty(stores, name, { value: store, enumerable: true });
+        return store;
+      },
+      configurable: true,
+    });
+  }
+  return stores as Stores;
 }
-export type Stores = ReturnType<typeof createStores>;
