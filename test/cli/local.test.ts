@@ -185,3 +185,38 @@ describe('plat serve', () => {
     expect(r.raw.stderr).not.toContain(key);
   });
 });
+
+describe('plat serve and rate limits', () => {
+  /** Serves, sends `count` requests with the stored key after moving the org to the free plan, returns the statuses. */
+  async function statuses(args: string[], count: number, env: Record<string, string> = {}) {
+    let stop: () => void = () => {};
+    let resolveUrl: (url: string) => void = () => {};
+    const url = new Promise<string>((r) => (resolveUrl = r));
+    const running = w.runCli(['serve', '--port', '0', ...args], {
+      env,
+      deps: { onShutdown: (handler) => ((stop = handler), () => {}) },
+      onStderr: (text) => {
+        const m = /Listening on (\S+)\/v2/.exec(text);
+        if (m) resolveUrl(m[1] as string);
+      },
+    });
+    const base = await url;
+    const headers = { 'X-API-Key': w.storedKey() as string, 'Content-Type': 'application/json' };
+    await fetch(`${base}/v2/organizations/org_0001`, { method: 'PATCH', headers, body: '{"plan":"free"}' });
+    const seen: number[] = [];
+    for (let i = 0; i < count; i++)
+      seen.push((await fetch(`${base}/v2/organizations/org_0001/users`, { headers })).status);
+    stop();
+    const r = await running;
+    expect(r.code).toBe(0);
+    return { seen, stderr: r.stderr };
+  }
+
+  it('limits by default, and not with --no-rate-limits or PLAT_RATE_LIMITS=off', async () => {
+    expect((await statuses([], 12)).seen.slice(10)).toEqual([429, 429]);
+    const off = await statuses(['--no-rate-limits'], 15);
+    expect(off.seen).toEqual(Array(15).fill(200));
+    expect(off.stderr).toContain('Rate limits are off (--no-rate-limits): for local development only.');
+    expect((await statuses([], 15, { PLAT_RATE_LIMITS: 'off' })).seen).toEqual(Array(15).fill(200));
+  });
+});

@@ -10,6 +10,8 @@ interface ServeOptions {
   host: string;
   port: number;
   publicUrl?: string;
+  /** false with --no-rate-limits (or PLAT_RATE_LIMITS=off): for local development only. */
+  rateLimits: boolean;
 }
 
 /**
@@ -34,11 +36,13 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
     port: o.port,
     publicUrl: o.publicUrl,
     mode: r.sandbox ? 'sandbox' : 'live',
+    limits: { enabled: o.rateLimits },
     accessLog: (line) => ctx.io.err(line),
     logger: (line) => ctx.io.err(line),
     ...ctx.deps.platform,
   });
   ctx.io.err(`Listening on ${server.url}/v2 (${r.sandbox ? 'sandbox' : 'live'}, ${r.db}); Ctrl-C stops.`);
+  if (!o.rateLimits) ctx.io.err('Rate limits are off (--no-rate-limits): for local development only.');
   await new Promise<void>((resolve) => {
     const subscribe = ctx.deps.onShutdown ?? (() => () => {});
     const unsubscribe = subscribe(() => {
@@ -59,13 +63,20 @@ export function register(cmd: Command, ctx: Context): void {
       'plat serve',
       'plat serve --host 0.0.0.0 --port 8080 --public-url https://plat.example.com',
       'plat serve --port 0',
+      'plat serve --no-rate-limits   # local development: no 429s',
     ],
     options: (c) => {
       c.option('--host <host>', 'interface to listen on', '127.0.0.1');
       c.option('--port <port>', 'port; 0 picks a free one', nonNegativeInt, 8080);
       c.option('--public-url <url>', 'origin that links in e-mails point at (default http://HOST:PORT)');
+      c.option('--no-rate-limits', 'turn rate limits off (local development; also PLAT_RATE_LIMITS=off)');
     },
-    parse: (_args, o) => ({ host: o.host, port: o.port, publicUrl: o.publicUrl }),
+    parse: (_args, o) => ({
+      host: o.host,
+      port: o.port,
+      publicUrl: o.publicUrl,
+      rateLimits: o.rateLimits !== false && ctx.deps.env.PLAT_RATE_LIMITS !== 'off',
+    }),
     run: serve,
   });
 }
