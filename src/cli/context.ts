@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import type { CredentialStore } from '../auth/credential-store.js';
+import type { TokenSession } from '../auth/token-session.js';
 import type { PlatformClient } from '../client/client.js';
 import type { Config } from '../config/config.js';
 import { configDir, dataDir } from '../config/paths.js';
 import type { Resolved } from '../config/resolve.js';
-import { newClient, openTransport } from './connection.js';
-import { type ActiveCredential, credentialAccount, findCredential, storeApplies } from './credential.js';
-import type { CliDeps } from './deps.js';
+import { newClient, oauthTransport, openTransport } from './connection.js';
+import { type ActiveCredential, credentialAccount, findCredential, isSignedIn, storeApplies } from './credential.js';
+import type { CliDeps, Transport } from './deps.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap } from './embedded.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
 import type { GlobalOptions } from './globals.js';
@@ -41,6 +42,13 @@ export interface Context {
   credentials(): Promise<CredentialStore>;
   /** The credential commands act with (bootstrapping the embedded platform first if needed), or undefined. */
   credential(): Promise<ActiveCredential | undefined>;
+  /** The way to the resolved endpoint (opened once, closed at the end of the run). */
+  transport(): Promise<Transport>;
+  /**
+   * The refreshing token of a profile signed in with `plat login` (undefined for API keys and `PLAT_TOKEN`): what
+   * the client sends, refreshed ahead of expiry and once after a `401`.
+   */
+  tokenSession(): Promise<TokenSession | undefined>;
   /** The API client; `orgId` sends another `X-Org-Id` than the settings' (orgs get/update/use of another one). */
   client(orgId?: string): Promise<PlatformClient>;
   /** The organization for commands that need one: --org / PLAT_ORG / the profile's, else the credential's own. */
@@ -88,9 +96,9 @@ export function createContext(
               `(a profile's stored credential is only sent to the profile's own URL)`,
       );
     }
-    const transport = await openTransport(deps, r);
-    closers.push(() => transport.close());
-    return { r, credential, transport };
+    const transport = await ctx.transport();
+    const session = await ctx.tokenSession();
+    return { r, credential, transport, session };
   });
 
   const env = deps.env as NodeJS.ProcessEnv;
@@ -139,6 +147,28 @@ export function createContext(
     }),
     program,
     stdinText: once(() => readAll(deps.stdin)),
+    transport: once(async () => {
+      const transport = await openTransport(deps, await ctx.settings());
+      closers.push(() => transport.close());
+      return transport;
+    }),
+    tokenSession: once(async () => {
+      const credential = await ctx.credential();
+      if (!isSignedIn(credential)) return undefined;
+      const [{ TokenSession }, { refreshLockPath }] = await Promise.all([
+        import('../auth/token-session.js'),
+        import('../auth/refresh-lock.js'),
+      ]);
+      const { account, credential: initial } = credential.stored;
+      return new TokenSession({
+        store: await ctx.credentials(),
+        account,
+        initial,
+        lockFile: refreshLockPath(dirs.config, account),
+        transport: oauthTransport(await ctx.transport(), { globals: globals(), deps, log: (line) => ctx.io.err(line) }),
+        clock: ctx.clock,
+      });
+    }),
     credential: once(async () => {
       const before = await ctx.settings();
       if (needsBootstrap(before)) {

@@ -9,6 +9,13 @@ export interface ActiveCredential {
   /** Why this one: "from --api-key-stdin", "from PLAT_API_KEY", "stored for profile "local" in …". */
   why: string;
   headers: Record<string, string>;
+  /** A stored credential: its account and what the store holds (tokens of `plat login` refresh through it). */
+  stored?: { account: string; credential: StoredCredential };
+}
+
+/** Whether a credential is the token set of `plat login` (refreshable), rather than an API key or a bare token. */
+export function isSignedIn(c: ActiveCredential | undefined): c is ActiveCredential & { stored: { account: string } } {
+  return c?.source === 'store' && c.type === 'access token' && c.stored !== undefined;
 }
 
 /** The credential store account of a resolved profile: the sandbox has its own credential (a `test` key). */
@@ -58,6 +65,7 @@ export async function findCredential(input: {
     type: stored.apiKey ? 'api key' : 'access token',
     why: `stored for "${input.account}" in ${store.location}`,
     headers,
+    stored: { account: input.account, credential: stored },
   };
 }
 

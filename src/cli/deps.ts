@@ -26,6 +26,8 @@ export interface CliDeps {
   credentialStore?: { forceFile?: boolean; timeoutMs?: number };
   /** The client's wait between retries (tests make it instant). */
   sleep?: (ms: number) => Promise<void>;
+  /** Opens a URL in the browser (`plat login`); default the desktop's opener. Resolves false when it could not. */
+  openBrowser?: (url: string) => Promise<boolean>;
   /** Subscribes to the shutdown signal of `serve`; default SIGINT/SIGTERM. Returns an unsubscribe function. */
   onShutdown?: (handler: () => void) => () => void;
   version?: string;

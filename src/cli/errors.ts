@@ -137,12 +137,21 @@ function apiFailure(err: ApiErrorShape): Failure {
 
 const plural = (n: number) => (n === 1 ? 'retry' : 'retries');
 
+function isAuthError(err: unknown): err is Error & { kind: ErrorKind } {
+  const kind = (err as { kind?: unknown } | null)?.kind;
+  return (
+    err instanceof Error && err.name === 'AuthError' && typeof kind === 'string' && Object.hasOwn(EXIT_CODES, kind)
+  );
+}
+
 /** Classifies anything thrown by a command into an exit code and messages. Never includes a stack trace. */
 export function toFailure(err: unknown): Failure {
   if (isApiError(err)) return apiFailure(err);
   let kind: ErrorKind = 'unexpected';
   const message = err instanceof Error ? err.message : String(err);
   if (err instanceof CliError) kind = err.kind;
+  // Sign-in failures (src/auth/errors.ts) carry the kind themselves: refresh failed → 3, unreachable → 9…
+  else if (isAuthError(err)) kind = err.kind;
   // The client's NetworkError message already names the origin, the cause and the retries.
   else if (err instanceof Error && err.name === 'NetworkError') kind = 'network';
   else if (err instanceof Error && err.name === 'UsageError') kind = 'usage';

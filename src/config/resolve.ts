@@ -66,7 +66,8 @@ export function sandboxDbPath(db: string): string {
   return db.endsWith('.db') ? `${db.slice(0, -3)}-sandbox.db` : `${db}-sandbox`;
 }
 
-function pickProfile(flags: SettingsFlags, env: NodeJS.ProcessEnv, config: Config): [string, string] {
+/** The profile's name and why it was chosen: `--profile`, `PLAT_PROFILE`, the current profile, else `local`. */
+export function pickProfile(flags: SettingsFlags, env: NodeJS.ProcessEnv, config: Config): [string, string] {
   if (flags.profile) return [flags.profile, 'from --profile'];
   if (env.PLAT_PROFILE) return [env.PLAT_PROFILE, 'from PLAT_PROFILE'];
   if (config.currentProfile) return [config.currentProfile, 'current profile in config.json'];
