@@ -31,7 +31,26 @@ export const NOUNS: readonly NounEntry[] = [
     summary: 'Named settings: remote instances, organizations',
     load: () => import('./commands/profiles.js'),
   },
-  { name: 'auth', summary: 'Where commands go and with which credential', load: () => import('./commands/auth.js') },
+  {
+    name: 'login',
+    summary: 'Sign in to a remote instance (browser or device code)',
+    load: () => import('./commands/login.js'),
+  },
+  {
+    name: 'logout',
+    summary: "End the profile's session and remove its credential",
+    load: () => import('./commands/logout.js'),
+  },
+  {
+    name: 'whoami',
+    summary: 'Who the credential acts as, where, and until when',
+    load: () => import('./commands/whoami.js'),
+  },
+  {
+    name: 'auth',
+    summary: 'Where commands go and with which credential; the access token',
+    load: () => import('./commands/auth.js'),
+  },
   { name: 'orgs', summary: 'Organizations', load: () => import('./commands/orgs.js') },
   { name: 'users', summary: 'Users of an organization', load: () => import('./commands/users.js') },
   { name: 'invitations', summary: 'Pending invitations', load: () => import('./commands/invitations.js') },

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import type { ActiveCredential } from '../credential.js';
+import { type ActiveCredential, isSignedIn } from '../credential.js';
+import { NotAuthenticatedError } from '../errors.js';
 import type { Output } from '../output/result.js';
 import { col } from '../output/view.js';
 import { addVerbs, verb } from '../verb.js';
@@ -22,6 +23,57 @@ function credentialRow(c: ActiveCredential | undefined, storeLocation: string): 
   return { field: 'credential', value: `${c.type} (${c.source})`, why: c.why };
 }
 
+/** What is known of a token without sending it anywhere: expiry, scopes, issuer, and whether it refreshes. */
+interface TokenFacts {
+  expiresAt: string | null;
+  scopes: string[] | null;
+  issuer: string | null;
+  refreshable: boolean;
+}
+
+/** The claims of a JWT, read without verifying it (only to describe `PLAT_TOKEN`; the server verifies). */
+function unverifiedClaims(token: string): Record<string, unknown> {
+  try {
+    return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
+
+function tokenFacts(c: ActiveCredential | undefined): TokenFacts | undefined {
+  if (!c || c.type !== 'access token') return undefined;
+  if (isSignedIn(c)) {
+    const s = c.stored.credential;
+    const refreshable = Boolean(s.refreshToken && s.issuer);
+    return { expiresAt: s.expiresAt ?? null, scopes: s.scopes ?? null, issuer: s.issuer ?? null, refreshable };
+  }
+  const claims = unverifiedClaims((c.headers.Authorization ?? '').replace(/^Bearer /, ''));
+  return {
+    expiresAt: typeof claims.exp === 'number' ? new Date(claims.exp * 1000).toISOString() : null,
+    scopes: Array.isArray(claims.scopes) ? claims.scopes.map(String) : null,
+    issuer: typeof claims.iss === 'string' ? claims.iss : null,
+    refreshable: false,
+  };
+}
+
+function tokenRows(t: TokenFacts, now: Date): StatusRow[] {
+  const left = t.expiresAt ? Date.parse(t.expiresAt) - now.getTime() : Number.NaN;
+  let why = 'unknown';
+  if (Number.isFinite(left)) {
+    const state = left > 0 ? `in ${Math.floor(left / 60_000)} min` : 'expired';
+    why = t.refreshable ? `${state}; refreshed when under a minute is left` : `${state}; not refreshable`;
+  }
+  return [
+    { field: 'expires', value: t.expiresAt ?? 'unknown', why },
+    {
+      field: 'scopes',
+      value: t.scopes ? t.scopes.join(',') : 'unknown',
+      why: t.scopes ? `${t.scopes.length} granted` : 'not recorded',
+    },
+    { field: 'issuer', value: t.issuer ?? 'unknown', why: t.refreshable ? 'refreshes and sign-out go here' : '' },
+  ];
+}
+
 const status = verb<Record<string, never>>({
   name: 'status',
   summary: 'Show the profile, endpoint, organization and credential commands use, and why (never the secret)',
@@ -31,26 +83,51 @@ const status = verb<Record<string, never>>({
     const r = await ctx.settings();
     const credential = await ctx.credential();
     const store = await ctx.credentials();
+    const token = tokenFacts(credential);
     const endpoint = r.kind === 'embedded' ? `embedded ${r.db}` : (r.baseUrl as string);
     const rows: StatusRow[] = [
       { field: 'profile', value: r.profile, why: r.why.profile },
       { field: 'endpoint', value: `${endpoint}${r.sandbox ? ' (sandbox)' : ''}`, why: r.why.endpoint },
       { field: 'organization', value: r.org ?? "the credential's own", why: r.why.org },
       credentialRow(credential, store.location),
+      ...(token ? tokenRows(token, ctx.clock()) : []),
       { field: 'store', value: store.kind, why: store.location },
     ];
     const json = {
       profile: { name: r.profile, why: r.why.profile },
       endpoint: { kind: r.kind, url: r.baseUrl ?? null, db: r.db ?? null, sandbox: r.sandbox, why: r.why.endpoint },
       organization: { id: r.org ?? null, why: r.why.org },
-      credential: credential ? { type: credential.type, source: credential.source, why: credential.why } : null,
+      credential: credential
+        ? { type: credential.type, source: credential.source, why: credential.why, ...(token && { token }) }
+        : null,
       store: { kind: store.kind, location: store.location },
     };
     return { kind: 'list', items: rows, view: statusView, json };
   },
 });
 
-/** `plat auth …` (login, logout, whoami and token belong to the sign-in work). */
+const token = verb<Record<string, never>>({
+  name: 'token',
+  summary: 'Print the access token (refreshed first if it expires within a minute) — the one command that prints it',
+  examples: ['curl -H "Authorization: Bearer $(plat auth token)" http://127.0.0.1:8080/v2/auth/whoami'],
+  parse: () => ({}),
+  run: async (_o, ctx): Promise<Output> => {
+    const credential = await ctx.credential();
+    if (!credential) throw new NotAuthenticatedError('no credentials: run plat login');
+    if (credential.type !== 'access token') {
+      throw new NotAuthenticatedError(
+        `the credential is an API key (${credential.why}), not an access token; sign in with plat login`,
+      );
+    }
+    const session = await ctx.tokenSession();
+    const value = session
+      ? await session.accessToken()
+      : (credential.headers.Authorization ?? '').replace(/^Bearer /, '');
+    return { kind: 'text', text: `${value}\n` };
+  },
+});
+
+/** `plat auth …` (signing in and out are `plat login` and `plat logout`). */
 export function register(noun: Command, ctx: Context): void {
-  addVerbs(noun, ctx, [status]);
+  addVerbs(noun, ctx, [status, token]);
 }
