@@ -1,0 +1,285 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizeUrlIn, deviceUrlIn } from '../helpers/sign-in.js';
+
+/**
+ * Sign-in end to end, as a person does it: `plat` runs as spawned `node bin/plat.js` processes against `plat serve`
+ * (also spawned), and a real Chromium fills the pages. Every word either process prints is kept, to prove that no
+ * secret (password, code, token) is ever among them.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = join(ROOT, 'bin/plat.js');
+const OWNER_PASSWORD = 'the owner types this into chromium';
+const IVY_PASSWORD = 'ivy picks a long password of her own';
+
+interface Run {
+  argv: string[];
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const homes: string[] = [];
+const children: ChildProcess[] = [];
+const transcript: Run[] = [];
+let serverEnv: Record<string, string>;
+let clientEnv: Record<string, string>;
+let server: { url: string; log: () => string };
+let browser: Browser;
+
+function home(): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), 'plat-login-e2e-'));
+  homes.push(dir);
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    PLAT_CONFIG_DIR: join(dir, 'config'),
+    PLAT_DATA_DIR: join(dir, 'data'),
+    PLAT_CREDENTIAL_STORE: 'file',
+  };
+}
+
+/** Starts `plat …`; `watch` sees stderr as it grows (to find a URL while the command waits). */
+function start(env: Record<string, string>, argv: string[], watch?: (stderr: string) => void) {
+  const child = spawn(process.execPath, [BIN, ...argv], { env, timeout: 60_000 });
+  children.push(child);
+  let [stdout, stderr] = ['', ''];
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+    watch?.(stderr);
+  });
+  child.stdin.end();
+  const done = new Promise<Run>((resolve) =>
+    child.once('close', (code) => {
+      const run = { argv, code: code ?? -1, stdout, stderr };
+      transcript.push(run);
+      resolve(run);
+    }),
+  );
+  return { child, done };
+}
+
+const plat = (env: Record<string, string>, argv: string[]) => start(env, argv).done;
+
+/** Runs `plat login …` and hands the first URL it prints (sign-in page or device page) to `person`. */
+async function login(env: Record<string, string>, argv: string[], person: (url: string) => Promise<void>) {
+  let url: ((u: string) => void) | undefined;
+  const printed = new Promise<string>((resolve) => (url = resolve));
+  const run = start(env, ['--verbose', 'login', ...argv], (stderr) => {
+    const found = authorizeUrlIn(stderr) ?? deviceUrlIn(stderr);
+    if (found) url?.(found);
+  });
+  const first = await Promise.race([printed, run.done]);
+  if (typeof first !== 'string') throw new Error(`login ended before printing a URL: ${first.stderr}`);
+  await person(first);
+  return run.done;
+}
+
+async function newPage(): Promise<Page> {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  return context.newPage();
+}
+
+/** Fills the login page the CLI pointed at, and waits for the loopback's answer. */
+async function signInWithChromium(url: string, email: string, password: string): Promise<string> {
+  const page = await newPage();
+  await page.goto(url);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await Promise.all([
+    page.waitForURL((u) => u.hostname === '127.0.0.1' && u.pathname === '/callback'),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+  const text = (await page.locator('body').textContent()) ?? '';
+  codes.push(new URL(page.url()).searchParams.get('code') as string);
+  await page.context().close();
+  return text;
+}
+
+const codes: string[] = [];
+/** Every token the credential files held at any point (they rotate). */
+const tokens = new Set<string>();
+function collectTokens(env: Record<string, string>): Record<string, any> {
+  const file = join(env.PLAT_CONFIG_DIR as string, 'credentials.json');
+  const profiles = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).profiles : {};
+  for (const c of Object.values(profiles) as any[]) {
+    for (const t of [c.accessToken, c.refreshToken, c.apiKey]) if (t) tokens.add(t);
+  }
+  return profiles;
+}
+
+beforeAll(async () => {
+  expect(existsSync(join(ROOT, 'dist/bundle/main.js')), 'run `npm run build` first (npm test does)').toBe(true);
+  serverEnv = home();
+  const init = await plat(serverEnv, ['local', 'init', '--password', OWNER_PASSWORD, '--json']);
+  expect(init.code, init.stderr).toBe(0);
+  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: serverEnv });
+  children.push(proc);
+  let log = '';
+  server = await new Promise((resolve, reject) => {
+    proc.stderr.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const m = /Listening on (\S+)\/v2/.exec(log);
+      if (m) resolve({ url: m[1] as string, log: () => log });
+    });
+    proc.once('exit', (code) => reject(new Error(`plat serve exited (${code}): ${log}`)));
+  });
+  clientEnv = home();
+  expect((await plat(clientEnv, ['profiles', 'add', 'remote', '--base-url', server.url, '--use'])).code).toBe(0);
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  for (const c of children) c.kill('SIGKILL');
+  for (const h of homes) rmSync(h, { recursive: true, force: true });
+});
+
+describe('plat login with a real browser, against plat serve', () => {
+  it('signs the owner in (--no-browser prints the URL; Chromium fills the page); commands use the token', async () => {
+    let page = '';
+    const r = await login(clientEnv, ['--no-browser'], async (url) => {
+      page = await signInWithChromium(url, 'admin@localhost', OWNER_PASSWORD);
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(page).toContain('plat is signed in. You can close this window.');
+    expect(r.stdout).toMatch(/^PROFILE\tENDPOINT\tUSER\t.*\nremote\thttp:\/\/127\.0\.0\.1:\d+\/v2\tadmin@localhost\t/);
+    const stored = collectTokens(clientEnv).remote;
+    expect(stored).toMatchObject({ clientId: 'plat-cli', issuer: `${server.url}/v2/auth` });
+
+    const users = await plat(clientEnv, ['users', 'list']);
+    expect(users.code, users.stderr).toBe(0);
+    expect(users.stdout).toMatch(/\tadmin@localhost\tAdmin\towner\tactive\t/);
+    const status = await plat(clientEnv, ['auth', 'status']);
+    expect(status.stdout).toContain('credential\taccess token (store)\t');
+  }, 60_000);
+
+  it('an invited user accepts in the browser, setting a password, then signs in with plat login', async () => {
+    const invite = await plat(clientEnv, ['users', 'invite', 'ivy@example.com', '--name', 'Ivy', '--json']);
+    expect(invite.code, invite.stderr).toBe(0);
+    // The served database's mailbox, read the way a developer would: plat local mail on the server's side.
+    const mail = await plat(serverEnv, ['local', 'mail', '--to', 'ivy@example.com', '--json']);
+    expect(mail.code, mail.stderr).toBe(0);
+    const link = JSON.parse(mail.stdout)[0].links[0] as string;
+    expect(link.startsWith(`${server.url}/v2/auth/invitations/accept?`)).toBe(true);
+
+    const page = await newPage();
+    await page.goto(link);
+    await page.getByLabel('Your name').fill('Ivy Ivanova');
+    await page.getByLabel('Choose a password').fill(IVY_PASSWORD);
+    await page.getByLabel('Repeat the password').fill(IVY_PASSWORD);
+    await page.getByRole('button', { name: 'Accept the invitation' }).click();
+    await page.waitForURL(link.split('?')[0] as string);
+    expect(await page.locator('h1').textContent()).toBe('Welcome');
+    await page.context().close();
+
+    // Ivy signs in under a profile of her own, which login creates for the server's URL.
+    const r = await login(clientEnv, ['--profile', 'ivy', '--base-url', server.url, '--no-browser'], async (url) => {
+      await signInWithChromium(url, 'ivy@example.com', IVY_PASSWORD);
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`Added profile "ivy" for ${server.url}/v2`);
+    collectTokens(clientEnv);
+    const me = await plat(clientEnv, ['--profile', 'ivy', 'whoami', '--json']);
+    expect(me.code, me.stderr).toBe(0);
+    expect(JSON.parse(me.stdout)).toMatchObject({
+      type: 'user',
+      user: { email: 'ivy@example.com', name: 'Ivy Ivanova', status: 'active' },
+    });
+  }, 60_000);
+
+  it('signs in with the device flow: the browser signs in and enters the user code', async () => {
+    let shown = '';
+    const r = await login(clientEnv, ['--profile', 'device', '--base-url', server.url, '--device'], async (url) => {
+      const code = new URL(url).searchParams.get('user_code') as string;
+      shown = code;
+      const page = await newPage();
+      await page.goto(`${server.url}/v2/auth/device`); // the short URL: the person types the code
+      await page.getByLabel('Code').fill(code.toLowerCase().replace('-', ''));
+      await page.getByLabel('E-mail').fill('admin@localhost');
+      await page.getByLabel('Password').fill(OWNER_PASSWORD);
+      await page.getByRole('button', { name: 'Approve' }).click();
+      await page.waitForLoadState();
+      expect(await page.locator('body').textContent()).toContain('Device connected');
+      await page.context().close();
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`To sign in, open ${server.url}/v2/auth/device and enter the code ${shown}\n`);
+    collectTokens(clientEnv);
+    const users = await plat(clientEnv, ['--profile', 'device', 'users', 'list', '-o', 'ids']);
+    expect(users.code, users.stderr).toBe(0);
+  }, 60_000);
+
+  it('8 processes started at once with an expiring token all succeed; one refreshes; the session survives', async () => {
+    const file = join(clientEnv.PLAT_CONFIG_DIR as string, 'credentials.json');
+    const json = JSON.parse(readFileSync(file, 'utf8'));
+    const before = json.profiles.remote.refreshToken as string;
+    json.profiles.remote.expiresAt = new Date(Date.now() - 1000).toISOString();
+    // Written the way the CLI writes it (0600); the CLI reads it back under its lock.
+    writeFileSync(file, JSON.stringify(json), { mode: 0o600 });
+
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, () => plat(clientEnv, ['--verbose', 'users', 'list', '-o', 'ids'])),
+    );
+    for (const run of runs) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^user_\w+\n/);
+    }
+    expect(runs.filter((run) => /POST \S+\/v2\/auth\/token · 200/.test(run.stderr))).toHaveLength(1);
+    const after = collectTokens(clientEnv).remote;
+    expect(after.refreshToken).not.toBe(before);
+    expect(Date.parse(after.expiresAt)).toBeGreaterThan(Date.now() + 3000_000);
+    // No reuse was detected: the session lives on, and refreshes again later.
+    const later = await plat(clientEnv, ['whoami', '-o', 'ids']);
+    expect(later.code, later.stderr).toBe(0);
+    const token = await plat(clientEnv, ['auth', 'token']);
+    expect(token.stdout).toBe(`${after.accessToken}\n`);
+    transcript.splice(transcript.indexOf(token), 1); // the one command that prints a token, on purpose
+  }, 60_000);
+
+  it('logout revokes the session at the server and removes the tokens', async () => {
+    const { accessToken } = collectTokens(clientEnv).remote;
+    const r = await plat(clientEnv, ['--verbose', 'logout']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/POST \S+\/v2\/auth\/revoke · 200/);
+    const dead = await fetch(`${server.url}/v2/auth/whoami`, { headers: { Authorization: `Bearer ${accessToken}` } });
+    expect(dead.status).toBe(401);
+    expect((await plat(clientEnv, ['users', 'list'])).code).toBe(3);
+  }, 60_000);
+
+  it('no secret in anything printed, in the --verbose logs, the server log or config.json', () => {
+    expect(transcript.length).toBeGreaterThan(15);
+    expect(tokens.size).toBeGreaterThanOrEqual(5);
+    expect(codes.filter(Boolean)).toHaveLength(2);
+    const printed = transcript.map((t) => t.stdout + t.stderr).join('\n');
+    const configs = [clientEnv, serverEnv].map((e) =>
+      readFileSync(join(e.PLAT_CONFIG_DIR as string, 'config.json'), 'utf8'),
+    );
+    for (const [where, text] of [
+      ['output', printed],
+      ['server log', server.log()],
+      ['config.json', configs.join('\n')],
+    ] as const) {
+      for (const secret of [OWNER_PASSWORD, IVY_PASSWORD, ...codes, ...tokens]) {
+        expect(text.includes(secret), `a secret in the ${where}`).toBe(false);
+      }
+    }
+  });
+});
