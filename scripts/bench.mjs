@@ -121,7 +121,10 @@ async function limitsBench() {
       for (const [i, [label, limits]] of cases.entries()) {
         let now = Date.parse('2026-01-01T00:00:00.000Z');
         // A second per reading of the clock: the bucket never runs dry, so every request does all the work.
-        const clock = () => new Date((now += 1000));
+        const clock = () => {
+          now += 1000;
+          return new Date(now);
+        };
         const platform = createPlatform({ db: join(dir, `limits-${round}-${i}.db`), clock, logger: () => {}, limits });
         const { organizationId, apiKey } = bootstrap(platform.base());
         const times = [];

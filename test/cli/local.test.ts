@@ -194,7 +194,12 @@ describe('plat serve and rate limits', () => {
     const url = new Promise<string>((r) => (resolveUrl = r));
     const running = w.runCli(['serve', '--port', '0', ...args], {
       env,
-      deps: { onShutdown: (handler) => ((stop = handler), () => {}) },
+      deps: {
+        onShutdown: (handler) => {
+          stop = handler;
+          return () => {};
+        },
+      },
       onStderr: (text) => {
         const m = /Listening on (\S+)\/v2/.exec(text);
         if (m) resolveUrl(m[1] as string);

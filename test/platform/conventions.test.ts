@@ -19,7 +19,7 @@ describe('conventions (contract §1–§2)', () => {
     expect(none.body.error).toMatchObject({ code: 'authentication_failed', status: 401 });
     const both = await t.call('GET', `/users/${t.ownerId}`, { headers: { Authorization: 'Bearer abc' } });
     expect(both.status).toBe(400);
-    for (const key of ['nope', `${t.ownerKey.slice(0, -1)}X`, 'plat_live_' + 'A'.repeat(38)]) {
+    for (const key of ['nope', `${t.ownerKey.slice(0, -1)}X`, `plat_live_${'A'.repeat(38)}`]) {
       const r = await t.call('GET', `/users/${t.ownerId}`, { key });
       expect(r.status, key).toBe(401);
       expect(JSON.stringify(r.body)).not.toContain(t.ownerKey);
@@ -63,7 +63,7 @@ describe('conventions (contract §1–§2)', () => {
   it('treats a malformed identifier as not found', async () => {
     const t = testPlatform();
     expect((await t.call('GET', '/users/not-an-id')).status).toBe(404);
-    expect((await t.call('GET', `/organizations/${'org_' + 'a'.repeat(200)}/users`)).status).toBe(404);
+    expect((await t.call('GET', `/organizations/${`org_${'a'.repeat(200)}`}/users`)).status).toBe(404);
   });
 
   it('rejects bodies over 1 MiB with 413 and the envelope', async () => {
