@@ -85,14 +85,15 @@ describe('auth status', () => {
         'endpoint\tembedded <tmp>/data/local.db\tembedded, default database of profile "local"\n' +
         'organization\torg_0001\tfrom profile "local"\n' +
         'credential\tapi key (store)\tstored for "local" in <tmp>/config/credentials.json\n' +
-        'store\tfile\t<tmp>/config/credentials.json\n',
+        'store\tfile\t<tmp>/config/credentials.json\n' +
+        'rate limit\t6000/min, burst 1000\tplan enterprise of org_0001, per credential\n',
       stderr: '',
     });
     expect(r.raw.stdout).not.toContain(w.storedKey() as string);
   });
 
   it('environment wins over the profile; --json is an object', async () => {
-    await w.runCli(['profiles', 'add', 'prod', '--base-url', 'https://api.example.com/v2'], { stdin: 'k' });
+    await w.runCli(['profiles', 'add', 'prod', '--base-url', 'http://127.0.0.1:9/v2'], { stdin: 'k' });
     const r = await w.runCli(['auth', 'status', '--json'], {
       env: { PLAT_PROFILE: 'prod', PLAT_ORG: 'org_E', PLAT_API_KEY: 'plat_live_fromenv', PLAT_TOKEN: 'tok' },
     });
@@ -101,7 +102,7 @@ describe('auth status', () => {
       profile: { name: 'prod', why: 'from PLAT_PROFILE' },
       endpoint: {
         kind: 'remote',
-        url: 'https://api.example.com/v2',
+        url: 'http://127.0.0.1:9/v2',
         db: null,
         sandbox: false,
         why: 'from profile "prod"',
@@ -109,6 +110,7 @@ describe('auth status', () => {
       organization: { id: 'org_E', why: 'from PLAT_ORG' },
       credential: { type: 'api key', source: 'env', why: 'from PLAT_API_KEY (preferred over PLAT_TOKEN)' },
       store: { kind: 'file', location: '<tmp>/config/credentials.json' },
+      rateLimit: { value: 'unknown', why: expect.stringContaining('could not ask the server') },
     });
     expect(r.raw.stdout).not.toContain('plat_live_fromenv');
     const token = await w.runCli(['--profile', 'prod', 'auth', 'status', '-o', 'csv'], { env: { PLAT_TOKEN: 'tok' } });

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { PLAN_LIMITS } from '../../contract/limits.js';
 import type { Context } from '../context.js';
 import { type ActiveCredential, isSignedIn } from '../credential.js';
 import { NotAuthenticatedError } from '../errors.js';
@@ -74,9 +75,30 @@ function tokenRows(t: TokenFacts, now: Date): StatusRow[] {
   ];
 }
 
+/**
+ * The rate limit of the organization's plan, asked of `GET /auth/whoami` (which every credential may call). Without a
+ * credential, or when the server cannot be reached, the row says why instead of failing the whole status.
+ */
+async function limitsRow(ctx: Context, credential: ActiveCredential | undefined): Promise<StatusRow> {
+  if (!credential) return { field: 'rate limit', value: 'unknown', why: 'no credential to ask with' };
+  try {
+    const who = await (await ctx.client()).auth.whoami();
+    const plan = who.organization.plan;
+    const rule = PLAN_LIMITS[plan];
+    return {
+      field: 'rate limit',
+      value: `${rule.perMinute}/min, burst ${rule.burst}`,
+      why: `plan ${plan} of ${who.organization.id}, per credential`,
+    };
+  } catch (err) {
+    return { field: 'rate limit', value: 'unknown', why: `could not ask the server: ${(err as Error).message}` };
+  }
+}
+
 const status = verb<Record<string, never>>({
   name: 'status',
-  summary: 'Show the profile, endpoint, organization and credential commands use, and why (never the secret)',
+  summary:
+    "Show the profile, endpoint, organization, credential and the plan's rate limit commands use, and why (never the secret)",
   examples: ['plat auth status', 'plat --profile prod auth status --json'],
   parse: () => ({}),
   run: async (_o, ctx): Promise<Output> => {
@@ -93,6 +115,8 @@ const status = verb<Record<string, never>>({
       ...(token ? tokenRows(token, ctx.clock()) : []),
       { field: 'store', value: store.kind, why: store.location },
     ];
+    const limits = await limitsRow(ctx, credential);
+    rows.push(limits);
     const json = {
       profile: { name: r.profile, why: r.why.profile },
       endpoint: { kind: r.kind, url: r.baseUrl ?? null, db: r.db ?? null, sandbox: r.sandbox, why: r.why.endpoint },
@@ -101,6 +125,7 @@ const status = verb<Record<string, never>>({
         ? { type: credential.type, source: credential.source, why: credential.why, ...(token && { token }) }
         : null,
       store: { kind: store.kind, location: store.location },
+      rateLimit: { value: limits.value, why: limits.why },
     };
     return { kind: 'list', items: rows, view: statusView, json };
   },
