@@ -1,7 +1,7 @@
 import type { ApiKey } from '../../contract/api-keys.js';
 import type { Permission } from '../../contract/permissions.js';
 import type { Db } from './db.js';
-import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
+import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
 
 /** API keys: only a SHA-256 hash of the secret is stored, with its display prefix and last four characters. */
 export const SCHEMA = `
@@ -133,15 +133,7 @@ export function apiKeysStore(db: Db) {
         where.push('user_id = ?');
         params.push(userId);
       }
-      const spec: ListSpec = {
-        from: 'FROM api_keys',
-        columns: '*',
-        where,
-        params,
-        sort: { expr: 'created_at', key: 'created_at', nullable: false },
-        order: 'desc',
-        id: { expr: 'id', key: 'id' },
-      };
+      const spec = newestFirst('api_keys', where, params);
       const { rows, pagination } = runList<Row>(db, spec, listing, next);
       return { data: rows.map(toApiKey), pagination };
     },

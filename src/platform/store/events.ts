@@ -1,6 +1,6 @@
 import type { Event } from '../../contract/events.js';
 import type { Db } from './db.js';
-import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
+import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
 
 /** The audit log: one row per write, inserted in the write's own transaction. */
 export const SCHEMA = `
@@ -83,15 +83,7 @@ export function eventsStore(db: Db) {
         where.push('created_at >= ?');
         params.push(f.since);
       }
-      const spec: ListSpec = {
-        from: 'FROM events',
-        columns: '*',
-        where,
-        params,
-        sort: { expr: 'created_at', key: 'created_at', nullable: false },
-        order: 'desc',
-        id: { expr: 'id', key: 'id' },
-      };
+      const spec = newestFirst('events', where, params);
       const { rows, pagination } = runList<Row>(db, spec, listing, next);
       return { data: rows.map(toEvent), pagination };
     },

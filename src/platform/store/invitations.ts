@@ -2,7 +2,7 @@ import type { OrgRole } from '../../contract/permissions.js';
 import type { Invitation } from '../../contract/users.js';
 import type { Db } from './db.js';
 import { OUTBOX_SCHEMA } from './outbox.js';
-import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
+import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
 
 /**
  * Invitations, and the outbox every e-mail goes through (see outbox.ts). The invitation's link token is stored only
@@ -148,15 +148,7 @@ export function invitationsStore(db: Db) {
         where.push('status = ?');
         params.push(f.status);
       }
-      const spec: ListSpec = {
-        from: 'FROM invitations',
-        columns: '*',
-        where,
-        params,
-        sort: { expr: 'created_at', key: 'created_at', nullable: false },
-        order: 'desc',
-        id: { expr: 'id', key: 'id' },
-      };
+      const spec = newestFirst('invitations', where, params);
       const { rows, pagination } = runList<Row>(db, spec, listing, next);
       return { data: rows.map((r) => toInvitation(r, now)), pagination };
     },

@@ -109,6 +109,19 @@ export interface ListSpec {
   id: { expr: string; key: string };
 }
 
+/** A listing of one table, newest first: `created_at` then `id`, both descending. */
+export function newestFirst(table: string, where: string[], params: unknown[]): ListSpec {
+  return {
+    from: `FROM ${table}`,
+    columns: '*',
+    where,
+    params,
+    sort: { expr: 'created_at', key: 'created_at', nullable: false },
+    order: 'desc',
+    id: { expr: 'id', key: 'id' },
+  };
+}
+
 const statements = new WeakMap<Db, Map<string, Database.Statement>>();
 function prepared(db: Db, sql: string): Database.Statement {
   let cache = statements.get(db);

@@ -1,7 +1,7 @@
 import type { ProjectRole } from '../../contract/permissions.js';
 import type { Environment, Member, Project, ProjectSettings, ProjectStatus } from '../../contract/projects.js';
 import type { Db } from './db.js';
-import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
+import { type Listing, type ListSpec, newestFirst, runList, type SortPosition } from './paging.js';
 
 /** Projects, their members and their environments. Deleting a project cascades to both. */
 export const SCHEMA = `
@@ -194,15 +194,7 @@ export function projectsStore(db: Db) {
         where.push("(name LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')");
         params.push(like(f.search), like(f.search));
       }
-      const spec: ListSpec = {
-        from: 'FROM projects',
-        columns: '*',
-        where,
-        params,
-        sort: { expr: 'created_at', key: 'created_at', nullable: false },
-        order: 'desc',
-        id: { expr: 'id', key: 'id' },
-      };
+      const spec = newestFirst('projects', where, params);
       const { rows, pagination } = runList<ProjectRow>(db, spec, listing, next);
       return { data: rows.map(toProject), pagination };
     },
