@@ -1,4 +1,5 @@
 import type { Configuration } from 'openid-client';
+import type { RequestInfo } from '../client/client.js';
 import { AuthError, type AuthErrorKind } from './errors.js';
 
 /** The one seam to the network: the CLI's transport (undici, or a test's in-process platform). */
@@ -7,16 +8,8 @@ export type Fetch = (request: Request) => Promise<Response>;
 /** The public client every instance registers for the CLI (contract §6). */
 export const CLI_CLIENT_ID = 'plat-cli';
 
-/** What `--verbose` shows about one exchange with the authorization server: never a header value or a body. */
-export interface ExchangeInfo {
-  method: string;
-  url: string;
-  /** `null` when no answer came. */
-  status: number | null;
-  ms: number;
-  requestId: string | null;
-  attempt: number;
-}
+/** What `--verbose` shows about one exchange with the authorization server: the API's own line, never a secret. */
+export type ExchangeInfo = Omit<RequestInfo, 'rateLimit'>;
 
 /** How sign-in requests travel. */
 export interface OAuthTransport {
