@@ -11,7 +11,7 @@ export interface LocalPlatform {
   organizationId: string;
   userId: string;
   apiKey: string;
-  /** The owner's generated sign-in password (null when one was given); shown only by `local init --json`. */
+  /** The owner's generated sign-in password (null when one was given); shown once, when the platform is made. */
   password: string | null;
   db: string;
 }
@@ -62,9 +62,19 @@ export async function bootstrapEmbedded(
 }
 
 /** The one notice a bootstrap prints on stderr. Names where the key went, never the key. */
-export function bootstrapNotice(made: LocalPlatform, email: string, storeLocation: string): string {
+export function bootstrapNotice(
+  made: LocalPlatform,
+  email: string,
+  storeLocation: string,
+  opts: { passwordShownElsewhere?: boolean } = {},
+): string {
+  // The generated sign-in password exists nowhere else: this is its one showing (unless --json prints it).
+  const password =
+    made.password && !opts.passwordShownElsewhere
+      ? `\nThe owner signs in to the sign-in pages with this generated password, shown only now: ${made.password}`
+      : '';
   return (
     `Created the embedded platform at ${made.db}: organization ${made.organizationId}, owner ${email}.\n` +
-    `Its API key is stored in ${storeLocation}.`
+    `Its API key is stored in ${storeLocation}.${password}`
   );
 }

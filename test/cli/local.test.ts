@@ -12,11 +12,24 @@ afterEach(() => w.cleanup());
 const NOTICE =
   'Created the embedded platform at <tmp>/data/local.db: organization org_0001, owner admin@localhost.\n' +
   'Its API key is stored in <tmp>/config/credentials.json.\n';
+const PASSWORD_LINE =
+  /^The owner signs in to the sign-in pages with this generated password, shown only now: (\S{15,})$/;
+
+/** The creation notice with its one showing of the generated owner password; returns that password. */
+function expectNoticeWithPassword(stderr: string): string {
+  const lines = stderr.split('\n');
+  expect(`${lines.slice(0, 2).join('\n')}\n`).toBe(NOTICE);
+  expect(lines[2]).toMatch(PASSWORD_LINE);
+  expect(lines.slice(3)).toEqual(['']);
+  return PASSWORD_LINE.exec(lines[2] as string)?.[1] as string;
+}
 
 describe('the embedded default', () => {
   it('the first command creates the platform and says so once, on stderr', async () => {
     const first = await w.runCli(['orgs', 'list', '-o', 'ids']);
-    expect(first).toMatchObject({ code: 0, stdout: 'org_0001\n', stderr: NOTICE });
+    expect(first).toMatchObject({ code: 0, stdout: 'org_0001\n' });
+    expectNoticeWithPassword(first.stderr);
+    expect(first.raw.stderr).not.toContain(w.storedKey() as string);
     expect(await w.runCli(['orgs', 'list', '-o', 'ids'])).toMatchObject({ code: 0, stdout: 'org_0001\n', stderr: '' });
     expect(JSON.parse(w.configFiles().split('\n\n')[0] as string)).toEqual({
       profiles: { local: { org: 'org_0001' } },
@@ -82,17 +95,26 @@ describe('plat local', () => {
     });
   });
 
-  it('init without --json never prints a secret; a short password is refused before anything is made', async () => {
+  it('init without --json shows only the generated password, once; a short password is refused first', async () => {
     expect(await w.runCli(['local', 'init', '--password', 'short'])).toMatchObject({
       code: 7,
       stderr: 'plat: --password must be at least 15 characters\n',
     });
     expect(existsSync(join(w.dataDir, 'local.db'))).toBe(false);
-    expect(await w.runCli(['local', 'init'])).toMatchObject({
+    const r = await w.runCli(['local', 'init']);
+    expect(r).toMatchObject({
       code: 0,
       stdout: 'ORGANIZATION\tOWNER\tDB\norg_0001\tuser_0001\t<tmp>/data/local.db\n',
-      stderr: NOTICE,
     });
+    const password = expectNoticeWithPassword(r.stderr);
+    expect(`${r.raw.stdout}${r.raw.stderr}`).not.toContain(w.storedKey() as string);
+    const again = await w.runCli(['local', 'init']);
+    expect(`${again.raw.stdout}${again.raw.stderr}`).not.toContain(password);
+  });
+
+  it('init --password shows no password at all', async () => {
+    const r = await w.runCli(['local', 'init', '--password', 'correct horse battery staple']);
+    expect(r).toMatchObject({ code: 0, stderr: NOTICE });
   });
 
   it('init --json without --password shows the generated sign-in password, once', async () => {
@@ -172,6 +194,8 @@ describe('plat serve', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     const lines = r.stderr.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT').split('\n');
+    expect(lines[2]).toMatch(PASSWORD_LINE);
+    lines.splice(2, 1);
     expect(lines).toEqual([
       'Created the embedded platform at <tmp>/data/local.db: organization org_0001, owner admin@localhost.',
       'Its API key is stored in <tmp>/config/credentials.json.',

@@ -69,7 +69,8 @@ const init = verb<InitOptions>({
       password: o.password,
       recordDb: g.db !== undefined,
     });
-    ctx.notice(bootstrapNotice(made, email, (await ctx.credentials()).location));
+    const json = g.json === true || g.output === 'json';
+    ctx.notice(bootstrapNotice(made, email, (await ctx.credentials()).location, { passwordShownElsewhere: json }));
     // The secrets appear in --json only (the contract's shape); a generated password only when there is one.
     const { password, ...shown } = made;
     return record(password ? made : shown, initView, true);
