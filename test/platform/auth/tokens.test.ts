@@ -498,6 +498,30 @@ describe('bearer authentication', () => {
       },
     ]);
   });
+
+  it('revokes every other real session with keepCurrent, and their tokens stop at once', async () => {
+    const t = await authorizePlatform();
+    const laptop = await tokensFor(t);
+    const phone = await tokensFor(t);
+    const tablet = await tokensFor(t);
+    const listed = await t.call('GET', `/users/${t.ownerId}/sessions`, withToken(laptop.access_token));
+    expect(listed.body.data.map((s: { current: boolean }) => s.current).sort()).toEqual([false, false, true]);
+    const r = await t.call('DELETE', `/users/${t.ownerId}/sessions?keepCurrent=true`, withToken(laptop.access_token));
+    expect(r).toMatchObject({ status: 200, body: { revoked: 2 } });
+    expect((await t.call('GET', `/users/${t.ownerId}`, withToken(laptop.access_token))).status).toBe(200);
+    for (const gone of [phone, tablet]) {
+      expect((await t.call('GET', `/users/${t.ownerId}`, withToken(gone.access_token))).status).toBe(401);
+      const refresh = await tokenRequest(t.platform.fetch, {
+        grant_type: 'refresh_token',
+        refresh_token: gone.refresh_token,
+        client_id: 'plat-cli',
+      });
+      expect(refresh.status).toBe(400);
+    }
+    const all = await t.call('DELETE', `/users/${t.ownerId}/sessions`, withToken(laptop.access_token));
+    expect(all.body).toEqual({ revoked: 1 });
+    expect((await t.call('GET', `/users/${t.ownerId}`, withToken(laptop.access_token))).status).toBe(401);
+  });
 });
 
 describe('GET /auth/whoami', () => {
