@@ -147,6 +147,7 @@ describe('plat local', () => {
     ]);
     expect((await w.runCli(['local', 'reset'])).code).toBe(2);
     expect(existsSync(join(w.dataDir, 'local.db'))).toBe(true);
+    expect(existsSync(join(w.dataDir, 'local.db.limits'))).toBe(true);
     expect(await w.runCli(['local', 'reset'], { tty: true, stdin: 'y\n' })).toMatchObject({
       code: 0,
       stdout: '',
@@ -154,6 +155,7 @@ describe('plat local', () => {
         'Delete the embedded platform and everything in it? [y/N] Deleted the embedded platform at <tmp>/data/local.db.\n',
     });
     expect(existsSync(join(w.dataDir, 'local.db'))).toBe(false);
+    expect(existsSync(join(w.dataDir, 'local.db.limits'))).toBe(false);
     expect(w.storedKey()).toBeUndefined();
     expect((await w.runCli(['users', 'list', '-o', 'ids'])).stderr).toContain('Created the embedded platform');
   });

@@ -85,7 +85,10 @@ const reset = verb<Record<string, never>>({
   confirm: () => 'delete the embedded platform and everything in it',
   run: async (_o, ctx) => {
     const r = await embedded(ctx, 'local reset');
-    for (const suffix of ['', '-wal', '-shm']) await rm(`${r.db}${suffix}`, { force: true });
+    // The database, its WAL files, and the rate-limit buckets kept beside it (`<db>.limits` and its WAL files).
+    for (const suffix of ['', '-wal', '-shm', '.limits', '.limits-wal', '.limits-shm']) {
+      await rm(`${r.db}${suffix}`, { force: true });
+    }
     await (await ctx.credentials()).delete(credentialAccount(r));
     const config = await ctx.config();
     const profile = config.profiles[r.profile];
