@@ -54,7 +54,11 @@ export const pagingQueryShape = {
 export type PagingQuery = { page?: number; per_page?: number; cursor?: string; limit?: number };
 
 export const orderSchema = z.enum(['asc', 'desc']);
-export const searchParam = z.string().max(200);
+/** A search term: up to 200 characters, no control characters (SQLite's full-text MATCH stops at a NUL). */
+export const searchParam = z
+  .string()
+  .max(200)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
 /** Free-form key/value metadata as stored: at most 50 keys, keys ≤ 40 characters, string values ≤ 500. */
 export const metadataValueSchema = z.union([z.string().max(500), z.number(), z.boolean()]);

@@ -82,3 +82,25 @@ describe('conventions (contract §1–§2)', () => {
     expect(JSON.stringify(r.body)).not.toMatch(/events|sqlite|at .*\.ts/i);
   });
 });
+
+describe('inputs that once slipped through', () => {
+  it('refuses control characters in a search with 400 instead of failing in SQLite', async () => {
+    const t = testPlatform();
+    for (const search of ['ab%00', '%00%00%00', 'x%1Fy']) {
+      const r = await t.call('GET', `/organizations/${t.orgId}/users?search=${search}`);
+      expect(r.status, search).toBe(400);
+      expect(r.body.error.details).toEqual([{ field: 'search', message: 'must not contain control characters' }]);
+      expect((await t.call('GET', `/organizations/${t.orgId}/projects?search=${search}`)).status).toBe(400);
+    }
+  });
+
+  it('refuses a "__proto__" key anywhere in a body with 422 instead of dropping it', async () => {
+    const t = testPlatform();
+    const r = await t.call('PATCH', `/users/${t.ownerId}`, { body: '{"metadata":{"__proto__":"x","ok":"y"}}' });
+    expect(r.status).toBe(422);
+    expect(r.body.error.details).toEqual([
+      { field: 'metadata.__proto__', message: '"__proto__" cannot be used as a key' },
+    ]);
+    expect((await t.call('GET', `/users/${t.ownerId}`)).body.metadata).toEqual({});
+  });
+});

@@ -13,6 +13,20 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/**
+ * The path of a `__proto__` key anywhere in a parsed body. JSON.parse keeps it as an own key, but zod and object
+ * spreads would silently drop it: refusing it is better than storing something other than what was sent.
+ */
+function reservedKeyPath(value: unknown, path: string[] = []): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') return [...path, key].join('.');
+    const found = reservedKeyPath((value as Record<string, unknown>)[key], [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function detailsOf(error: z.ZodError): ErrorDetail[] {
   return error.issues.flatMap((issue) => {
     const base = issue.path.map(String).join('.');
@@ -53,6 +67,12 @@ export async function parseBody<S extends z.ZodType>(request: Request, schema: S
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new PlatformError('invalid_request', 'the request body must be a JSON object');
+  }
+  const reserved = reservedKeyPath(json);
+  if (reserved) {
+    throw new PlatformError('validation_error', `${reserved}: "__proto__" cannot be used as a key`, {
+      details: [{ field: reserved, message: '"__proto__" cannot be used as a key' }],
+    });
   }
   const result = schema.safeParse(json);
   if (result.success) return result.data;
