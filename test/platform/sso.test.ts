@@ -54,6 +54,15 @@ describe('GET /organizations/{orgId}/sso', () => {
     const narrow = t.keyFor(t.ownerId, { permissions: ['org:read'] });
     expect((await t.call('GET', path(t), { key: narrow })).status).toBe(403);
   });
+
+  it('tells a member nothing about whether single sign-on is configured: 403 either way', async () => {
+    const t = testPlatform();
+    const member = t.addUser({ email: 'max@acme.test' });
+    expect((await t.call('GET', path(t), { key: member.key })).status).toBe(403);
+    expect((await t.call('DELETE', path(t), { key: member.key })).status).toBe(403);
+    await put(t, SAML);
+    expect((await t.call('GET', path(t), { key: member.key })).status).toBe(403);
+  });
 });
 
 describe('PUT /organizations/{orgId}/sso', () => {

@@ -16,9 +16,10 @@ function loadConfig(ctx: Ctx): SsoConfig {
 /** `GET /organizations/{orgId}/sso` (owners and admins). The OIDC client secret shows only as `clientSecretSet`. */
 export function getSso(ctx: Ctx, orgId: string): SsoConfig {
   requireOrg(ctx, orgId);
-  const config = loadConfig(ctx);
+  // Permission first: the configuration is the organization's one singleton, so a 404 before the 403 would tell
+  // a member whether single sign-on is configured.
   requirePermission(ctx, 'sso:read');
-  return config;
+  return loadConfig(ctx);
 }
 
 /**
@@ -100,8 +101,8 @@ export function putSso(ctx: Ctx, orgId: string, input: SsoPut): SsoConfig {
 export function deleteSso(ctx: Ctx, orgId: string): void {
   requireOrg(ctx, orgId);
   ctx.tx(() => {
-    const config = loadConfig(ctx);
     requirePermission(ctx, 'sso:write');
+    const config = loadConfig(ctx);
     ctx.stores.sso.remove(orgId);
     ctx.emit(
       'sso.deleted',
