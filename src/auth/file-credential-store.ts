@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../config/atomic-write.js';
 import { ConfigError } from '../config/errors.js';
 import type { CredentialStore, StoredCredential } from './credential-types.js';
+import { withFileLock } from './refresh-lock.js';
 
 /** The credentials file's name inside the config directory. */
 export const CREDENTIALS_FILE = 'credentials.json';
@@ -9,6 +10,8 @@ export const CREDENTIALS_FILE = 'credentials.json';
 /**
  * Credentials in a JSON file (mode 0600, atomic writes), for machines without a usable keychain.
  * Profiles are kept in a Map so that a profile called `__proto__` stays data.
+ * Every change reads and rewrites the whole file, so changes hold one store-wide lock (`<file>.lock`) between
+ * processes: two processes saving different accounts at once (`prod` and `prod:sandbox` refreshing) both keep theirs.
  */
 export class FileCredentialStore implements CredentialStore {
   readonly kind = 'file' as const;
@@ -20,14 +23,23 @@ export class FileCredentialStore implements CredentialStore {
   }
 
   async set(profile: string, credential: StoredCredential): Promise<void> {
-    const all = await this.read();
-    all.set(profile, credential);
-    await this.write(all);
+    await this.locked(async () => {
+      const all = await this.read();
+      all.set(profile, credential);
+      await this.write(all);
+    });
   }
 
   async delete(profile: string): Promise<void> {
-    const all = await this.read();
-    if (all.delete(profile)) await this.write(all);
+    await this.locked(async () => {
+      const all = await this.read();
+      if (all.delete(profile)) await this.write(all);
+    });
+  }
+
+  /** Runs a read-modify-write under the store-wide lock. Readers need none: the file is replaced atomically. */
+  private locked(work: () => Promise<void>): Promise<void> {
+    return withFileLock(`${this.location}.lock`, work);
   }
 
   private async read(): Promise<Map<string, StoredCredential>> {

@@ -1,6 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openCredentialStore, type StoredCredential } from '../../src/auth/credential-store.js';
 import type { Keytar } from '../../src/auth/keychain-credential-store.js';
@@ -163,5 +165,46 @@ describe('falling back from the keychain', () => {
     await store.set('default', cred);
     await store.delete('other');
     expect(() => statSync(file())).toThrow();
+  });
+});
+
+describe('the file store under concurrent writers', () => {
+  const accounts = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
+
+  it('keeps every account when many sets of different accounts run at once', async () => {
+    const store = await openCredentialStore({ configDir: dir, warn, forceFile: true, env: {} });
+    const names = accounts('prod-', 20).flatMap((n) => [n, `${n}:sandbox`]);
+    await Promise.all(names.map((n) => store.set(n, { apiKey: `key-${n}` })));
+    const saved = JSON.parse(readFileSync(file(), 'utf8')).profiles;
+    expect(Object.keys(saved).sort()).toEqual([...names].sort());
+    expect(existsSync(`${file()}.lock`)).toBe(false);
+  });
+
+  it('keeps every account when two processes write at once (one lock file, <file>.lock)', async () => {
+    // The store as it is in src, bundled for plain node.
+    const bundle = join(dir, 'store.mjs');
+    await build({
+      entryPoints: [join(import.meta.dirname, '../../src/auth/file-credential-store.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: bundle,
+      logLevel: 'silent',
+    });
+    const script = (prefix: string) =>
+      `import { FileCredentialStore } from ${JSON.stringify(bundle)};
+       const store = new FileCredentialStore(${JSON.stringify(file())});
+       const names = Array.from({ length: 25 }, (_, i) => ${JSON.stringify(prefix)} + i);
+       await Promise.all(names.map((n) => store.set(n, { apiKey: 'key-' + n })));`;
+    const run = (prefix: string) =>
+      new Promise<number | null>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script(prefix)], { stdio: 'inherit' });
+        child.on('error', reject);
+        child.on('exit', resolve);
+      });
+    expect(await Promise.all([run('prod-'), run('prod:sandbox-')])).toEqual([0, 0]);
+    const saved = JSON.parse(readFileSync(file(), 'utf8')).profiles;
+    expect(Object.keys(saved).sort()).toEqual([...accounts('prod-', 25), ...accounts('prod:sandbox-', 25)].sort());
+    expect(existsSync(`${file()}.lock`)).toBe(false);
   });
 });
