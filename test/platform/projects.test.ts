@@ -580,3 +580,21 @@ describe('DELETE /projects/{projectId}', () => {
     expect((await t.call('DELETE', '/projects/proj_0001', { key: admin.key })).status).toBe(204);
   });
 });
+
+describe('search beyond ASCII', () => {
+  it('matches name or description case-insensitively for any script', async () => {
+    const t = testPlatform();
+    await t.call('POST', `/organizations/${t.orgId}/projects`, {
+      body: { name: 'Pâtisserie', description: 'Éclairs' },
+    });
+    await t.call('POST', `/organizations/${t.orgId}/projects`, { body: { name: 'ΑΘΗΝΑ' } });
+    const names = async (q: string) =>
+      (await t.call('GET', `/organizations/${t.orgId}/projects?search=${encodeURIComponent(q)}`)).body.data.map(
+        (p: { name: string }) => p.name,
+      );
+    expect(await names('écl')).toEqual(['Pâtisserie']);
+    expect(await names('PÂT')).toEqual(['Pâtisserie']);
+    expect(await names('αθ')).toEqual(['ΑΘΗΝΑ']);
+    expect(await names('%')).toEqual([]);
+  });
+});

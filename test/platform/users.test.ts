@@ -383,3 +383,17 @@ describe('a person in several organizations', () => {
     expect(there.body).toMatchObject({ status: 'active', emailVerified: true });
   });
 });
+
+describe('short searches beyond ASCII', () => {
+  it('folds case for one- and two-character terms too', async () => {
+    const t = testPlatform();
+    t.addUser({ email: 'zoe@acme.test', name: 'Ébène Ωmega' });
+    const emails = async (q: string) =>
+      (await t.call('GET', `/organizations/${t.orgId}/users?search=${encodeURIComponent(q)}`)).body.data.map(
+        (u: { email: string }) => u.email,
+      );
+    expect(await emails('éB')).toEqual(['zoe@acme.test']);
+    expect(await emails('ω')).toEqual(['zoe@acme.test']);
+    expect(await emails('_')).toEqual([]);
+  });
+});

@@ -16,6 +16,8 @@ export function openDatabase(path: string): Db {
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
+  // SQLite's lower() and LIKE fold ASCII only; searches compare with JavaScript's Unicode case folding instead.
+  db.function('casefold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
   migrate(db);
   return db;
 }

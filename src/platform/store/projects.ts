@@ -106,8 +106,6 @@ function toEnvironment(r: EnvironmentRow): Environment {
 const MEMBER_FROM = 'FROM project_members pm JOIN org_users u ON u.org_id = pm.org_id AND u.user_id = pm.user_id';
 const MEMBER_COLUMNS = 'pm.user_id, pm.role, pm.created_at, u.name, u.email, u.avatar_url';
 
-const like = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /** Projects, members and environments: their SQL in one place. */
 export function projectsStore(db: Db) {
   const get = db.prepare<[string, string], ProjectRow>('SELECT * FROM projects WHERE org_id = ? AND id = ?');
@@ -191,8 +189,8 @@ export function projectsStore(db: Db) {
         params.push(f.slug);
       }
       if (f.search) {
-        where.push("(name LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\')");
-        params.push(like(f.search), like(f.search));
+        where.push('(instr(casefold(name), ?) > 0 OR instr(casefold(description), ?) > 0)');
+        params.push(f.search.toLowerCase(), f.search.toLowerCase());
       }
       const spec = newestFirst('projects', where, params);
       const { rows, pagination } = runList<ProjectRow>(db, spec, listing, next);

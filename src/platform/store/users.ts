@@ -202,14 +202,13 @@ export function usersStore(db: Db) {
         params.push(f.status);
       }
       if (f.search) {
-        // A trigram index answers substrings of three characters or more; shorter ones scan with LIKE.
+        // A trigram index answers substrings of three characters or more; shorter ones scan, case-folded.
         if ([...f.search].length >= 3) {
           where.push('m.seq IN (SELECT rowid FROM org_users_search WHERE org_users_search MATCH ?)');
           params.push(`"${f.search.replaceAll('"', '""')}"`);
         } else {
-          where.push("(m.name LIKE ? ESCAPE '\\' OR m.email LIKE ? ESCAPE '\\')");
-          const pattern = `%${f.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-          params.push(pattern, pattern);
+          where.push('(instr(casefold(m.name), ?) > 0 OR instr(casefold(m.email), ?) > 0)');
+          params.push(f.search.toLowerCase(), f.search.toLowerCase());
         }
       }
       const spec: ListSpec = {
