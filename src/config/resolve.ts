@@ -84,7 +84,9 @@ function pickRemote(
 ): { url: string; why: string } | undefined {
   // An explicit --base-url is taken as the instance wanted, sandbox or not.
   if (flags.baseUrl) return { url: flags.baseUrl, why: 'from --base-url' };
-  if (env.PLAT_BASE_URL) {
+  // A flag wins over the environment: --db (without --base-url) asks for the embedded platform, so PLAT_BASE_URL
+  // does not apply. A remote profile's own URL still does, and makes --db a usage error below.
+  if (env.PLAT_BASE_URL && !flags.db) {
     if (sandbox) {
       throw new UsageError('--sandbox cannot switch PLAT_BASE_URL to a sandbox: give the sandbox URL with --base-url');
     }
@@ -105,7 +107,9 @@ function pickRemote(
 /**
  * Decides profile, endpoint and organization with the contract's precedence: flags > environment > profile.
  * With nothing configured the result is the embedded profile `local` on `<dataDir>/local.db`.
- * Throws `UsageError` for an unknown profile, `--db` with a remote endpoint, or `--sandbox` with no sandbox to go to.
+ * `--db` without `--base-url` selects the embedded platform even when `PLAT_BASE_URL` is set (flags win).
+ * Throws `UsageError` for an unknown profile, `--db` with `--base-url` or a remote profile, or `--sandbox` with no
+ * sandbox to go to.
  */
 export function resolveSettings(input: ResolveInput): Resolved {
   const { flags, env, config, dataDir } = input;

@@ -90,6 +90,21 @@ describe('resolveSettings', () => {
       { db: '/tmp/other.db', why: expect.objectContaining({ endpoint: 'embedded, from --db' }) },
     ],
     [
+      '--db over PLAT_BASE_URL (a flag wins over the environment)',
+      { env: { PLAT_BASE_URL: 'http://127.0.0.1:59999' }, flags: { db: '/tmp/x.db' } },
+      {
+        profile: 'local',
+        kind: 'embedded',
+        db: '/tmp/x.db',
+        why: expect.objectContaining({ endpoint: 'embedded, from --db' }),
+      },
+    ],
+    [
+      '--db over PLAT_BASE_URL on an embedded profile',
+      { config, env: { PLAT_BASE_URL: 'https://x.example/v2' }, flags: { profile: 'dev', db: '/tmp/x.db' } },
+      { kind: 'embedded', db: '/tmp/x.db' },
+    ],
+    [
       '--sandbox switches a remote profile to its sandbox URL',
       { config, flags: { sandbox: true } },
       { baseUrl: 'https://sandbox.example.com/v2', sandbox: true },
@@ -111,9 +126,14 @@ describe('resolveSettings', () => {
       '--db applies to the embedded platform only, but the endpoint is remote (from profile "prod")',
     ],
     [
-      '--db with PLAT_BASE_URL',
-      { env: { PLAT_BASE_URL: 'https://x.example/v2' }, flags: { db: '/tmp/x.db' } },
-      '--db applies to the embedded platform only, but the endpoint is remote (from PLAT_BASE_URL)',
+      '--db with --base-url',
+      { flags: { db: '/tmp/x.db', baseUrl: 'http://127.0.0.1:8080' } },
+      '--db applies to the embedded platform only, but the endpoint is remote (from --base-url)',
+    ],
+    [
+      '--db with PLAT_BASE_URL and a remote profile (the profile URL still applies)',
+      { config, env: { PLAT_BASE_URL: 'https://x.example/v2' }, flags: { db: '/tmp/x.db' } },
+      '--db applies to the embedded platform only, but the endpoint is remote (from profile "prod")',
     ],
     [
       'an unknown profile',
