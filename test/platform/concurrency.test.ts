@@ -63,3 +63,25 @@ describe('several processes on one database file', () => {
     check.close();
   });
 });
+
+describe('database files', () => {
+  it('are created readable by their owner only, with their WAL files and the rate-limit buckets', async () => {
+    const { statSync } = await import('node:fs');
+    const old = process.umask(0o022);
+    try {
+      const db = join(dir, 'private.db');
+      const p = createPlatform({ db, logger: () => {}, limits: { enabled: true, store: 'sqlite' } });
+      const { apiKey, organizationId } = bootstrap(p.base());
+      const r = await p.fetch(
+        new Request(`http://x/v2/organizations/${organizationId}`, { headers: { 'X-API-Key': apiKey } }),
+      );
+      expect(r.status).toBe(200);
+      for (const f of [db, `${db}-wal`, `${db}-shm`, `${db}.limits`, `${db}.limits-wal`]) {
+        expect(statSync(f).mode & 0o777, f).toBe(0o600);
+      }
+      p.close();
+    } finally {
+      process.umask(old);
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations.js';
 
@@ -11,6 +12,7 @@ export type Db = Database.Database;
  * then brings the schema up to date.
  */
 export function openDatabase(path: string): Db {
+  createPrivately(path);
   const db = new Database(path);
   db.pragma('busy_timeout = 5000');
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
@@ -20,6 +22,19 @@ export function openDatabase(path: string): Db {
   db.function('casefold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
   migrate(db);
   return db;
+}
+
+/**
+ * Creates a database file readable by its owner only (it holds signing keys and SSO secrets), before SQLite opens it:
+ * SQLite gives its `-wal` and `-shm` files the database file's mode. An existing file keeps the mode it has.
+ */
+export function createPrivately(path: string): void {
+  if (path === ':memory:' || path === '') return;
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }
 
 /** Applies every migration above `PRAGMA user_version`, each in one immediate transaction. */

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Bucket } from '../limits/bucket.js';
 import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY } from '../limits/store.js';
+import { createPrivately } from './db.js';
 
 /**
  * The main database holds no buckets: they live in a file of their own (see `openBucketsFile`). The empty slot stays
@@ -30,6 +31,7 @@ export function bucketsFilePath(dbPath: string): string {
  * queues behind (or holds up) the platform's own writers.
  */
 export function openBucketsFile(path: string): Database.Database {
+  createPrivately(path);
   const db = new Database(path);
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
