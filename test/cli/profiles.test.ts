@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
 
@@ -69,6 +70,22 @@ describe('profiles', () => {
     expect(await w.runCli(['--profile', 'p', '--db', 'x.db', 'users', 'list'])).toMatchObject({
       code: 2,
       stderr: 'plat: --db applies to the embedded platform only, but the endpoint is remote (from profile "p")\n',
+    });
+  });
+
+  it('--db wins over PLAT_BASE_URL: the embedded platform in that file', async () => {
+    const r = await w.runCli(['--db', join(w.dir, 'x.db'), 'users', 'list', '-o', 'ids'], {
+      env: { PLAT_BASE_URL: 'http://127.0.0.1:59999' },
+    });
+    expect(r).toMatchObject({ code: 0, stdout: 'user_0001\n' });
+    expect(r.stderr).toContain('Created the embedded platform at <tmp>/x.db');
+    expect(
+      await w.runCli(['--db', 'x.db', '--base-url', 'http://127.0.0.1:59999', 'users', 'list'], {
+        env: { PLAT_BASE_URL: 'http://127.0.0.1:59999' },
+      }),
+    ).toMatchObject({
+      code: 2,
+      stderr: 'plat: --db applies to the embedded platform only, but the endpoint is remote (from --base-url)\n',
     });
   });
 });
