@@ -33,6 +33,20 @@ describe('plat api', () => {
     expect(await w.runCli(['api', 'DELETE', '/teams/team_0001'])).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
+  it('refuses --data @- with --api-key-stdin (both read stdin) before any call (2)', async () => {
+    const message = 'plat: --data @- and --api-key-stdin both need stdin; put the body in a file: --data @FILE\n';
+    const stdin = '{"name":"plat_live_notakey"}';
+    const args = ['api', 'POST', '/organizations/org_0001/teams', '--data', '@-', '--api-key-stdin', '--verbose'];
+    expect(await w.runCli(args, { stdin })).toMatchObject({ code: 2, stdout: '', stderr: message });
+    // Remote: no request either (a network call would be exit 4 with a verbose line).
+    expect(await w.runCli(['--base-url', 'http://127.0.0.1:9', ...args], { stdin })).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: message,
+    });
+    expect((await w.runCli(['api', 'GET', '/organizations/org_0001/teams', '--paginate'])).stdout).toBe('[]\n');
+  });
+
   it('--paginate prints one array of every page, query in the path', async () => {
     const r = await w.runCli([
       'api',

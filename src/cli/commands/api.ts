@@ -43,6 +43,10 @@ async function body(ctx: Context, data: string | undefined): Promise<unknown> {
 }
 
 async function run(o: ApiOptions, ctx: Context): Promise<Output> {
+  // Before any call: stdin can hold the body or the key, not both (else the body would be sent as the API key).
+  if (o.data === '@-' && ctx.globals().apiKeyStdin) {
+    throw new UsageError('--data @- and --api-key-stdin both need stdin; put the body in a file: --data @FILE');
+  }
   const client = await ctx.client();
   if (o.paginate) {
     const items: unknown[] = [];
