@@ -19,6 +19,8 @@ export interface Verb<O> {
   parse: (args: any[], raw: Record<string, any>) => O;
   /** For destructive verbs: what will be done, e.g. `delete user user_123` (asked on a TTY, else `--yes`). */
   confirm?: (opts: O) => string;
+  /** Refusals that need the configuration (or other state), made before `confirm` asks anything. */
+  check?: (opts: O, ctx: Context) => Promise<void>;
   run: (opts: O, ctx: Context) => Promise<Output>;
 }
 
@@ -40,9 +42,10 @@ export function withExamples(cmd: Command, examples: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`);
 }
 
-/** Runs a verb as commander's action would: parse, confirm, run, render. */
+/** Runs a verb as commander's action would: parse, check, confirm, run, render. */
 export async function execute<O>(spec: Verb<O>, cmd: Command, ctx: Context): Promise<void> {
   const opts = spec.parse(cmd.processedArgs, cmd.opts());
+  await spec.check?.(opts, ctx);
   if (spec.confirm) await ctx.confirm(spec.confirm(opts));
   ctx.render(await spec.run(opts, ctx));
 }

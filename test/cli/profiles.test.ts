@@ -73,6 +73,21 @@ describe('profiles', () => {
     });
   });
 
+  it('refuses to remove the embedded default local (2), before asking; plat local reset is the way', async () => {
+    const key = (await w.runCli(['orgs', 'list', '-o', 'ids'])).code === 0 ? w.storedKey() : undefined;
+    expect(key).toBeDefined();
+    const message =
+      'plat: profile "local" is the embedded default and cannot be removed; ' +
+      'plat local reset deletes the embedded platform and its stored key\n';
+    expect(await w.runCli(['profiles', 'remove', 'local', '--yes'])).toMatchObject({ code: 2, stderr: message });
+    expect(await w.runCli(['profiles', 'remove', 'local'], { tty: true, stdin: 'y\n' })).toMatchObject({
+      code: 2,
+      stderr: message,
+    });
+    expect(w.storedKey()).toBe(key);
+    expect(await w.runCli(['orgs', 'list', '-o', 'ids'])).toMatchObject({ code: 0, stdout: 'org_0001\n' });
+  });
+
   it('--db wins over PLAT_BASE_URL: the embedded platform in that file', async () => {
     const r = await w.runCli(['--db', join(w.dir, 'x.db'), 'users', 'list', '-o', 'ids'], {
       env: { PLAT_BASE_URL: 'http://127.0.0.1:59999' },

@@ -140,6 +140,17 @@ const remove = verb<{ name: string }>({
   summary: 'Remove a profile and its stored credentials (an embedded database stays)',
   examples: ['plat profiles remove staging --yes'],
   parse: ([name]) => ({ name }),
+  // The embedded default cannot go: its database would stay without a key, and every command would then exit 3.
+  check: async (o, ctx) => {
+    const config = await ctx.config();
+    const p = known(config, o.name);
+    if (o.name === 'local' && !p.baseUrl) {
+      throw new UsageError(
+        'profile "local" is the embedded default and cannot be removed; ' +
+          'plat local reset deletes the embedded platform and its stored key',
+      );
+    }
+  },
   confirm: (o) => `remove profile ${o.name} and its stored credentials`,
   run: async (o, ctx) => {
     const config = await ctx.config();
