@@ -41,6 +41,8 @@ export interface Credential {
   projectIds: readonly string[] | null;
   keyId: string | null;
   sessionId: string | null;
+  /** When the session of a user token began (checked against organizations' session cutoffs); null for keys. */
+  sessionCreatedAt: string | null;
   expiresAt: string | null;
 }
 

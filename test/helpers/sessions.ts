@@ -57,6 +57,7 @@ export const sessionBearer: BearerVerifier = async (ctx, token) => {
     projectIds: null,
     keyId: null,
     sessionId: session.id,
+    sessionCreatedAt: session.createdAt,
     expiresAt: session.expiresAt,
   };
 };

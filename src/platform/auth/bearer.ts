@@ -43,6 +43,7 @@ export const verifyBearer: BearerVerifier = async (ctx: BaseCtx, token: string):
     projectIds: null,
     keyId: null,
     sessionId: session.id,
+    sessionCreatedAt: session.createdAt,
     expiresAt: claims.expiresAt.toISOString(),
   };
 };

@@ -40,6 +40,7 @@ function fromApiKey(ctx: BaseCtx, secret: string): Credential {
     projectIds: key.projectIds,
     keyId: key.id,
     sessionId: null,
+    sessionCreatedAt: null,
     expiresAt: key.expiresAt,
   };
 }
@@ -64,10 +65,29 @@ export async function authenticate(ctx: BaseCtx, headers: Headers, bearer?: Bear
   throw unauthenticated('credentials required: send an X-API-Key header or Authorization: Bearer <token>');
 }
 
-/** The credential acting in `orgId`, or undefined when it may not (another organization, or not an active member). */
+/**
+ * Whether `orgId` has cut off the session of a user token signed in to another organization: its sessions were all
+ * revoked there (or the user suspended) at or after the session began, and not with this session kept.
+ * A session of `orgId` itself is revoked directly and needs no cutoff.
+ */
+export function sessionCutOff(ctx: BaseCtx, credential: Credential, orgId: string): boolean {
+  if (credential.sessionCreatedAt === null || orgId === credential.homeOrgId) return false;
+  const cutoff = ctx.stores.sessions.cutoff(orgId, credential.userId);
+  return (
+    cutoff !== undefined && cutoff.cutAt >= credential.sessionCreatedAt && cutoff.keptSessionId !== credential.sessionId
+  );
+}
+
+/**
+ * The credential acting in `orgId`, or undefined when it may not (another organization, or not an active member).
+ * Throws `401` for a user token whose session that organization has revoked (see `sessionCutOff`).
+ */
 export function actIn(ctx: BaseCtx, credential: Credential, orgId: string): Principal | undefined {
   if (orgId !== credential.homeOrgId && !credential.multiOrg) return undefined;
   const member = ctx.stores.users.get(orgId, credential.userId);
   if (!member || member.status !== 'active') return undefined;
+  if (sessionCutOff(ctx, credential, orgId)) {
+    throw unauthenticated(`the session of this access token has been revoked in organization ${orgId}`);
+  }
   return { ...credential, orgId, role: member.role };
 }

@@ -1,15 +1,21 @@
 import type { Organization, OrganizationCreate, OrganizationPatch } from '../../contract/organizations.js';
+import { sessionCutOff } from '../auth/credentials.js';
 import type { Ctx } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import { requireOrg, requirePermission } from './access.js';
 import { uniqueSlug } from './slug.js';
 
-/** The organizations the credential can act in: all of its owner's for multi-organization credentials. */
+/**
+ * The organizations the credential can act in: all of its owner's for multi-organization credentials, less those
+ * that have revoked the session of a user token.
+ */
 export function listOrganizations(ctx: Ctx): { data: Organization[] } {
   const p = ctx.principal;
   requirePermission(ctx, 'org:read');
   const all = ctx.stores.organizations.listForUser(p.userId);
-  return { data: p.multiOrg ? all : all.filter((o) => o.id === p.homeOrgId) };
+  return {
+    data: p.multiOrg ? all.filter((o) => !sessionCutOff(ctx, p, o.id)) : all.filter((o) => o.id === p.homeOrgId),
+  };
 }
 
 export function getOrganization(ctx: Ctx, orgId: string): Organization {

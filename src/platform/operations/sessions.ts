@@ -58,13 +58,18 @@ export function revokeSession(ctx: Ctx, userId: string, sessionId: string): void
   });
 }
 
-/** `DELETE /users/{userId}/sessions`: revokes every active session of the user, optionally keeping the caller's own. */
+/**
+ * `DELETE /users/{userId}/sessions`: revokes every active session of the user here, optionally keeping the caller's
+ * own, and cuts off the user's sessions of other organizations from acting here (`sessionCutOff`), which this
+ * organization can neither see nor revoke. `revoked` counts this organization's sessions.
+ */
 export function revokeAllSessions(ctx: Ctx, userId: string, keepCurrent: boolean): { revoked: number } {
   return ctx.tx(() => {
     const user = loadUser(ctx, userId);
     guardSessions(ctx, user, 'sessions:write');
     const keep = keepCurrent && userId === ctx.principal.userId ? ctx.principal.sessionId : null;
     const revoked = ctx.stores.sessions.revokeActive(ctx.principal.orgId, userId, ctx.now(), keep);
+    ctx.stores.sessions.cutOff(ctx.principal.orgId, userId, ctx.now(), keep);
     if (revoked > 0) {
       ctx.emit('sessions.revoked', { type: 'user', id: userId }, { revoked, keptSessionId: keep });
     }

@@ -110,6 +110,8 @@ export function suspendUser(ctx: Ctx, userId: string): User {
     const now = ctx.now();
     const orgId = ctx.principal.orgId;
     const sessionsRevoked = ctx.stores.sessions.revokeForUser(orgId, userId, now);
+    // Sessions of the user's other organizations too: else they would act here again after an unsuspend.
+    ctx.stores.sessions.cutOff(orgId, userId, now);
     const keysRevoked = ctx.stores.apiKeys.revokeForUser(orgId, userId, now);
     if (user.status === 'suspended') return user;
     const next: User = { ...user, status: 'suspended', updatedAt: now };

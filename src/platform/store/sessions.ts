@@ -15,7 +15,24 @@ CREATE TABLE sessions (
   revoked_at TEXT
 );
 CREATE INDEX sessions_user ON sessions (user_id, org_id);
+CREATE TABLE session_cutoffs (
+  org_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  cut_at TEXT NOT NULL,
+  kept_session_id TEXT,
+  PRIMARY KEY (org_id, user_id),
+  FOREIGN KEY (org_id, user_id) REFERENCES org_users (org_id, user_id) ON DELETE CASCADE
+);
 `;
+
+/**
+ * A membership's session cutoff: sessions of the user's other organizations created at or before `cutAt` may no
+ * longer act in this one (their own organization's revocation cannot reach them), except `keptSessionId`.
+ */
+export interface SessionCutoff {
+  cutAt: string;
+  keptSessionId: string | null;
+}
 
 /** A session as stored. Active while `revokedAt` is null and `expiresAt` is null or in the future. */
 export interface StoredSession {
@@ -94,6 +111,13 @@ export function sessionsStore(db: Db) {
     'UPDATE sessions SET revoked_at = ? WHERE org_id = ? AND user_id = ? AND revoked_at IS NULL',
   );
   const removeForUser = db.prepare('DELETE FROM sessions WHERE org_id = ? AND user_id = ?');
+  const cutoff = db.prepare<[string, string], { cut_at: string; kept_session_id: string | null }>(
+    'SELECT cut_at, kept_session_id FROM session_cutoffs WHERE org_id = ? AND user_id = ?',
+  );
+  const cutOff = db.prepare(
+    `INSERT INTO session_cutoffs (org_id, user_id, cut_at, kept_session_id) VALUES (@orgId, @userId, @now, @keep)
+     ON CONFLICT (org_id, user_id) DO UPDATE SET cut_at = excluded.cut_at, kept_session_id = excluded.kept_session_id`,
+  );
   return {
     /** Records a new sign-in (sign-in calls this inside its own transaction). */
     insert: (s: NewSession) => void insert.run({ ...s, lastActive: s.lastActive ?? s.createdAt }),
@@ -119,5 +143,16 @@ export function sessionsStore(db: Db) {
     /** Revokes every session of the user in the organization not yet revoked (expired ones too); returns how many. */
     revokeForUser: (orgId: string, userId: string, now: string) => revokeForUser.run(now, orgId, userId).changes,
     removeForUser: (orgId: string, userId: string) => void removeForUser.run(orgId, userId),
+    /** The membership's session cutoff, if its sessions were ever revoked all at once. */
+    cutoff: (orgId: string, userId: string): SessionCutoff | undefined => {
+      const r = cutoff.get(orgId, userId);
+      return r && { cutAt: r.cut_at, keptSessionId: r.kept_session_id };
+    },
+    /**
+     * Stops every session of the user's other organizations created until `now` from acting in this one, except
+     * `keepId` (replacing any earlier cutoff). The membership must exist.
+     */
+    cutOff: (orgId: string, userId: string, now: string, keepId: string | null = null) =>
+      void cutOff.run({ orgId, userId, now, keep: keepId }),
   };
 }
