@@ -11,7 +11,7 @@ export interface LocalPlatform {
   organizationId: string;
   userId: string;
   apiKey: string;
-  /** The owner's generated sign-in password (null when one was given); shown once, when the platform is made. */
+  /** The owner's generated sign-in password (null when one was given); shown once, by `local init` only. */
   password: string | null;
   db: string;
 }
@@ -61,18 +61,22 @@ export async function bootstrapEmbedded(
   return { ...made, db };
 }
 
-/** The one notice a bootstrap prints on stderr. Names where the key went, never the key. */
+/**
+ * The one notice a bootstrap prints on stderr. Names where the key went, never the key, and never a password: after
+ * an implicit bootstrap (any command but `local init`) a generated owner password is only mentioned, with how to
+ * choose one; `local init` shows its generated password in its own output instead (`passwordShown`).
+ */
 export function bootstrapNotice(
   made: LocalPlatform,
   email: string,
   storeLocation: string,
-  opts: { passwordShownElsewhere?: boolean } = {},
+  opts: { passwordShown?: boolean } = {},
 ): string {
-  // The generated sign-in password exists nowhere else: this is its one showing (unless --json prints it).
-  const password =
-    made.password && !opts.passwordShownElsewhere
-      ? `\nThe owner signs in to the sign-in pages with this generated password, shown only now: ${made.password}`
-      : '';
+  const password = !made.password
+    ? ''
+    : opts.passwordShown
+      ? `\nStore the owner's generated sign-in password now: it is not shown again.`
+      : `\nThe owner has a generated sign-in password (not shown); choose one with: plat local init --password …`;
   return (
     `Created the embedded platform at ${made.db}: organization ${made.organizationId}, owner ${email}.\n` +
     `Its API key is stored in ${storeLocation}.${password}`

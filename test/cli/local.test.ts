@@ -1,6 +1,8 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { verifyPassword } from '../../src/platform/auth/passwords.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
 
 let w: CliWorld;
@@ -12,23 +14,28 @@ afterEach(() => w.cleanup());
 const NOTICE =
   'Created the embedded platform at <tmp>/data/local.db: organization org_0001, owner admin@localhost.\n' +
   'Its API key is stored in <tmp>/config/credentials.json.\n';
-const PASSWORD_LINE =
-  /^The owner signs in to the sign-in pages with this generated password, shown only now: (\S{15,})$/;
-
-/** The creation notice with its one showing of the generated owner password; returns that password. */
-function expectNoticeWithPassword(stderr: string): string {
-  const lines = stderr.split('\n');
-  expect(`${lines.slice(0, 2).join('\n')}\n`).toBe(NOTICE);
-  expect(lines[2]).toMatch(PASSWORD_LINE);
-  expect(lines.slice(3)).toEqual(['']);
-  return PASSWORD_LINE.exec(lines[2] as string)?.[1] as string;
+/** The stored password hash of an account of the embedded platform in <dataDir>/local.db. */
+function passwordHash(email: string): string | null | undefined {
+  const db = new Database(join(w.dataDir, 'local.db'), { readonly: true });
+  try {
+    const row = db.prepare('SELECT password_hash FROM accounts WHERE email = ?').get(email) as
+      | { password_hash: string | null }
+      | undefined;
+    return row?.password_hash;
+  } finally {
+    db.close();
+  }
 }
+
+/** After an implicit bootstrap: the generated password is mentioned, never shown. */
+const HINT = 'The owner has a generated sign-in password (not shown); choose one with: plat local init --password …\n';
+/** After `local init` without --password: the password is in the command's output. */
+const STORE_IT = "Store the owner's generated sign-in password now: it is not shown again.\n";
 
 describe('the embedded default', () => {
   it('the first command creates the platform and says so once, on stderr', async () => {
     const first = await w.runCli(['orgs', 'list', '-o', 'ids']);
-    expect(first).toMatchObject({ code: 0, stdout: 'org_0001\n' });
-    expectNoticeWithPassword(first.stderr);
+    expect(first).toMatchObject({ code: 0, stdout: 'org_0001\n', stderr: NOTICE + HINT });
     expect(first.raw.stderr).not.toContain(w.storedKey() as string);
     expect(await w.runCli(['orgs', 'list', '-o', 'ids'])).toMatchObject({ code: 0, stdout: 'org_0001\n', stderr: '' });
     expect(JSON.parse(w.configFiles().split('\n\n')[0] as string)).toEqual({
@@ -95,33 +102,63 @@ describe('plat local', () => {
     });
   });
 
-  it('init without --json shows only the generated password, once; a short password is refused first', async () => {
+  it('init without --json shows the generated password once, in a PASSWORD column; a short password is refused first', async () => {
     expect(await w.runCli(['local', 'init', '--password', 'short'])).toMatchObject({
       code: 7,
       stderr: 'plat: --password must be at least 15 characters\n',
     });
     expect(existsSync(join(w.dataDir, 'local.db'))).toBe(false);
     const r = await w.runCli(['local', 'init']);
-    expect(r).toMatchObject({
-      code: 0,
-      stdout: 'ORGANIZATION\tOWNER\tDB\norg_0001\tuser_0001\t<tmp>/data/local.db\n',
-    });
-    const password = expectNoticeWithPassword(r.stderr);
+    expect(r).toMatchObject({ code: 0, stderr: NOTICE + STORE_IT });
+    const m = /^ORGANIZATION\tOWNER\tPASSWORD\tDB\norg_0001\tuser_0001\t(\S{15,})\t<tmp>\/data\/local\.db\n$/.exec(
+      r.stdout,
+    );
+    expect(m).not.toBeNull();
+    const password = m?.[1] as string;
     expect(`${r.raw.stdout}${r.raw.stderr}`).not.toContain(w.storedKey() as string);
     const again = await w.runCli(['local', 'init']);
+    expect(again.stdout).toBe('ORGANIZATION\tOWNER\tDB\norg_0001\tuser_0001\t<tmp>/data/local.db\n');
     expect(`${again.raw.stdout}${again.raw.stderr}`).not.toContain(password);
+  });
+
+  it('init -q still prints the generated password (the one showing), not the notice', async () => {
+    const r = await w.runCli(['local', 'init', '-q']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^ORGANIZATION\tOWNER\tPASSWORD\tDB\norg_0001\tuser_0001\t\S{15,}\t/);
   });
 
   it('init --password shows no password at all', async () => {
     const r = await w.runCli(['local', 'init', '--password', 'correct horse battery staple']);
     expect(r).toMatchObject({ code: 0, stderr: NOTICE });
+    expect(r.stdout).toBe('ORGANIZATION\tOWNER\tDB\norg_0001\tuser_0001\t<tmp>/data/local.db\n');
   });
 
-  it('init --json without --password shows the generated sign-in password, once', async () => {
-    const out = JSON.parse((await w.runCli(['local', 'init', '--json'])).stdout);
-    expect(Object.keys(out)).toEqual(['organizationId', 'userId', 'apiKey', 'password', 'db']);
-    expect(out.password).toMatch(/^\S{15,}$/);
-    expect((await w.runCli(['local', 'init', '--json'])).stdout).not.toContain(out.password);
+  it('init --password on an existing platform sets the owner password (made by first use)', async () => {
+    expect((await w.runCli(['orgs', 'list', '-o', 'ids'])).stderr).toBe(NOTICE + HINT);
+    const hashBefore = passwordHash('admin@localhost');
+    expect(hashBefore).toBeTruthy();
+    const r = await w.runCli(['local', 'init', '--password', 'correct horse battery staple']);
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: 'ORGANIZATION\tOWNER\tDB\norg_0001\tuser_0001\t<tmp>/data/local.db\n',
+      stderr:
+        'The embedded platform at <tmp>/data/local.db exists already.\nSet the sign-in password of admin@localhost.\n',
+    });
+    const hash = passwordHash('admin@localhost') as string;
+    expect(hash).not.toBe(hashBefore);
+    expect(`${r.raw.stdout}${r.raw.stderr}`).not.toContain('correct horse');
+    await expect(verifyPassword('correct horse battery staple', hash)).resolves.toBe(true);
+    expect(await w.runCli(['local', 'init', '--password', 'short'])).toMatchObject({ code: 7 });
+    expect(
+      await w.runCli(['local', 'init', '--email', 'nobody@x.test', '--password', 'another long passphrase']),
+    ).toMatchObject({
+      code: 5,
+      stderr:
+        'The embedded platform at <tmp>/data/local.db exists already.\n' +
+        'plat: no account nobody@x.test on the embedded platform at <tmp>/data/local.db\n',
+    });
+    expect(passwordHash('admin@localhost')).toBe(hash);
   });
 
   it('init --db records the database in the profile', async () => {
@@ -196,11 +233,10 @@ describe('plat serve', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     const lines = r.stderr.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT').split('\n');
-    expect(lines[2]).toMatch(PASSWORD_LINE);
-    lines.splice(2, 1);
     expect(lines).toEqual([
       'Created the embedded platform at <tmp>/data/local.db: organization org_0001, owner admin@localhost.',
       'Its API key is stored in <tmp>/config/credentials.json.',
+      HINT.trimEnd(),
       'Listening on http://127.0.0.1:PORT/v2 (live, <tmp>/data/local.db); Ctrl-C stops.',
       'GET /v2/health 200 Nms req_…',
       'GET /v2/organizations/org_0001/users 200 Nms req_…',

@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { Resolved } from '../../config/resolve.js';
-import { passwordProblem } from '../../platform/auth/passwords.js';
+import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
 import type { Context } from '../context.js';
 import { credentialAccount } from '../credential.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, openPlatform } from '../embedded.js';
-import { InvalidValueError, UsageError } from '../errors.js';
+import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, list as listOf, record } from '../output/result.js';
 import { col } from '../output/view.js';
 import { positiveInt } from '../parse.js';
@@ -29,6 +29,17 @@ const initView = {
   id: (r: { organizationId: string }) => r.organizationId,
 };
 
+/** A platform just made with a generated owner password: the only time that password is shown (like a key's secret). */
+const initWithPasswordView = {
+  columns: [
+    col('ORGANIZATION', 'organizationId'),
+    col('OWNER', 'userId'),
+    col('PASSWORD', 'password'),
+    col('DB', 'db'),
+  ],
+  id: initView.id,
+};
+
 interface InitOptions {
   email?: string;
   password?: string;
@@ -36,11 +47,19 @@ interface InitOptions {
 
 const init = verb<InitOptions>({
   name: 'init',
-  summary: 'Create the embedded platform (or report the existing one); --org names its organization',
-  examples: ['plat local init', 'plat local init --db ./dev.db --org "Acme Dev" --email me@acme.test --json'],
+  summary:
+    "Create the embedded platform (or report the existing one); --org names it; --password sets the owner's sign-in password",
+  examples: [
+    'plat local init',
+    'plat local init --password "correct horse battery staple"',
+    'plat local init --db ./dev.db --org "Acme Dev" --email me@acme.test --json',
+  ],
   options: (c) => {
     c.option('--email <email>', 'e-mail of the owner (default admin@localhost)');
-    c.option('--password <password>', 'password of the owner, for signing in to the login pages');
+    c.option(
+      '--password <password>',
+      'password of the owner, for the sign-in pages (sets it on an existing platform too)',
+    );
   },
   parse: (_args, o) => {
     const problem = o.password === undefined ? undefined : passwordProblem(o.password);
@@ -52,16 +71,24 @@ const init = verb<InitOptions>({
     const g = ctx.globals();
     const email = o.email ?? 'admin@localhost';
     if (!needsBootstrap(r)) {
-      if (o.password) ctx.warn('the platform exists already; its password was not changed');
       ctx.notice(`The embedded platform at ${r.db} exists already.`);
+      // Hashed before the platform is opened: the stretching takes a moment, and no database is held meanwhile.
+      const passwordHash = o.password === undefined ? undefined : await hashPassword(o.password);
       const platform = await openPlatform(ctx, r.db, r.sandbox);
+      let userId: string | null;
       try {
-        const userId = platform.base().stores.users.accountByEmail(email)?.id ?? null;
-        const organizationId = (await ctx.config()).profiles[r.profile]?.org ?? null;
-        return record({ organizationId, userId, db: r.db }, initView);
+        const base = platform.base();
+        userId = base.stores.users.accountByEmail(email)?.id ?? null;
+        if (passwordHash) {
+          if (!userId) throw new CliError('not_found', `no account ${email} on the embedded platform at ${r.db}`);
+          base.stores.users.setPassword(userId, passwordHash, base.now());
+        }
       } finally {
         platform.close();
       }
+      if (passwordHash) ctx.notice(`Set the sign-in password of ${email}.`);
+      const organizationId = (await ctx.config()).profiles[r.profile]?.org ?? null;
+      return record({ organizationId, userId, db: r.db }, initView, passwordHash !== undefined);
     }
     const made = await bootstrapEmbedded(ctx, r, {
       orgName: g.org,
@@ -69,11 +96,11 @@ const init = verb<InitOptions>({
       password: o.password,
       recordDb: g.db !== undefined,
     });
-    const json = g.json === true || g.output === 'json';
-    ctx.notice(bootstrapNotice(made, email, (await ctx.credentials()).location, { passwordShownElsewhere: json }));
-    // The secrets appear in --json only (the contract's shape); a generated password only when there is one.
+    ctx.notice(bootstrapNotice(made, email, (await ctx.credentials()).location, { passwordShown: true }));
+    // The key appears in --json only (the contract's shape). A generated password is shown this once, in a PASSWORD
+    // column and in --json, and like a new key's secret it is printed even with --quiet.
     const { password, ...shown } = made;
-    return record(password ? made : shown, initView, true);
+    return password ? record(made, initWithPasswordView) : record(shown, initView, true);
   },
 });
 
