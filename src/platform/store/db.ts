@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { createPrivately } from './files.js';
 import { MIGRATIONS } from './migrations.js';
 
 /** An open better-sqlite3 database. */
@@ -22,19 +22,6 @@ export function openDatabase(path: string): Db {
   db.function('casefold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
   migrate(db);
   return db;
-}
-
-/**
- * Creates a database file readable by its owner only (it holds signing keys and SSO secrets), before SQLite opens it:
- * SQLite gives its `-wal` and `-shm` files the database file's mode. An existing file keeps the mode it has.
- */
-export function createPrivately(path: string): void {
-  if (path === ':memory:' || path === '') return;
-  try {
-    closeSync(openSync(path, 'wx', 0o600));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
 }
 
 /** Applies every migration above `PRAGMA user_version`, each in one immediate transaction. */

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Bucket } from '../limits/bucket.js';
 import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY } from '../limits/store.js';
-import { createPrivately } from './db.js';
+import { createPrivately } from './files.js';
 
 /**
  * The main database holds no buckets: they live in a file of their own (see `openBucketsFile`). The empty slot stays
