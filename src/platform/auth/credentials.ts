@@ -66,6 +66,14 @@ export async function authenticate(ctx: BaseCtx, headers: Headers, bearer?: Bear
 }
 
 /**
+ * The organization a request means to act in: `X-Org-Id` when sent, else the organization in the path, else the
+ * credential's own. Whether the credential may act there is `actIn`'s question.
+ */
+export function actingOrgId(credential: Credential, header: string | undefined, pathOrgId: unknown): string {
+  return header ?? (typeof pathOrgId === 'string' ? pathOrgId : credential.homeOrgId);
+}
+
+/**
  * Whether `orgId` has cut off the session of a user token signed in to another organization: its sessions were all
  * revoked there (or the user suspended) at or after the session began, and not with this session kept.
  * A session of `orgId` itself is revoked directly and needs no cutoff.

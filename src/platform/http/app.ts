@@ -3,7 +3,7 @@ import { LinearRouter } from 'hono/router/linear-router';
 import { z } from 'zod';
 import type { ErrorBody } from '../../contract/errors.js';
 import { ID_PREFIX } from '../../contract/ids.js';
-import { actIn, authenticate, type BearerVerifier } from '../auth/credentials.js';
+import { actIn, actingOrgId, authenticate, type BearerVerifier } from '../auth/credentials.js';
 import { metadataEndpoint, RFC8414_PATH } from '../auth/discovery.js';
 import { randomBase62 } from '../clock.js';
 import type { BaseCtx, Credential, Ctx, Principal } from '../context.js';
@@ -51,7 +51,7 @@ export function errorResponse(err: PlatformError, requestId: string): Response {
  * else the organization in the path (`404` if it may not), else the credential's own.
  */
 function principalFor(base: BaseCtx, credential: Credential, header: string | undefined, pathOrg: unknown): Principal {
-  const orgId = header ?? (typeof pathOrg === 'string' ? pathOrg : credential.homeOrgId);
+  const orgId = actingOrgId(credential, header, pathOrg);
   const principal = actIn(base, credential, orgId);
   if (principal) return principal;
   if (orgId === credential.homeOrgId) {
@@ -86,10 +86,15 @@ function withPrincipal(base: BaseCtx, principal: Principal): Ctx {
   };
 }
 
-/** `/organizations/{orgId}` → a regular expression matching concrete paths, and Hono's `:orgId` form. */
+/**
+ * `/organizations/{orgId}` → a regular expression matching concrete paths (capturing `orgId` as a named group), and
+ * Hono's `:orgId` form.
+ */
 function compilePath(path: string): { regex: RegExp; hono: string } {
   return {
-    regex: new RegExp(`^/v2${path.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    regex: new RegExp(
+      `^/v2${path.replace(/\{([^}]+)\}/g, (_, name) => (name === 'orgId' ? '(?<orgId>[^/]+)' : '[^/]+'))}/?$`,
+    ),
     hono: `/v2${path.replace(/\{([^}]+)\}/g, ':$1')}`,
   };
 }
@@ -108,9 +113,17 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   if (deps.limiter) {
-    const needsCredentials = (method: string, path: string) =>
-      compiled.some((r) => r.route.kind === 'api' && r.route.method === method && r.regex.test(path));
-    app.use(rateLimits({ limiter: deps.limiter, makeBase: deps.makeBase, bearer: deps.bearer, needsCredentials }));
+    const apiRoute = (method: string, path: string) =>
+      compiled.find((r) => r.route.kind === 'api' && r.route.method === method && r.regex.test(path));
+    app.use(
+      rateLimits({
+        limiter: deps.limiter,
+        makeBase: deps.makeBase,
+        bearer: deps.bearer,
+        needsCredentials: (method, path) => apiRoute(method, path) !== undefined,
+        pathOrgId: (method, path) => apiRoute(method, path)?.regex.exec(path)?.groups?.orgId,
+      }),
+    );
   }
 
   app.onError((err, c) => {

@@ -13,8 +13,11 @@ import type { BucketStore } from './store.js';
 
 /** Which bucket a request spends, and by which rule: the policy of contract §7 over a bucket store. */
 export interface Limiter {
-  /** Takes a token from the credential's own bucket, by its organization's plan (or the whoami rule). */
-  takeCredential(credential: Credential, endpoint?: 'whoami'): LimitState;
+  /**
+   * Takes a token from the credential's bucket in the organization it acts in, by that organization's plan (or the
+   * whoami rule).
+   */
+  takeCredential(credential: Credential, orgId: string, endpoint?: 'whoami'): LimitState;
   /**
    * Takes a token from an OAuth client's bucket for one of the client-limited auth endpoints; a request that names
    * no client spends a bucket of its IP under the same rule.
@@ -35,11 +38,12 @@ export interface LimiterDeps {
 }
 
 /**
- * The bucket of a credential: an API key's own, or for a user's token the user within the token's organization
- * (several tokens of one sign-in, or of several, share it).
+ * The bucket of a credential acting in an organization: an API key's own, or for a user's token the user within the
+ * organization (several tokens of one sign-in, or of several, share it). A multi-organization credential has one in
+ * each organization it acts in, each on that organization's plan.
  */
-function credentialKey(c: Credential): string {
-  return c.type === 'api_key' && c.keyId ? `key:${c.keyId}` : `user:${c.userId}@${c.homeOrgId}`;
+function credentialKey(c: Credential, orgId: string): string {
+  return c.type === 'api_key' && c.keyId ? `key:${c.keyId}@${orgId}` : `user:${c.userId}@${orgId}`;
 }
 
 /** Builds the limiter. */
@@ -53,11 +57,11 @@ export function createLimiter(deps: LimiterDeps): Limiter {
     });
   };
   return {
-    takeCredential(credential, endpoint) {
-      const key = credentialKey(credential);
+    takeCredential(credential, orgId, endpoint) {
+      const key = credentialKey(credential, orgId);
       if (endpoint === 'whoami') return takeBy(`whoami:${key}`, AUTH_ENDPOINT_LIMITS.whoami);
       // An organization deleted under a live credential: the smallest plan until authentication refuses it.
-      return takeBy(key, PLAN_LIMITS[deps.planOf(credential.homeOrgId) ?? 'free']);
+      return takeBy(key, PLAN_LIMITS[deps.planOf(orgId) ?? 'free']);
     },
     takeClient: (endpoint, clientId, ip) =>
       takeBy(

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AuthEndpoint } from '../../contract/limits.js';
-import { authenticate, type BearerVerifier } from '../auth/credentials.js';
+import { actIn, actingOrgId, authenticate, type BearerVerifier } from '../auth/credentials.js';
 import type { BaseCtx, Credential } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { type LimitState, limitHeaders } from './bucket.js';
@@ -28,6 +28,8 @@ export interface RateLimitDeps {
   bearer?: BearerVerifier;
   /** Whether a method and path name an authenticated route (one that refuses a request without credentials). */
   needsCredentials(method: string, path: string): boolean;
+  /** The `{orgId}` of the route a method and path name, if it has one. */
+  pathOrgId(method: string, path: string): string | undefined;
 }
 
 /** node-server's bindings, as the platform's `fetch` passes them on (absent in-process: one local caller). */
@@ -57,6 +59,23 @@ function refuse(c: Context, state: LimitState, message: string, endpoint: AuthEn
 /** Says when to come back, in the message as in `Retry-After`. */
 function retryIn(state: LimitState): string {
   return `retry in ${state.retryAfter ?? 1} s`;
+}
+
+/**
+ * The organization whose bucket and plan a credential spends (contract §7: per user within the organization, plan
+ * from the organization): the one the request acts in, chosen as the route will choose it. An organization the
+ * credential may not act in spends its own organization's bucket, so naming strangers' organizations opens no
+ * fresh buckets.
+ */
+function bucketOrgId(base: BaseCtx, credential: Credential, header: string | undefined, pathOrgId: unknown): string {
+  const orgId = actingOrgId(credential, header, pathOrgId);
+  if (orgId === credential.homeOrgId) return orgId;
+  try {
+    return actIn(base, credential, orgId) ? orgId : credential.homeOrgId;
+  } catch {
+    // Refused with 401 by the route (a session that organization revoked).
+    return credential.homeOrgId;
+  }
 }
 
 /** Whether a response's headers can be changed in place. */
@@ -122,7 +141,8 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
     }
     c.set('credential', credential);
     const whoami = endpoint === 'whoami';
-    const state = limiter.takeCredential(credential, whoami ? 'whoami' : undefined);
+    const orgId = bucketOrgId(base, credential, headers.get('x-org-id') ?? undefined, deps.pathOrgId(method, path));
+    const state = limiter.takeCredential(credential, orgId, whoami ? 'whoami' : undefined);
     const refusal = whoami
       ? `too many ${path} requests for this credential: ${state.limit} a minute; ${retryIn(state)}`
       : `rate limit exceeded: ${state.limit} requests a minute for this credential; ${retryIn(state)}`;

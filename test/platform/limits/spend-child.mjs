@@ -19,7 +19,7 @@ process.stdout.write('ready\n');
 for await (const _ of createInterface({ input: process.stdin })) break;
 let allowed = 0;
 for (let i = 0; i < Number(attempts); i++) {
-  if (limiter.takeCredential(credential).allowed) allowed++;
+  if (limiter.takeCredential(credential, orgId).allowed) allowed++;
   // Paced, so the parent's requests land in between rather than after.
   await new Promise((resolve) => setTimeout(resolve, 0));
 }
