@@ -261,12 +261,14 @@ describe('environments', () => {
     expect((await t.call('POST', E, { key: allowed, body: { name: 'qa' } })).status).toBe(201);
   });
 
-  it('ignores a config key named __proto__ (the body parser drops it) without polluting anything', async () => {
+  it('refuses a config key named __proto__ with 422, changing nothing and polluting nothing', async () => {
     await patch('staging', { A: 'b' });
     const r = await t.call('PATCH', `${E}/staging`, { body: '{"config":{"__proto__":{"polluted":"yes"},"B":"c"}}' });
-    expect(r.status).toBe(200);
-    expect(r.body.config).toEqual({ A: 'b', B: 'c' });
-    expect((await t.call('GET', `${E}/staging`)).body.config).toEqual({ A: 'b', B: 'c' });
+    expect(r.status).toBe(422);
+    expect(r.body.error.details).toEqual([
+      { field: 'config.__proto__', message: '"__proto__" cannot be used as a key' },
+    ]);
+    expect((await t.call('GET', `${E}/staging`)).body.config).toEqual({ A: 'b' });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
