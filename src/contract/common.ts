@@ -58,7 +58,7 @@ export const orderSchema = z.enum(['asc', 'desc']);
 export const searchParam = z
   .string()
   .max(200)
-  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
+  .refine((s) => ![...s].some((c) => c < ' ' || c === '\u007f'), 'must not contain control characters');
 
 /** Free-form key/value metadata as stored: at most 50 keys, keys ≤ 40 characters, string values ≤ 500. */
 export const metadataValueSchema = z.union([z.string().max(500), z.number(), z.boolean()]);
