@@ -9,7 +9,7 @@ const config: Config = {
   profiles: {
     prod: { baseUrl: 'https://prod.example.com/v2', sandboxBaseUrl: 'https://sandbox.example.com/v2', org: 'org_prod' },
     staging: { baseUrl: 'https://staging.example.com/v2/' },
-    dev: { db: '/work/dev.db', org: 'org_dev' },
+    dev: { db: '/srv/plat/dev.db', org: 'org_dev' },
   },
 };
 const resolve = (input: Partial<ResolveInput>) =>
@@ -33,7 +33,7 @@ describe('resolveSettings', () => {
 
   it('uses a second database for the embedded sandbox', () => {
     expect(resolve({ flags: { sandbox: true } })).toMatchObject({ db: '/data/plat/local-sandbox.db', sandbox: true });
-    expect(resolve({ flags: { sandbox: true, profile: 'dev' }, config })).toMatchObject({ db: '/work/dev-sandbox.db' });
+    expect(resolve({ flags: { sandbox: true, profile: 'dev' }, config })).toMatchObject({ db: '/srv/plat/dev-sandbox.db' });
   });
 
   // Each row: what is set, and what must win. Flags > environment > profile, for each setting separately.
@@ -46,7 +46,7 @@ describe('resolveSettings', () => {
       {
         profile: 'dev',
         kind: 'embedded',
-        db: '/work/dev.db',
+        db: '/srv/plat/dev.db',
         why: expect.objectContaining({ profile: 'from --profile' }),
       },
     ],
