@@ -6,13 +6,13 @@ import { csrfToken, csrfValid } from './csrf.js';
 import { type Html, pageHeaders } from './html.js';
 import { OAuthError } from './oauth-error.js';
 import { type Hidden, loginPage, messagePage, organizationPage } from './pages.js';
-import { checkFormPassword } from './password-form.js';
+import { formSignIn } from './password-form.js';
 import { isS256Challenge } from './pkce.js';
 import { isRegisteredRedirect } from './redirects.js';
 import { bodyParams, clientAddress, type Params, queryParams, userAgent } from './request.js';
 import { parseScope } from './scopes.js';
 import { authUrl, type OAuthClient } from './settings.js';
-import { activeOrganizations, INVALID_CREDENTIALS, issueLoginTicket, redeemLoginTicket } from './sign-in.js';
+import { activeOrganizations, issueLoginTicket } from './sign-in.js';
 
 /** A valid authorization request. */
 interface AuthorizationRequest {
@@ -151,28 +151,10 @@ export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
     );
   if (!csrfValid(c, params.get('csrf'))) return form(403, 'This form has expired. Please sign in again.');
 
-  let userId: string | undefined;
-  const ticket = params.get('ticket');
-  if (ticket !== undefined) {
-    userId = redeemLoginTicket(ctx, ticket);
-    if (!userId) return form(400, 'This step has expired. Please sign in again.');
-  } else {
-    const email = params.get('email') ?? '';
-    const password = params.get('password') ?? '';
-    if (!email || !password) return form(400, 'Enter your e-mail and password.', {}, email);
-    const result = await checkFormPassword(ctx, c, email, password);
-    if (!result.ok && result.reason === 'locked') {
-      const wait = `${result.retryAfter} second${result.retryAfter === 1 ? '' : 's'}`;
-      return form(
-        429,
-        `Too many failed sign-ins. Try again in ${wait}.`,
-        { 'Retry-After': String(result.retryAfter) },
-        email,
-      );
-    }
-    if (!result.ok) return form(401, INVALID_CREDENTIALS, {}, email);
-    userId = result.userId;
-  }
+  const email = params.get('email') ?? '';
+  const signedIn = await formSignIn(ctx, c, params, email, 'Enter your e-mail and password.');
+  if (!('userId' in signedIn)) return form(signedIn.status, signedIn.error, signedIn.headers, email);
+  const { userId } = signedIn;
 
   const orgs = activeOrganizations(ctx, userId);
   const deny = (message: string) =>

@@ -12,9 +12,9 @@ import { csrfToken, csrfValid } from './csrf.js';
 import { type Html, pageHeaders } from './html.js';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error.js';
 import { devicePage, messagePage, organizationPage } from './pages.js';
-import { checkFormPassword } from './password-form.js';
+import { formSignIn } from './password-form.js';
 import { bodyParams, clientAddress, queryParams, userAgent } from './request.js';
-import { activeOrganizations, INVALID_CREDENTIALS, issueLoginTicket, redeemLoginTicket } from './sign-in.js';
+import { activeOrganizations, issueLoginTicket } from './sign-in.js';
 import { lockedFor, recordFailure, userCodeKeys } from './throttle.js';
 
 const ACTION = '/v2/auth/device';
@@ -74,22 +74,9 @@ export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
     return page(c, 200, messagePage('Request denied', 'The device was not connected. You can close this window.'));
   }
 
-  let userId: string | undefined;
-  const ticket = params.get('ticket');
-  if (ticket !== undefined) {
-    userId = redeemLoginTicket(ctx, ticket);
-    if (!userId) return form(400, 'This step has expired. Please sign in again.');
-  } else {
-    const password = params.get('password') ?? '';
-    if (!email || !password) return form(400, 'Enter your e-mail and password to approve.');
-    const result = await checkFormPassword(ctx, c, email, password);
-    if (!result.ok && result.reason === 'locked') {
-      const after = String(result.retryAfter);
-      return form(429, `Too many failed sign-ins. Try again in ${after} seconds.`, { 'Retry-After': after });
-    }
-    if (!result.ok) return form(401, INVALID_CREDENTIALS);
-    userId = result.userId;
-  }
+  const signedIn = await formSignIn(ctx, c, params, email, 'Enter your e-mail and password to approve.');
+  if (!('userId' in signedIn)) return form(signedIn.status, signedIn.error, signedIn.headers);
+  const { userId } = signedIn;
 
   const orgs = activeOrganizations(ctx, userId);
   const wanted = device.requestedOrg ?? params.get('org');

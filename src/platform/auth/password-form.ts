@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import type { BaseCtx } from '../context.js';
 import { chargeFailedSignIn, signInBudget } from '../limits/sign-in.js';
-import { clientAddress } from './request.js';
-import { checkPassword, type PasswordCheck } from './sign-in.js';
+import { clientAddress, type Params } from './request.js';
+import { checkPassword, INVALID_CREDENTIALS, type PasswordCheck, redeemLoginTicket } from './sign-in.js';
 
 /**
  * `checkPassword` for a page's form: also refused while the rate limiter's failure budget of the client address is
@@ -21,4 +21,43 @@ export async function checkFormPassword(
   const result = await checkPassword(ctx, email, password, clientAddress(c));
   if (!result.ok && result.reason === 'invalid') chargeFailedSignIn(c);
   return result;
+}
+
+/** Why a page's sign-in step named no user: the status and message for the page, and any headers. */
+export interface FormRefusal {
+  status: number;
+  error: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The sign-in step both sign-in pages (authorization and device approval) share: a ticket from an earlier step (the
+ * organization choice), or the form's e-mail and password — refused while locked out. `missing` is the page's own
+ * prompt for an empty field.
+ */
+export async function formSignIn(
+  ctx: BaseCtx,
+  c: Context,
+  params: Params,
+  email: string,
+  missing: string,
+): Promise<{ userId: string } | FormRefusal> {
+  const ticket = params.get('ticket');
+  if (ticket !== undefined) {
+    const userId = redeemLoginTicket(ctx, ticket);
+    return userId ? { userId } : { status: 400, error: 'This step has expired. Please sign in again.' };
+  }
+  const password = params.get('password') ?? '';
+  if (!email || !password) return { status: 400, error: missing };
+  const result = await checkFormPassword(ctx, c, email, password);
+  if (result.ok) return { userId: result.userId };
+  if (result.reason === 'locked') {
+    const wait = `${result.retryAfter} second${result.retryAfter === 1 ? '' : 's'}`;
+    return {
+      status: 429,
+      error: `Too many failed sign-ins. Try again in ${wait}.`,
+      headers: { 'Retry-After': String(result.retryAfter) },
+    };
+  }
+  return { status: 401, error: INVALID_CREDENTIALS };
 }
