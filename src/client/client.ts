@@ -66,40 +66,20 @@ function rateLimitOf(headers: Headers): RequestInfo['rateLimit'] {
 /** What one attempt produced: an answer read to the end, or the reason there was none. */
 type Outcome = { ok: true; status: number; headers: Headers; text: string } | { ok: false; error: unknown };
 
-/** A typed client of the platform API over an injected `fetch`; the same code serves embedded and remote. */
-export class PlatformClient implements Resources {
-  readonly organizations: Resources['organizations'];
-  readonly users: Resources['users'];
-  readonly invitations: Resources['invitations'];
-  readonly teams: Resources['teams'];
-  readonly projects: Resources['projects'];
-  readonly members: Resources['members'];
-  readonly environments: Resources['environments'];
-  readonly sessions: Resources['sessions'];
-  readonly apiKeys: Resources['apiKeys'];
-  readonly sso: Resources['sso'];
-  readonly events: Resources['events'];
-  readonly auth: Resources['auth'];
+/** The typed resource groups (`users`, `projects`, …) that `createResources` gives every client. */
+export interface PlatformClient extends Resources {}
 
+/** A typed client of the platform API over an injected `fetch`; the same code serves embedded and remote. */
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the constructor assigns every member of Resources.
+export class PlatformClient {
   private readonly opts: ClientOptions;
   private readonly baseUrl: string;
 
   constructor(opts: ClientOptions) {
     this.opts = opts;
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
-    const r = createResources(this);
-    this.organizations = r.organizations;
-    this.users = r.users;
-    this.invitations = r.invitations;
-    this.teams = r.teams;
-    this.projects = r.projects;
-    this.members = r.members;
-    this.environments = r.environments;
-    this.sessions = r.sessions;
-    this.apiKeys = r.apiKeys;
-    this.sso = r.sso;
-    this.events = r.events;
-    this.auth = r.auth;
+    const resources: Resources = createResources(this); // typed, so a missing group fails to compile
+    Object.assign(this, resources);
   }
 
   /** The absolute URL of `path` (below `/v2`) with the given query. */
