@@ -1,50 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin/plat.js');
-const homes: string[] = [];
-const servers: ChildProcess[] = [];
-afterAll(() => {
-  for (const s of servers) s.kill('SIGKILL');
-  for (const h of homes) rmSync(h, { recursive: true, force: true });
-});
+afterAll(cleanUpProcesses);
 
-interface Step {
-  argv: string[];
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+type Step = Run;
 
-/** A fresh home for `plat`: its own config and data directories, the file credential store, no colour. */
-function home(): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'plat-e2e-'));
-  homes.push(dir);
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: dir,
-    PLAT_CONFIG_DIR: join(dir, 'config'),
-    PLAT_DATA_DIR: join(dir, 'data'),
-    PLAT_CREDENTIAL_STORE: 'file',
-  };
-}
+const home = () => processHome('plat-e2e');
 
 /** Runs `node bin/plat.js …` as its own process (stdin and stdout are pipes, so no terminal). */
-function plat(env: Record<string, string>, argv: string[], input = ''): Promise<Step> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...argv], { env, timeout: 20_000 });
-    let [stdout, stderr] = ['', ''];
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('close', (code) => resolve({ argv, code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const plat = (env: Record<string, string>, argv: string[], input = '') => startPlat(env, argv, { input }).done;
 
 /**
  * Makes a transcript comparable across instances: every generated id becomes `<kind#n>` in order of first
@@ -116,24 +81,12 @@ async function scenario(env: Record<string, string>): Promise<Step[]> {
   return steps;
 }
 
-/** Starts `plat serve --port 0` and resolves with the URL it prints on stderr. */
-function serve(env: Record<string, string>): Promise<{ url: string; proc: ChildProcess; log: () => string }> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  servers.push(proc);
-  let log = '';
-  return new Promise((resolve, reject) => {
-    proc.stderr?.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      const m = /Listening on (\S+)\/v2/.exec(log);
-      if (m) resolve({ url: m[1] as string, proc, log: () => log });
-    });
-    proc.once('exit', (code) => reject(new Error(`plat serve exited (${code}): ${log}`)));
-  });
-}
-
 describe('end to end, as spawned processes', () => {
   it('needs the build', () => {
-    expect(existsSync(join(ROOT, 'dist/cli/main.js')), 'run `npm run build` first (npm test does)').toBe(true);
+    expect(
+      existsSync(new URL('../../dist/bundle/main.js', import.meta.url)),
+      'run `npm run build` first (npm test does)',
+    ).toBe(true);
   });
 
   it('the embedded platform and plat serve behind a remote profile give the same results', async () => {
@@ -145,7 +98,7 @@ describe('end to end, as spawned processes', () => {
     // Remote: a server over its own data, and a client home with a remote profile holding the server's key.
     const serverEnv = home();
     const made = JSON.parse((await plat(serverEnv, ['local', 'init', '--json'])).stdout);
-    const server = await serve(serverEnv);
+    const server = await servePlat(serverEnv);
     const clientEnv = home();
     const add = await plat(
       clientEnv,
@@ -170,8 +123,8 @@ describe('end to end, as spawned processes', () => {
     expect(a).toContain('"config": {\n    "LOG_LEVEL": "debug",\n    "REGION": "eu"\n  }');
 
     // The server logged one line per request, never the key, and stops cleanly on SIGTERM.
-    const exited = new Promise<number | null>((resolve) => server.proc.once('exit', resolve));
-    server.proc.kill('SIGTERM');
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
+    server.child.kill('SIGTERM');
     expect(await exited).toBe(0);
     const log = server.log();
     expect(log).toMatch(/^GET \/v2\/organizations\/org_\w+\/users \d{3} [\d.]+ms req_\w+$/m);

@@ -1,68 +1,34 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authorizeUrlIn, deviceUrlIn } from '../helpers/sign-in.js';
+import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
 
 /**
  * Sign-in end to end, as a person does it: `plat` runs as spawned `node bin/plat.js` processes against `plat serve`
  * (also spawned), and a real Chromium fills the pages. Every word either process prints is kept, to prove that no
  * secret (password, code, token) is ever among them.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BIN = join(ROOT, 'bin/plat.js');
 const OWNER_PASSWORD = 'the owner types this into chromium';
 const IVY_PASSWORD = 'ivy picks a long password of her own';
 
-interface Run {
-  argv: string[];
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-const homes: string[] = [];
-const children: ChildProcess[] = [];
 const transcript: Run[] = [];
 let serverEnv: Record<string, string>;
 let clientEnv: Record<string, string>;
 let server: { url: string; log: () => string };
 let browser: Browser;
 
-function home(): Record<string, string> {
-  const dir = mkdtempSync(join(tmpdir(), 'plat-login-e2e-'));
-  homes.push(dir);
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: dir,
-    PLAT_CONFIG_DIR: join(dir, 'config'),
-    PLAT_DATA_DIR: join(dir, 'data'),
-    PLAT_CREDENTIAL_STORE: 'file',
-  };
-}
+const home = () => processHome('plat-login-e2e');
 
-/** Starts `plat …`; `watch` sees stderr as it grows (to find a URL while the command waits). */
+/** Starts `plat …`, keeping its run in the transcript; `watch` sees stderr as it grows. */
 function start(env: Record<string, string>, argv: string[], watch?: (stderr: string) => void) {
-  const child = spawn(process.execPath, [BIN, ...argv], { env, timeout: 60_000 });
-  children.push(child);
-  let [stdout, stderr] = ['', ''];
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString();
-    watch?.(stderr);
+  const run = startPlat(env, argv, { timeoutMs: 60_000, watch });
+  const done = run.done.then((r) => {
+    transcript.push(r);
+    return r;
   });
-  child.stdin.end();
-  const done = new Promise<Run>((resolve) =>
-    child.once('close', (code) => {
-      const run = { argv, code: code ?? -1, stdout, stderr };
-      transcript.push(run);
-      resolve(run);
-    }),
-  );
-  return { child, done };
+  return { child: run.child, done };
 }
 
 const plat = (env: Record<string, string>, argv: string[]) => start(env, argv).done;
@@ -115,21 +81,14 @@ function collectTokens(env: Record<string, string>): Record<string, any> {
 }
 
 beforeAll(async () => {
-  expect(existsSync(join(ROOT, 'dist/bundle/main.js')), 'run `npm run build` first (npm test does)').toBe(true);
+  expect(
+    existsSync(new URL('../../dist/bundle/main.js', import.meta.url)),
+    'run `npm run build` first (npm test does)',
+  ).toBe(true);
   serverEnv = home();
   const init = await plat(serverEnv, ['local', 'init', '--password', OWNER_PASSWORD, '--json']);
   expect(init.code, init.stderr).toBe(0);
-  const proc = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: serverEnv });
-  children.push(proc);
-  let log = '';
-  server = await new Promise((resolve, reject) => {
-    proc.stderr.on('data', (chunk: Buffer) => {
-      log += chunk.toString();
-      const m = /Listening on (\S+)\/v2/.exec(log);
-      if (m) resolve({ url: m[1] as string, log: () => log });
-    });
-    proc.once('exit', (code) => reject(new Error(`plat serve exited (${code}): ${log}`)));
-  });
+  server = await servePlat(serverEnv);
   clientEnv = home();
   expect((await plat(clientEnv, ['profiles', 'add', 'remote', '--base-url', server.url, '--use'])).code).toBe(0);
   browser = await chromium.launch({
@@ -148,8 +107,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  for (const c of children) c.kill('SIGKILL');
-  for (const h of homes) rmSync(h, { recursive: true, force: true });
+  cleanUpProcesses();
 });
 
 describe('plat login with a real browser, against plat serve', () => {

@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The built `plat` (tests that spawn it need `npm run build` first; `npm test` does it). */
+export const BIN = fileURLToPath(new URL('../../bin/plat.js', import.meta.url));
+
+/** What one spawned `plat` did. */
+export interface Run {
+  argv: string[];
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+const homes: string[] = [];
+const children: ChildProcess[] = [];
+
+/** A fresh home for a spawned `plat`: its own config and data directories, the file credential store. */
+export function processHome(prefix: string): Record<string, string> {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  homes.push(dir);
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    PLAT_CONFIG_DIR: join(dir, 'config'),
+    PLAT_DATA_DIR: join(dir, 'data'),
+    PLAT_CREDENTIAL_STORE: 'file',
+  };
+}
+
+/**
+ * Starts `node bin/plat.js …` as its own process (stdin and stdout are pipes, so no terminal); `watch` sees stderr
+ * as it grows (to find a URL while the command waits).
+ */
+export function startPlat(
+  env: Record<string, string>,
+  argv: string[],
+  opts: { input?: string; timeoutMs?: number; watch?: (stderr: string) => void } = {},
+): { child: ChildProcess; done: Promise<Run> } {
+  const child = spawn(process.execPath, [BIN, ...argv], { env, timeout: opts.timeoutMs ?? 20_000 });
+  children.push(child);
+  let [stdout, stderr] = ['', ''];
+  child.stdout.on('data', (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+    opts.watch?.(stderr);
+  });
+  child.stdin.end(opts.input ?? '');
+  const done = new Promise<Run>((resolve) =>
+    child.once('close', (code) => resolve({ argv, code: code ?? -1, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+/** Kills what is still running and removes every home made: for `afterAll`. */
+export function cleanUpProcesses(): void {
+  for (const c of children) c.kill('SIGKILL');
+  for (const h of homes) rmSync(h, { recursive: true, force: true });
+}
+
+/** Starts `plat serve --port 0` with `env` and resolves with the URL it prints, once it listens. */
+export function servePlat(
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess; log: () => string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let log = '';
+  return new Promise((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      log += chunk.toString();
+      const m = /Listening on (\S+)\/v2/.exec(log);
+      if (m) resolve({ url: m[1] as string, child, log: () => log });
+    });
+    child.once('exit', (code) => reject(new Error(`plat serve exited (${code}): ${log}`)));
+  });
+}
