@@ -205,31 +205,48 @@ describe('plat local', () => {
   });
 });
 
+/**
+ * Runs `plat serve --port 0 …` in-process; resolves once it listens, with its origin and `stop`, which sends the
+ * shutdown signal and resolves with what the command printed.
+ */
+async function serveInProcess(args: string[], env: Record<string, string> = {}) {
+  let signal: () => void = () => {};
+  let resolveUrl: (url: string) => void = () => {};
+  const url = new Promise<string>((r) => {
+    resolveUrl = r;
+  });
+  const running = w.runCli(['serve', '--port', '0', ...args], {
+    env,
+    deps: {
+      onShutdown: (handler) => {
+        signal = handler;
+        return () => {};
+      },
+    },
+    onStderr: (text) => {
+      const m = /Listening on (\S+)\/v2/.exec(text);
+      if (m) resolveUrl(m[1] as string);
+    },
+  });
+  const base = await url;
+  return {
+    base,
+    stop: () => {
+      signal();
+      return running;
+    },
+  };
+}
+
 describe('plat serve', () => {
   it('serves until the shutdown signal, logging one line per request', async () => {
-    let stop: () => void = () => {};
-    let resolveUrl: (url: string) => void = () => {};
-    const url = new Promise<string>((r) => (resolveUrl = r));
-    const running = w.runCli(['serve', '--port', '0'], {
-      deps: {
-        onShutdown: (handler) => {
-          stop = handler;
-          return () => {};
-        },
-      },
-      onStderr: (text) => {
-        const m = /Listening on (\S+)\/v2/.exec(text);
-        if (m) resolveUrl(m[1] as string);
-      },
-    });
-    const base = await url;
+    const { base, stop } = await serveInProcess([]);
     const key = w.storedKey() as string;
     const health = await fetch(`${base}/v2/health`);
     expect(health.status).toBe(200);
     const users = await fetch(`${base}/v2/organizations/org_0001/users`, { headers: { 'X-API-Key': key } });
     expect(users.status).toBe(200);
-    stop();
-    const r = await running;
+    const r = await stop();
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
     const lines = r.stderr.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT').split('\n');
@@ -251,30 +268,13 @@ describe('plat serve', () => {
 describe('plat serve and rate limits', () => {
   /** Serves, sends `count` requests with the stored key after moving the org to the free plan, returns the statuses. */
   async function statuses(args: string[], count: number, env: Record<string, string> = {}) {
-    let stop: () => void = () => {};
-    let resolveUrl: (url: string) => void = () => {};
-    const url = new Promise<string>((r) => (resolveUrl = r));
-    const running = w.runCli(['serve', '--port', '0', ...args], {
-      env,
-      deps: {
-        onShutdown: (handler) => {
-          stop = handler;
-          return () => {};
-        },
-      },
-      onStderr: (text) => {
-        const m = /Listening on (\S+)\/v2/.exec(text);
-        if (m) resolveUrl(m[1] as string);
-      },
-    });
-    const base = await url;
+    const { base, stop } = await serveInProcess(args, env);
     const headers = { 'X-API-Key': w.storedKey() as string, 'Content-Type': 'application/json' };
     await fetch(`${base}/v2/organizations/org_0001`, { method: 'PATCH', headers, body: '{"plan":"free"}' });
     const seen: number[] = [];
     for (let i = 0; i < count; i++)
       seen.push((await fetch(`${base}/v2/organizations/org_0001/users`, { headers })).status);
-    stop();
-    const r = await running;
+    const r = await stop();
     expect(r.code).toBe(0);
     return { seen, stderr: r.stderr };
   }
