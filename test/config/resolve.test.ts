@@ -33,7 +33,9 @@ describe('resolveSettings', () => {
 
   it('uses a second database for the embedded sandbox', () => {
     expect(resolve({ flags: { sandbox: true } })).toMatchObject({ db: '/data/plat/local-sandbox.db', sandbox: true });
-    expect(resolve({ flags: { sandbox: true, profile: 'dev' }, config })).toMatchObject({ db: '/srv/plat/dev-sandbox.db' });
+    expect(resolve({ flags: { sandbox: true, profile: 'dev' }, config })).toMatchObject({
+      db: '/srv/plat/dev-sandbox.db',
+    });
   });
 
   // Each row: what is set, and what must win. Flags > environment > profile, for each setting separately.
