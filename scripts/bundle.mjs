@@ -1,6 +1,7 @@
 // Bundles the CLI with esbuild into dist/bundle: one ESM entry plus a chunk per lazily imported module, so that a
 // cold start reads a handful of files instead of hundreds (and unused code such as zod's locales is dropped).
-// Native addons stay external. dist/bundle/meta.json maps every chunk to its sources (the lazy-load test reads it).
+// better-sqlite3's JavaScript is bundled too (its addon is a .node file loaded at run time); keytar, undici and
+// playwright-core stay external. dist/bundle/meta.json maps every chunk to its sources (the lazy-load test reads it).
 import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -25,7 +26,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['better-sqlite3', 'keytar', 'undici', 'playwright-core'],
+  external: ['keytar', 'undici', 'playwright-core'],
   // Bundled CommonJS packages (commander, cli-table3) call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __platRequire } from 'node:module'; const require = __platRequire(import.meta.url);",

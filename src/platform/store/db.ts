@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
 import { createPrivately } from './files.js';
 import { MIGRATIONS } from './migrations.js';
+import { type Db, openSqlite } from './sqlite.js';
 
-/** An open better-sqlite3 database. */
-export type Db = Database.Database;
+export type { Db } from './sqlite.js';
 
 /**
  * Opens (creating if needed) the platform database: WAL so readers never block the writer, `synchronous=FULL` so a
@@ -13,7 +12,7 @@ export type Db = Database.Database;
  */
 export function openDatabase(path: string): Db {
   createPrivately(path);
-  const db = new Database(path);
+  const db = openSqlite(path);
   db.pragma('busy_timeout = 5000');
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -26,6 +25,8 @@ export function openDatabase(path: string): Db {
 
 /** Applies every migration above `PRAGMA user_version`, each in one immediate transaction. */
 export function migrate(db: Db): void {
+  // The common case, an up-to-date file, costs one read and no write lock.
+  if ((db.pragma('user_version', { simple: true }) as number) >= MIGRATIONS.length) return;
   for (const [index, sql] of MIGRATIONS.entries()) {
     const version = index + 1;
     db.transaction(() => {

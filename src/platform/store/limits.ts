@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import type { Bucket } from '../limits/bucket.js';
 import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY } from '../limits/store.js';
 import { createPrivately } from './files.js';
+import { type Db, openSqlite } from './sqlite.js';
 
 /**
  * The main database holds no buckets: they live in a file of their own (see `openBucketsFile`). The empty slot stays
@@ -30,12 +30,13 @@ export function bucketsFilePath(dbPath: string): string {
  * unlike an fsync on every API request. Separate from the main database so that every request's bucket write never
  * queues behind (or holds up) the platform's own writers.
  */
-export function openBucketsFile(path: string): Database.Database {
+export function openBucketsFile(path: string): Db {
   createPrivately(path);
-  const db = new Database(path);
+  const db = openSqlite(path);
   db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
+  if ((db.pragma('user_version', { simple: true }) as number) === BUCKETS_VERSION) return db;
   db.transaction(() => {
     // Re-read inside the write lock: another process may have set the file up meanwhile.
     if ((db.pragma('user_version', { simple: true }) as number) === BUCKETS_VERSION) return;
@@ -46,7 +47,7 @@ export function openBucketsFile(path: string): Database.Database {
 }
 
 /** Buckets in a SQLite file shared by every process that opens it: each update is one `BEGIN IMMEDIATE`. */
-export function sqliteBucketStore(db: Database.Database): BucketStore {
+export function sqliteBucketStore(db: Db): BucketStore {
   const get = db.prepare<[string], Bucket>('SELECT level, at FROM buckets WHERE key = ?');
   const put = db.prepare<[{ key: string; level: number; at: number }]>(
     'INSERT INTO buckets (key, level, at) VALUES (@key, @level, @at) ON CONFLICT (key) DO UPDATE SET level = excluded.level, at = excluded.at',
