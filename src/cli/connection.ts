@@ -54,7 +54,11 @@ export async function openTransport(deps: CliDeps, r: Resolved): Promise<Transpo
   if (deps.transport) return deps.transport(r);
   const transports = await import('../client/transports.js');
   if (r.kind === 'embedded')
-    return transports.embeddedTransport({ db: r.db as string, mode: r.sandbox ? 'sandbox' : 'live' });
+    return transports.embeddedTransport({
+      db: r.db as string,
+      mode: r.sandbox ? 'sandbox' : 'live',
+      lightFetch: deps.lightFetch,
+    });
   const remote = await transports.remoteTransport();
   return { fetch: remote.fetch, baseUrl: r.baseUrl as string, close: () => remote.close() };
 }

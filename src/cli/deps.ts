@@ -31,4 +31,9 @@ export interface CliDeps {
   /** Subscribes to the shutdown signal of `serve`; default SIGINT/SIGTERM. Returns an unsubscribe function. */
   onShutdown?: (handler: () => void) => () => void;
   version?: string;
+  /**
+   * Lets an embedded command use plat's light in-process `Request`/`Response` (client/light-fetch.ts) instead of
+   * loading Node's. Only the binary's entry point sets it: they replace the globals for the rest of the process.
+   */
+  lightFetch?: boolean;
 }

@@ -75,5 +75,6 @@ export async function main(): Promise<void> {
     env: process.env,
     cwd: process.cwd(),
     onShutdown,
+    lightFetch: true,
   });
 }

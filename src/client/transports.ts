@@ -13,12 +13,15 @@ const KEEP_ALIVE_MS = 10_000;
 
 /**
  * The embedded platform in-process: `fetch` calls the platform's handler directly. The platform (and SQLite)
- * is imported here, dynamically, so that remote commands never load it.
+ * is imported here, dynamically, so that remote commands never load it. `lightFetch` first installs the light
+ * in-process `Request`/`Response` classes for the whole process (see light-fetch.ts).
  */
 export async function embeddedTransport(opts: {
   db: string;
   mode?: 'live' | 'sandbox';
+  lightFetch?: boolean;
 }): Promise<{ fetch: Fetch; baseUrl: string; close(): void }> {
+  if (opts.lightFetch) (await import('./light-fetch.js')).installLightFetch();
   if (opts.db !== ':memory:') await mkdir(dirname(opts.db), { recursive: true, mode: 0o700 });
   const { createPlatform } = await import('../platform/index.js');
   const platform = createPlatform({ db: opts.db, mode: opts.mode });

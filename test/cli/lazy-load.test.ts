@@ -24,7 +24,7 @@ function bundleInputs(): Map<string, string[]> {
 function loaded(
   argv: string[],
   env: Record<string, string> = {},
-): { code: number | null; stdout: string; modules: string[] } {
+): { code: number | null; stdout: string; modules: string[]; builtins: string[] } {
   const trace = join(dir, `${(argv.join('_') || 'none').replace(/[^\w.-]+/g, '_')}.txt`);
   const r = spawnSync(process.execPath, ['--import', './test/cli/fixtures/trace-loads.mjs', 'bin/plat.js', ...argv], {
     cwd: ROOT,
@@ -33,6 +33,7 @@ function loaded(
       ...process.env,
       ...env,
       PLAT_TRACE_FILE: trace,
+      PLAT_CREDENTIAL_STORE: 'file',
       PLAT_CONFIG_DIR: join(dir, 'c'),
       PLAT_DATA_DIR: join(dir, 'd'),
     },
@@ -41,7 +42,7 @@ function loaded(
   const files = urls.filter((u) => u.startsWith('file:')).map((u) => u.replace(`file://${ROOT}`, ''));
   const inputs = bundleInputs();
   const modules = [...new Set(files.flatMap((f) => inputs.get(f) ?? [f]))];
-  return { code: r.status, stdout: r.stdout + r.stderr, modules };
+  return { code: r.status, stdout: r.stdout + r.stderr, modules, builtins: urls.filter((u) => u.startsWith('node:')) };
 }
 
 const heavy = (m: string) =>
@@ -80,5 +81,15 @@ describe('what --version and --help load', () => {
       'src/cli/commands/users.ts',
     ]);
     expect(r.modules.some((m) => m.includes('node_modules/undici/'))).toBe(true);
+  });
+
+  it("an embedded command never loads undici, neither the package nor Node's own HTTP client", () => {
+    const r = loaded(['users', 'list', '-o', 'ids']);
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.modules).toContain('src/platform/index.ts');
+    expect(r.modules).toContain('node_modules/better-sqlite3/lib/database.js');
+    expect(r.modules.filter((m) => m.includes('/undici/'))).toEqual([]);
+    expect(r.builtins).toContain('node:fs');
+    expect(r.builtins.filter((m) => m.includes('undici'))).toEqual([]);
   });
 });

@@ -2,9 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LightResponse } from '../../src/client/light-fetch.js';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { bootstrap, createPlatform } from '../../src/platform/index.js';
 import { startServer } from '../../src/platform/server.js';
+import { useLightFetch } from '../helpers/light-fetch.js';
 import { type Reply, send } from '../helpers/platform.js';
 import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
 
@@ -12,13 +14,14 @@ const dir = mkdtempSync(join(tmpdir(), 'plat-http-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Values that differ between two instances by design (secrets, signed cursors), masked for comparison. */
-function normalize(r: Reply): unknown {
+function normalize(r: Reply, opts: { headers?: boolean } = {}): unknown {
   const text = JSON.stringify(r.body ?? null)
     .replace(/plat_(live|test)_[0-9A-Za-z]{38}/g, 'plat_$1_<secret>')
     .replace(/"(prefix|last4)":"[^"]*"/g, '"$1":"<masked>"')
     .replace(/"nextCursor":"[^"]*"/g, '"nextCursor":"<cursor>"')
     .replace(/"req_[0-9A-Za-z]+"/g, '"<request id>"');
-  return { status: r.status, location: r.headers.get('location'), body: JSON.parse(text) };
+  const headers = opts.headers ? [...r.headers].filter(([name]) => name !== 'x-request-id') : undefined;
+  return { status: r.status, location: r.headers.get('location'), body: JSON.parse(text), headers };
 }
 
 /** Runs every route once — reads first, then writes, then state moves and deletes — and records the replies. */
@@ -27,6 +30,7 @@ async function tour(
   t: any,
   orgId: string,
   ownerId: string,
+  opts: { headers?: boolean } = {},
 ) {
   const f: Fixture = await buildFixture(call, t, orgId, ownerId, 'tour');
   const rank = (m: string) => ({ GET: 0, POST: 1, PUT: 1, PATCH: 2, DELETE: 3 })[m] ?? 4;
@@ -34,7 +38,7 @@ async function tour(
   const replies: Record<string, unknown> = {};
   for (const route of routes) {
     const r = await call(route.method, pathFor(route, f), { body: exampleBody(route, f) });
-    replies[routeKey(route)] = normalize(r);
+    replies[routeKey(route)] = normalize(r, opts);
   }
   return replies;
 }
@@ -79,6 +83,40 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
     } finally {
       await server.close();
       local.close();
+    }
+  });
+
+  it("gives the same answers, headers included, with plat's light in-process fetch classes as with Node's", async () => {
+    const run = async () => {
+      const platform = createPlatform({ db: ':memory:', clock: fixedClock(), ids: sequentialIds(), logger: () => {} });
+      try {
+        const boot = bootstrap(platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+        return await tour(
+          (m, p, o) => send(platform.fetch, 'http://embedded.plat', boot.apiKey, m, p, o),
+          { platform },
+          boot.organizationId,
+          boot.userId,
+          { headers: true },
+        );
+      } finally {
+        platform.close();
+      }
+    };
+    const node = await run();
+    const undo = useLightFetch();
+    let light: Awaited<ReturnType<typeof run>>;
+    try {
+      expect(new Response('x')).toBeInstanceOf(LightResponse);
+      light = await run();
+    } finally {
+      undo();
+    }
+    expect(new Response('x')).not.toBeInstanceOf(LightResponse);
+    expect(Object.keys(light)).toHaveLength(API_ROUTES.length);
+    expect(light).toEqual(node);
+    // Headers were compared too: the rate-limit ones on every answer, the content type on every body.
+    for (const reply of Object.values(light) as { headers: [string, string][] }[]) {
+      expect(reply.headers.map(([name]) => name)).toContain('x-ratelimit-remaining');
     }
   });
 

@@ -1,0 +1,211 @@
+/**
+ * Minimal `Headers`, `Request` and `Response` for requests that never leave the process: the embedded transport
+ * hands its request to the platform's handler and reads the answer back, so no stream, socket or parser is needed.
+ * Node's own classes come with its whole HTTP client (undici), about a tenth of a cold start; `plat` installs these
+ * in their place when a command runs against the embedded platform (see `installLightFetch`).
+ *
+ * They cover what a JSON API call uses — string or byte bodies, headers as the Fetch standard defines them (names
+ * case-insensitive, iterated lower-cased in order, `set-cookie` kept apart) — and refuse any other body.
+ */
+
+type HeadersInput = LightHeaders | Headers | [string, string][] | Record<string, string> | undefined | null;
+type BodyInput = string | Uint8Array | ArrayBuffer | null | undefined;
+
+export class LightHeaders {
+  readonly #values = new Map<string, string>();
+  readonly #cookies: string[] = [];
+
+  constructor(init?: HeadersInput) {
+    if (!init) return;
+    if (typeof (init as Headers).forEach === 'function' && !Array.isArray(init)) {
+      (init as Headers).forEach((value, name) => {
+        this.append(name, value);
+      });
+    } else if (Array.isArray(init)) {
+      for (const [name, value] of init) this.append(name, value);
+    } else {
+      for (const name of Object.keys(init)) this.append(name, (init as Record<string, string>)[name] as string);
+    }
+  }
+
+  get(name: string): string | null {
+    const key = name.toLowerCase();
+    if (key === 'set-cookie') return this.#cookies.length > 0 ? this.#cookies.join(', ') : null;
+    return this.#values.get(key) ?? null;
+  }
+
+  getSetCookie(): string[] {
+    return [...this.#cookies];
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+
+  set(name: string, value: string): void {
+    const key = name.toLowerCase();
+    if (key === 'set-cookie') this.#cookies.splice(0, this.#cookies.length, String(value));
+    else this.#values.set(key, String(value));
+  }
+
+  append(name: string, value: string): void {
+    const key = name.toLowerCase();
+    if (key === 'set-cookie') this.#cookies.push(String(value));
+    else {
+      const before = this.#values.get(key);
+      this.#values.set(key, before === undefined ? String(value) : `${before}, ${value}`);
+    }
+  }
+
+  delete(name: string): void {
+    const key = name.toLowerCase();
+    if (key === 'set-cookie') this.#cookies.length = 0;
+    else this.#values.delete(key);
+  }
+
+  /** Sorted by name, each `set-cookie` on its own: the order the standard gives. */
+  *entries(): IterableIterator<[string, string]> {
+    const names = [...this.#values.keys()];
+    if (this.#cookies.length > 0) names.push('set-cookie');
+    for (const name of names.sort()) {
+      if (name === 'set-cookie') for (const cookie of this.#cookies) yield [name, cookie];
+      else yield [name, this.#values.get(name) as string];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: string, name: string, headers: LightHeaders) => void): void {
+    for (const [name, value] of this.entries()) fn(value, name, this);
+  }
+}
+
+function checkBody(body: unknown): BodyInput {
+  if (body == null || typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer) {
+    return body as BodyInput;
+  }
+  throw new TypeError('an in-process request or response body must be a string or bytes');
+}
+
+/** The body half of both classes: read once, as text, JSON or bytes. */
+class LightBody {
+  readonly #body: BodyInput;
+  #used = false;
+
+  constructor(body: unknown) {
+    this.#body = checkBody(body);
+  }
+
+  /** The body as given (not a stream): enough to pass it on to another Request or Response. */
+  get body(): BodyInput {
+    return this.#body ?? null;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  async text(): Promise<string> {
+    if (this.#used) throw new TypeError('body already read');
+    this.#used = true;
+    const body = this.#body;
+    if (body == null) return '';
+    return typeof body === 'string' ? body : new TextDecoder().decode(body);
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    return new TextEncoder().encode(await this.text()).buffer as ArrayBuffer;
+  }
+}
+
+interface LightRequestInit {
+  method?: string;
+  headers?: HeadersInput;
+  body?: unknown;
+  signal?: AbortSignal | null;
+}
+
+export class LightRequest extends LightBody {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: LightHeaders;
+  readonly signal: AbortSignal;
+
+  constructor(input: string | URL | LightRequest, init: LightRequestInit = {}) {
+    const from = input instanceof LightRequest ? input : undefined;
+    super(init.body !== undefined ? init.body : from?.body);
+    this.url = new URL(from ? from.url : String(input)).href;
+    this.method = (init.method ?? from?.method ?? 'GET').toUpperCase();
+    this.headers = new LightHeaders(init.headers ?? from?.headers);
+    this.signal = init.signal ?? from?.signal ?? new AbortController().signal;
+  }
+
+  clone(): LightRequest {
+    return new LightRequest(this);
+  }
+}
+
+interface LightResponseInit {
+  status?: number;
+  statusText?: string;
+  headers?: HeadersInput;
+}
+
+export class LightResponse extends LightBody {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: LightHeaders;
+  readonly type = 'default';
+  readonly redirected = false;
+  readonly url = '';
+
+  constructor(body?: unknown, init: LightResponseInit = {}) {
+    super(body);
+    this.status = init.status ?? 200;
+    this.statusText = init.statusText ?? '';
+    this.headers = new LightHeaders(init.headers);
+    if (typeof body === 'string' && !this.headers.has('content-type')) {
+      this.headers.set('content-type', 'text/plain;charset=UTF-8');
+    }
+  }
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status <= 299;
+  }
+
+  clone(): LightResponse {
+    return new LightResponse(this.body, this);
+  }
+}
+
+const CLASSES = { Headers: LightHeaders, Request: LightRequest, Response: LightResponse };
+
+/**
+ * Puts the light classes in place of the globals, for the rest of the process, while Node's are still unloaded (a
+ * lazy getter); once any of them has been used, nothing changes, so no process ever mixes the two. Returns whether
+ * they were installed. Only the `plat` binary calls this, for a command that runs in-process.
+ */
+export function installLightFetch(): boolean {
+  const unloaded = Object.keys(CLASSES).every(
+    (name) => typeof Object.getOwnPropertyDescriptor(globalThis, name)?.get === 'function',
+  );
+  if (!unloaded) return false;
+  for (const [name, value] of Object.entries(CLASSES)) {
+    Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+  }
+  return true;
+}

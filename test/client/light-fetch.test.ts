@@ -1,0 +1,119 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { LightHeaders, LightRequest, LightResponse } from '../../src/client/light-fetch.js';
+
+/** Everything a reader can observe of a Headers object. */
+const seen = (h: { entries(): IterableIterator<[string, string]>; get(n: string): string | null }) => ({
+  entries: [...h.entries()],
+  contentType: h.get('Content-Type'),
+  cookie: h.get('SET-COOKIE'),
+  missing: h.get('x-missing'),
+});
+
+describe("plat's light fetch classes behave as Node's for what an in-process call uses", () => {
+  const inits: [string, (Classes: { H: any }) => any][] = [
+    ['a record', () => ({ 'X-Api-Key': 'k', Accept: 'application/json', 'content-type': 'text/plain' })],
+    [
+      'pairs',
+      () => [
+        ['B', '2'],
+        ['a', '1'],
+        ['b', '3'],
+        ['Set-Cookie', 'x=1'],
+        ['set-cookie', 'y=2'],
+      ],
+    ],
+    ['another Headers', ({ H }) => new H({ Z: 'z', 'Set-Cookie': 'c=1', a: 'A' })],
+  ];
+
+  for (const [what, init] of inits) {
+    it(`Headers from ${what}: names case-insensitive, sorted, values combined, set-cookie kept apart`, () => {
+      const both = [Headers, LightHeaders].map((H) => {
+        const h = new H(init({ H }));
+        h.append('X-Multi', 'one');
+        h.append('x-multi', 'two');
+        h.set('X-Set', 'first');
+        h.set('x-set', 'second');
+        h.append('Set-Cookie', 'z=3');
+        h.delete('x-api-KEY');
+        const forEach: string[] = [];
+        h.forEach((v: string, k: string) => {
+          forEach.push(`${k}=${v}`);
+        });
+        return { ...seen(h), has: h.has('X-MULTI'), cookies: h.getSetCookie(), forEach, keys: [...h.keys()] };
+      });
+      expect(both[1]).toEqual(both[0]);
+    });
+  }
+
+  it('Request: the URL normalized, the method upper-cased, the body read once as text or JSON, a copy', async () => {
+    const both = await Promise.all(
+      [Request, LightRequest].map(async (R: any) => {
+        const r = new R('HTTP://Embedded.Plat/v2/users?q=%C3%A9', {
+          method: 'post',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"name":"Zoë"}',
+        });
+        const copy = new R(r.clone(), { method: 'PATCH' });
+        const out = { url: r.url, method: r.method, used: r.bodyUsed, json: await r.json(), usedAfter: r.bodyUsed };
+        await expect(r.text()).rejects.toThrow(TypeError);
+        return { ...out, copy: [copy.method, copy.url, await copy.text(), copy.headers.get('content-type')] };
+      }),
+    );
+    expect(both[1]).toEqual(both[0]);
+  });
+
+  it('Response: status and ok, the body as text, JSON or bytes, and a string body typed text/plain', async () => {
+    const both = await Promise.all(
+      [Response, LightResponse].map(async (R: any) => {
+        const json = new R('{"a":1}', { status: 201, headers: { 'Content-Type': 'application/json' } });
+        const empty = new R(null, { status: 204 });
+        const text = new R('héllo');
+        const bytes = new R(new TextEncoder().encode('bytes'), { status: 404, statusText: 'Not Found' });
+        const passedOn = new R(json.body, json);
+        return {
+          json: [json.status, json.ok, await passedOn.json(), [...passedOn.headers]],
+          empty: [empty.status, empty.ok, await empty.text(), empty.headers.get('content-type')],
+          text: [text.status, await text.text(), text.headers.get('content-type')],
+          bytes: [bytes.status, bytes.ok, bytes.statusText, new TextDecoder().decode(await bytes.arrayBuffer())],
+        };
+      }),
+    );
+    expect(both[1]).toEqual(both[0]);
+  });
+
+  it('refuses a body it cannot carry in-process, with a TypeError', () => {
+    expect(() => new LightRequest('http://x/', { method: 'POST', body: new ReadableStream() })).toThrow(TypeError);
+    expect(() => new LightResponse({ not: 'a body' })).toThrow(TypeError);
+  });
+});
+
+describe('installLightFetch', () => {
+  const module = fileURLToPath(new URL('../../dist/client/light-fetch.js', import.meta.url));
+  const probe = (before: string) =>
+    spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `${before}; const m = await import(${JSON.stringify(module)});
+         const installed = m.installLightFetch();
+         console.log(JSON.stringify({ installed, light: new Response('x') instanceof m.LightResponse,
+           undici: process.moduleLoadList.some((x) => x.includes('undici')) }));`,
+      ],
+      { encoding: 'utf8' },
+    );
+
+  it("replaces Node's classes in a process that has not used them yet, so Node's HTTP client is never loaded", () => {
+    const r = probe('');
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ installed: true, light: true, undici: false });
+  });
+
+  it('changes nothing once Node has loaded them: a process never mixes the two', () => {
+    const r = probe('void new Headers()');
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ installed: false, light: false, undici: true });
+  });
+});
