@@ -3,7 +3,9 @@
 // 1. The embedded platform with 100,000 users, in-process: median latency of the first page of
 //    GET /organizations/{orgId}/users with `search` and with each `sort`, and of GET /users/{id}.
 // 2. The CLI's cold start, as a ratio to `node -e 0` measured in the same run, interleaved: `plat --version`,
-//    `plat --help`, and `plat users list` against an embedded platform holding 10,000 users.
+//    `plat --help`, and `plat users list` against an embedded platform holding 10,000 users — `plat` being bin/plat,
+//    the launcher an install puts on the PATH (it starts from the startup snapshot) — and that last command without
+//    the snapshot, as `node bin/plat.js`.
 // 3. Rate limits: the same in-process GET with limits off, buckets in memory, and buckets in the SQLite bucket file,
 //    as ratios to off (`npm run bench -- limits` for this part alone).
 import { spawnSync } from 'node:child_process';
@@ -13,7 +15,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap, createPlatform } from '../dist/platform/index.js';
 
-const PLAT = fileURLToPath(new URL('../bin/plat.js', import.meta.url));
+/** `plat` as installed: the launcher, which starts from the startup snapshot; and the CLI loaded without it. */
+const PLAT = fileURLToPath(new URL('../bin/plat', import.meta.url));
+const PLAT_JS = fileURLToPath(new URL('../bin/plat.js', import.meta.url));
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 50);
@@ -153,11 +157,11 @@ Rate limits, in-process GET /organizations/{id}, median of ${n}:`);
 }
 
 /** Wall time of one process run, in ms; fails loudly if the command fails. */
-function runOnce(args, env) {
+function runOnce([command, ...args], env) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
   const ms = performance.now() - t0;
-  if (r.status !== 0) throw new Error(`node ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   return ms;
 }
 
@@ -183,10 +187,11 @@ async function cliBench() {
     platform.close();
 
     const commands = [
-      ['node -e 0', ['-e', '0']],
+      ['node -e 0', [process.execPath, '-e', '0']],
       ['plat --version', [PLAT, '--version']],
       ['plat --help', [PLAT, '--help']],
       ['plat users list (10,000 users, embedded)', [PLAT, 'users', 'list']],
+      ['  the same without the snapshot (node bin/plat.js)', [process.execPath, PLAT_JS, 'users', 'list']],
     ];
     const times = new Map(commands.map(([label]) => [label, []]));
     for (let i = 0; i < 3; i++) for (const [, args] of commands) runOnce(args, env); // warm the file cache

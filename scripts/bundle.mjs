@@ -1,7 +1,7 @@
 // Bundles the CLI with esbuild into dist/bundle: one ESM entry plus a chunk per lazily imported module, so that a
 // cold start reads a handful of files instead of hundreds (and unused code such as zod's locales is dropped).
-// better-sqlite3's JavaScript is bundled too (its addon is a .node file loaded at run time); keytar, undici and
-// playwright-core stay external. dist/bundle/meta.json maps every chunk to its sources (the lazy-load test reads it).
+// better-sqlite3's JavaScript is bundled too (its addon is a .node file loaded at run time); keytar and undici
+// stay external. dist/bundle/meta.json maps every chunk to its sources (the lazy-load test reads it).
 import { rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
@@ -16,25 +16,62 @@ const noZodLocales = {
   },
 };
 
-rmSync('dist/bundle', { recursive: true, force: true });
-const result = await build({
-  entryPoints: { main: 'src/cli/main.ts' },
-  outdir: 'dist/bundle',
+const common = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
+  external: ['keytar', 'undici'],
+  minify: true,
+  keepNames: true,
+  plugins: [noZodLocales],
+  logLevel: 'warning',
+};
+
+/**
+ * In the snapshot's script, packages left external are loaded with require() when first used (dynamic import() is
+ * not available to a snapshot's code).
+ */
+const requireExternals = {
+  name: 'require-externals',
+  setup(b) {
+    b.onResolve({ filter: /^(keytar|undici)$/ }, (args) =>
+      args.namespace === 'external' ? { path: args.path, external: true } : { path: args.path, namespace: 'external' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'external' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+rmSync('dist/bundle', { recursive: true, force: true });
+const result = await build({
+  ...common,
+  entryPoints: { main: 'src/cli/main.ts' },
+  outdir: 'dist/bundle',
+  splitting: true,
+  format: 'esm',
   chunkNames: 'chunks/[name]-[hash]',
-  external: ['keytar', 'undici', 'playwright-core'],
   // Bundled CommonJS packages (commander, cli-table3) call require() for Node built-ins.
   banner: {
     js: "import { createRequire as __platRequire } from 'node:module'; const require = __platRequire(import.meta.url);",
   },
-  minify: true,
-  keepNames: true,
-  plugins: [noZodLocales],
   metafile: true,
-  logLevel: 'warning',
 });
 writeFileSync('dist/bundle/meta.json', JSON.stringify(result.metafile));
+
+// The same CLI as one CommonJS script, the entry of the startup snapshot (src/cli/snapshot.ts; bin/snapshot.js
+// builds the blob). While the snapshot is built, require() can load only Node's built-in modules; at run time the
+// entry sets __platRequire, which loads the rest (the SQLite addon, keytar, undici) from beside dist/bundle.
+rmSync('dist/snapshot', { recursive: true, force: true });
+await build({
+  ...common,
+  entryPoints: ['src/cli/snapshot.ts'],
+  outfile: 'dist/snapshot/plat.cjs',
+  format: 'cjs',
+  banner: {
+    js: 'var __platBuiltins = require; var require = (id) => (globalThis.__platRequire ?? __platBuiltins)(id);',
+  },
+  define: { 'import.meta.url': 'globalThis.__platModuleUrl' },
+  plugins: [noZodLocales, requireExternals],
+});

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { CredentialStore, StoredCredential } from './credential-types.js';
 
 /** The keychain service every credential of plat is filed under; the account is the profile name. */
@@ -42,11 +43,12 @@ export function bounded<T>(work: () => Promise<T>, ms: number, what: string): Pr
   });
 }
 
-/** Imports keytar lazily: it is an optional, native dependency that may be missing or fail to load. */
+/**
+ * Loads keytar lazily: it is an optional, native (CommonJS) dependency that may be missing or fail to load, so it is
+ * required at run time from beside this module — never bundled, and never needed to type-check or build.
+ */
 export async function loadKeytar(): Promise<Keytar> {
-  // A computed specifier keeps TypeScript (and bundlers) from requiring the optional package at build time.
-  const specifier = 'keytar';
-  const mod = (await import(specifier)) as Keytar & { default?: Keytar };
+  const mod = createRequire(import.meta.url)('keytar') as Keytar & { default?: Keytar };
   const keytar = mod.default ?? mod;
   if (typeof keytar.getPassword !== 'function') throw new Error('keytar has no getPassword');
   return keytar;

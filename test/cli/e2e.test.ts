@@ -8,7 +8,7 @@ type Step = Run;
 
 const home = () => processHome('plat-e2e');
 
-/** Runs `node bin/plat.js …` as its own process (stdin and stdout are pipes, so no terminal). */
+/** Runs `bin/plat …` as its own process (stdin and stdout are pipes, so no terminal). */
 const plat = (env: Record<string, string>, argv: string[], input = '') => startPlat(env, argv, { input }).done;
 
 /**

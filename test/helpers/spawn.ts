@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The built `plat` (tests that spawn it need `npm run build` first; `npm test` does it). */
-export const BIN = fileURLToPath(new URL('../../bin/plat.js', import.meta.url));
+/**
+ * The built `plat` as installed: the launcher, which starts from the startup snapshot (tests that spawn it need `npm
+ * run build` first; `npm test` does it). It runs the `node` on the PATH, as an installed `plat` does.
+ */
+export const BIN = fileURLToPath(new URL('../../bin/plat', import.meta.url));
 
 /** What one spawned `plat` did. */
 export interface Run {
@@ -32,7 +35,7 @@ export function processHome(prefix: string): Record<string, string> {
 }
 
 /**
- * Starts `node bin/plat.js …` as its own process (stdin and stdout are pipes, so no terminal); `watch` sees stderr
+ * Starts `bin/plat …` as its own process (stdin and stdout are pipes, so no terminal); `watch` sees stderr
  * as it grows (to find a URL while the command waits).
  */
 export function startPlat(
@@ -40,7 +43,7 @@ export function startPlat(
   argv: string[],
   opts: { input?: string; timeoutMs?: number; watch?: (stderr: string) => void } = {},
 ): { child: ChildProcess; done: Promise<Run> } {
-  const child = spawn(process.execPath, [BIN, ...argv], { env, timeout: opts.timeoutMs ?? 20_000 });
+  const child = spawn(BIN, argv, { env, timeout: opts.timeoutMs ?? 20_000 });
   children.push(child);
   let [stdout, stderr] = ['', ''];
   child.stdout.on('data', (c: Buffer) => {
@@ -67,7 +70,7 @@ export function cleanUpProcesses(): void {
 export function servePlat(
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess; log: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(BIN, ['serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let log = '';
   return new Promise((resolve, reject) => {

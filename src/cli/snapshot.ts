@@ -1,0 +1,53 @@
+/**
+ * The entry of plat's V8 startup snapshot (bin/snapshot.js builds it; bin/plat starts from it when it fits the
+ * Node.js at hand). Building it evaluates the CLI, its commands, the client and the embedded platform once — zod
+ * schemas, the route table, Hono, commander — and the snapshot keeps the resulting heap, so a command starts with
+ * all of that done instead of compiling and evaluating it again (most of a cold start on Node 20, which has no
+ * compile cache).
+ *
+ * What cannot be in a snapshot is loaded at run time, through `__platRequire` (see scripts/bundle.mjs): the SQLite
+ * addon, keytar and the undici package. No state of the build machine is kept either: every module reads `process`,
+ * the environment and the clock when a command runs, never when it is evaluated.
+ */
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startupSnapshot } from 'node:v8';
+import { main } from './main.js';
+import { NOUNS } from './program.js';
+
+declare global {
+  /** Where the bundle sits (stands for `import.meta.url` in the snapshot's code). */
+  var __platModuleUrl: string | undefined;
+  /** Loads packages and addons at run time, from beside the bundle. */
+  var __platRequire: NodeJS.Require | undefined;
+}
+
+/** Evaluates every module a command may need, so that the snapshot holds them ready. */
+async function evaluateAll(): Promise<void> {
+  for (const noun of NOUNS) await noun.load();
+  await Promise.all([
+    import('../platform/index.js'),
+    import('../client/transports.js'),
+    import('../client/light-fetch.js'),
+    import('../client/client.js'),
+    import('../config/config.js'),
+    import('../config/resolve.js'),
+    import('../auth/credential-store.js'),
+  ]);
+}
+
+if (startupSnapshot.isBuildingSnapshot()) {
+  evaluateAll().catch((err: unknown) => {
+    process.stderr.write(`plat snapshot: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  });
+  startupSnapshot.setDeserializeMainFunction(async () => {
+    // bin/plat passes bin/plat.js first, as `node bin/plat.js …` would have it (and Node would make it absolute).
+    process.argv[1] = resolve(process.argv[1] as string);
+    const url = pathToFileURL(join(dirname(process.argv[1]), '../dist/bundle/main.js'));
+    globalThis.__platModuleUrl = url.href;
+    globalThis.__platRequire = createRequire(url);
+    await main();
+  });
+}
