@@ -89,10 +89,19 @@ describe('bin/plat, the launcher', () => {
     expect(direct(['projects', 'get', 'no-such-project']).code).toBe(5);
   });
 
-  it('answers --version through plat.js, which reads package.json and nothing else', () => {
-    const started = launch(join(ROOT, 'bin/plat'), ['--version']);
-    expect(started.exec).toMatch(/^node \S+\/bin\/plat\.js --version$/);
-    expect(started.stdout).toBe(`${JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version}\n`);
+  it('answers --version from package.json without starting Node.js, or through plat.js when it cannot', () => {
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+    for (const flag of ['--version', '-V']) {
+      const started = launch(join(ROOT, 'bin/plat'), [flag], { version: 'not this' });
+      expect(started).toEqual({ exec: '', code: 0, stdout: `${version}\n`, stderr: '' });
+    }
+    // A package.json written on one line: the shell finds no version; plat.js reads it.
+    const root = installCopy('one-line-package-json');
+    rmSync(join(root, 'package.json'));
+    writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'plat-cli', version: '9.8.7', type: 'module' }));
+    const started = launch(join(root, 'bin/plat'), ['--version']);
+    expect(started.exec).toBe(`node ${root}/bin/plat.js --version`);
+    expect(outcome(started)).toEqual({ code: 0, stdout: '9.8.7\n', stderr: '' });
   });
 
   it('is found through a symlink, as package managers link it onto the PATH', () => {
