@@ -89,6 +89,16 @@ describe('bin/plat, the launcher', () => {
     expect(direct(['projects', 'get', 'no-such-project']).code).toBe(5);
   });
 
+  it('prints the same on a terminal, colours and table included', () => {
+    // util-linux's `script` gives the command a pseudo-terminal; its output is what the terminal shows.
+    const onTerminal = (command: string) =>
+      spawnSync('script', ['-qec', command, '/dev/null'], { env, encoding: 'utf8' }).stdout;
+    const launched = onTerminal(`${join(ROOT, 'bin/plat')} users list`);
+    expect(launched).toContain('\u001b[32mactive\u001b[39m');
+    expect(launched).toContain('┌');
+    expect(launched).toBe(onTerminal(`node ${join(ROOT, 'bin/plat.js')} users list`));
+  });
+
   it('answers --version from package.json without starting Node.js, or through plat.js when it cannot', () => {
     const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
     for (const flag of ['--version', '-V']) {
