@@ -3,9 +3,9 @@
 // 1. The embedded platform with 100,000 users, in-process: median latency of the first page of
 //    GET /organizations/{orgId}/users with `search` and with each `sort`, and of GET /users/{id}.
 // 2. The CLI's cold start, as a ratio to `node -e 0` measured in the same run, interleaved: `plat --version`,
-//    `plat --help`, and `plat users list` against an embedded platform holding 10,000 users — `plat` being bin/plat,
-//    the launcher an install puts on the PATH (it starts from the startup snapshot) — and that last command without
-//    the snapshot, as `node bin/plat.js`.
+//    `plat --help`, and `plat users list` against an embedded platform holding 10,000 users — `plat` as an npm install
+//    on a POSIX system runs it, the launcher (it starts from the startup snapshot) — and that last command as
+//    `node bin/plat.js`, without the snapshot.
 // 3. Rate limits: the same in-process GET with limits off, buckets in memory, and buckets in the SQLite bucket file,
 //    as ratios to off (`npm run bench -- limits` for this part alone).
 import { spawnSync } from 'node:child_process';
@@ -15,9 +15,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bootstrap, createPlatform } from '../dist/platform/index.js';
 
-/** `plat` as installed: the launcher, which starts from the startup snapshot; and the CLI loaded without it. */
-const PLAT = fileURLToPath(new URL('../bin/plat', import.meta.url));
+/**
+ * `plat` as an npm install on a POSIX system runs it: bin/plat.js read by the shell, the launcher, which starts
+ * Node.js from the startup snapshot; and as Node.js runs the same file everywhere else (without the snapshot).
+ */
 const PLAT_JS = fileURLToPath(new URL('../bin/plat.js', import.meta.url));
+const PLAT = ['sh', PLAT_JS];
 
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 50);
@@ -191,7 +194,7 @@ async function cliBench() {
       NO_COLOR: '1',
     };
     // The first command bootstraps the embedded platform; then 10,000 users are added to it.
-    runOnce([PLAT, 'users', 'list', '-o', 'ids'], env);
+    runOnce([...PLAT, 'users', 'list', '-o', 'ids'], env);
     const platform = createPlatform({
       db: join(dir, 'data', 'local.db'),
       logger: () => {},
@@ -203,9 +206,9 @@ async function cliBench() {
 
     const commands = [
       ['node -e 0', [process.execPath, '-e', '0']],
-      ['plat --version', [PLAT, '--version']],
-      ['plat --help', [PLAT, '--help']],
-      ['plat users list (10,000 users, embedded)', [PLAT, 'users', 'list']],
+      ['plat --version', [...PLAT, '--version']],
+      ['plat --help', [...PLAT, '--help']],
+      ['plat users list (10,000 users, embedded)', [...PLAT, 'users', 'list']],
       ['  the same without the snapshot (node bin/plat.js)', [process.execPath, PLAT_JS, 'users', 'list']],
     ];
     // NODE_EXTRA_CA_CERTS makes every Node.js process parse those certificates at start, before any script: a fixed

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
+import { cleanUpProcesses, processHome, type Run, type Start, servePlat, startPlat } from '../helpers/spawn.js';
 
 afterAll(cleanUpProcesses);
 
@@ -8,8 +8,9 @@ type Step = Run;
 
 const home = () => processHome('plat-e2e');
 
-/** Runs `bin/plat …` as its own process (stdin and stdout are pipes, so no terminal). */
-const plat = (env: Record<string, string>, argv: string[], input = '') => startPlat(env, argv, { input }).done;
+/** Runs `plat …` as its own process (stdin and stdout are pipes, so no terminal), by default through the launcher. */
+const plat = (env: Record<string, string>, argv: string[], input = '', start: Start = 'launcher') =>
+  startPlat(env, argv, { input, start }).done;
 
 /**
  * Makes a transcript comparable across instances: every generated id becomes `<kind#n>` in order of first
@@ -35,10 +36,10 @@ function normalize(steps: Step[]): string {
 }
 
 /** The scenario of the contract, through whatever endpoint `env` and the current profile lead to. */
-async function scenario(env: Record<string, string>): Promise<Step[]> {
+async function scenario(env: Record<string, string>, start: Start = 'launcher'): Promise<Step[]> {
   const steps: Step[] = [];
   const run = async (argv: string[], input?: string) => {
-    const s = await plat(env, argv, input);
+    const s = await plat(env, argv, input, start);
     steps.push(s);
     return s;
   };
@@ -90,10 +91,13 @@ describe('end to end, as spawned processes', () => {
   });
 
   it('the embedded platform and plat serve behind a remote profile give the same results', async () => {
-    // Embedded: the default profile, created by local init.
+    // Embedded: the default profile, created by local init; once started by the launcher (from the startup
+    // snapshot), once as `node bin/plat.js`.
     const embeddedEnv = home();
     const init = await plat(embeddedEnv, ['local', 'init', '--json']);
     expect(init.code).toBe(0);
+    const plainEnv = home();
+    expect((await plat(plainEnv, ['local', 'init', '--json'], '', 'node')).code).toBe(0);
 
     // Remote: a server over its own data, and a client home with a remote profile holding the server's key.
     const serverEnv = home();
@@ -106,11 +110,16 @@ describe('end to end, as spawned processes', () => {
       `${made.apiKey}\n`,
     );
     expect(add.code).toBe(0);
-    // The two run side by side: they share nothing but the built binary.
-    const [embedded, remote] = await Promise.all([scenario(embeddedEnv), scenario(clientEnv)]);
+    // The three run side by side: they share nothing but the built binary.
+    const [embedded, remote, plain] = await Promise.all([
+      scenario(embeddedEnv),
+      scenario(clientEnv),
+      scenario(plainEnv, 'node'),
+    ]);
 
     const [a, b] = [normalize(embedded), normalize(remote)];
     expect(b).toBe(a);
+    expect(normalize(plain)).toBe(a);
 
     // Spot checks that the scenario did what it says (the comparison alone would accept two equal failures).
     const codes = embedded.map((s) => s.code);

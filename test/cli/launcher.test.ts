@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -16,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processHome } from '../helpers/spawn.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const PLAT = join(ROOT, 'bin/plat.js');
 const dir = mkdtempSync(join(tmpdir(), 'plat-launcher-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -24,36 +26,42 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let env: Record<string, string>;
 beforeAll(() => {
   env = processHome('plat-launcher-home');
-  expect(spawnSync(join(ROOT, 'bin/plat'), ['local', 'init'], { env }).status).toBe(0);
+  expect(spawnSync('sh', [PLAT, 'local', 'init'], { env }).status).toBe(0);
 });
 
-interface Start {
-  /** The command the launcher ran (`exec …`), from the shell's trace. */
+interface Started {
+  /** The command the launcher ran (`exec …`), from the shell's trace; empty when it ran none. */
   exec: string;
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-/** Runs a launcher under `sh -x` to see which command it chose, and what that printed. */
-function launch(launcher: string, argv: string[], extraEnv: Record<string, string> = {}): Start {
-  const r = spawnSync('sh', ['-x', launcher, ...argv], { env: { ...env, ...extraEnv }, encoding: 'utf8' });
+/** Runs bin/plat.js as the shell reads it, under `sh -x` to see which command it chose, and what that printed. */
+function launch(launcher: string, argv: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Started {
+  const r = spawnSync('sh', ['-x', launcher, ...argv], {
+    env: { ...env, ...opts.env },
+    cwd: opts.cwd,
+    encoding: 'utf8',
+  });
   const lines = r.stderr.split('\n');
   const exec = (lines.find((l) => l.startsWith('+ exec ')) ?? '').slice('+ exec '.length);
   const stderr = lines.filter((l) => !l.startsWith('+ ')).join('\n');
   return { exec, code: r.status, stdout: r.stdout, stderr };
 }
 
-/** The same command run the ordinary way, `node bin/plat.js …`. */
-function direct(argv: string[]): Omit<Start, 'exec'> {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/plat.js'), ...argv], { env, encoding: 'utf8' });
+/** The same command run as JavaScript, `node bin/plat.js …`. */
+function direct(argv: string[]): Omit<Started, 'exec'> {
+  const r = spawnSync(process.execPath, [PLAT, ...argv], { env, encoding: 'utf8' });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** What a user sees of a run. */
-const outcome = (s: Omit<Start, 'exec'> & { exec?: string }) => ({ code: s.code, stdout: s.stdout, stderr: s.stderr });
+const outcome = (s: Omit<Started, 'exec'>) => ({ code: s.code, stdout: s.stdout, stderr: s.stderr });
 
-/** A copy of the installed package (bin and the snapshot; the rest linked) whose snapshot a test may spoil. */
+const SNAPSHOT = / --snapshot-blob \S+\/dist\/snapshot\/plat\.blob \S+\/bin\/plat\.js /;
+
+/** A copy of the installed package (bin and the snapshot; the rest linked) that a test may spoil. */
 function installCopy(name: string): string {
   const root = join(dir, name);
   mkdirSync(join(root, 'dist'), { recursive: true });
@@ -65,13 +73,13 @@ function installCopy(name: string): string {
   return root;
 }
 
-describe('bin/plat, the launcher', () => {
+describe('bin/plat.js read by the shell: the launcher', () => {
   it('needs the build and its snapshot', () => {
     expect(existsSync(join(ROOT, 'dist/snapshot/plat.blob')), 'run `npm run build` first (npm test does)').toBe(true);
     expect(readFileSync(join(ROOT, 'dist/snapshot/node'), 'utf8').trim()).not.toBe('');
   });
 
-  it('starts from the snapshot when it fits, and prints exactly what plat.js prints', () => {
+  it('starts from the snapshot when it fits, and prints exactly what Node.js running the file prints', () => {
     for (const argv of [
       ['users', 'list', '-o', 'ids'],
       ['--json', 'projects', 'list'],
@@ -80,52 +88,60 @@ describe('bin/plat, the launcher', () => {
       ['--help'],
       ['users', '--help'],
     ]) {
-      const started = launch(join(ROOT, 'bin/plat'), argv);
-      expect(started.exec, argv.join(' ')).toMatch(
-        / --snapshot-blob \S+\/dist\/snapshot\/plat\.blob \S+\/bin\/plat\.js/,
-      );
+      const started = launch(PLAT, argv);
+      expect(started.exec, argv.join(' ')).toMatch(SNAPSHOT);
       expect(outcome(started), argv.join(' ')).toEqual(outcome(direct(argv)));
     }
     expect(direct(['projects', 'get', 'no-such-project']).code).toBe(5);
+    expect(direct(['users', 'list', '-o', 'ids']).stdout).toMatch(/^user_\w+\n$/);
   });
 
   it('prints the same on a terminal, colours and table included', () => {
     // util-linux's `script` gives the command a pseudo-terminal; its output is what the terminal shows.
     const onTerminal = (command: string) =>
       spawnSync('script', ['-qec', command, '/dev/null'], { env, encoding: 'utf8' }).stdout;
-    const launched = onTerminal(`${join(ROOT, 'bin/plat')} users list`);
+    const launched = onTerminal(`sh ${PLAT} users list`);
     expect(launched).toContain('\u001b[32mactive\u001b[39m');
     expect(launched).toContain('┌');
-    expect(launched).toBe(onTerminal(`node ${join(ROOT, 'bin/plat.js')} users list`));
+    expect(launched).toBe(onTerminal(`node ${PLAT} users list`));
   });
 
-  it('answers --version from package.json without starting Node.js, or through plat.js when it cannot', () => {
+  it('answers --version from package.json without starting Node.js, or through Node.js when it cannot', () => {
     const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
     for (const flag of ['--version', '-V']) {
-      const started = launch(join(ROOT, 'bin/plat'), [flag], { version: 'not this' });
+      const started = launch(PLAT, [flag], { env: { version: 'not this' } });
       expect(started).toEqual({ exec: '', code: 0, stdout: `${version}\n`, stderr: '' });
     }
-    // A package.json written on one line: the shell finds no version; plat.js reads it.
+    // A package.json written on one line: the shell finds no version; Node.js reads it.
     const root = installCopy('one-line-package-json');
     rmSync(join(root, 'package.json'));
     writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'plat-cli', version: '9.8.7', type: 'module' }));
-    const started = launch(join(root, 'bin/plat'), ['--version']);
+    const started = launch(join(root, 'bin/plat.js'), ['--version']);
     expect(started.exec).toBe(`node ${root}/bin/plat.js --version`);
     expect(outcome(started)).toEqual({ code: 0, stdout: '9.8.7\n', stderr: '' });
   });
 
-  it('is found through a symlink, as package managers link it onto the PATH', () => {
-    const linkDir = join(dir, 'dot-bin');
-    mkdirSync(linkDir);
-    symlinkSync(join(ROOT, 'bin/plat'), join(linkDir, 'plat'));
-    const started = launch(join(linkDir, 'plat'), ['users', 'list', '-o', 'ids']);
-    expect(started.exec).toContain(`--snapshot-blob ${ROOT.replace(/\/$/, '')}/bin/../dist/snapshot/plat.blob`);
-    expect(outcome(started)).toEqual(outcome(direct(['users', 'list', '-o', 'ids'])));
+  it('finds its package through the symlinks package managers put on the PATH, absolute or relative', () => {
+    const links = join(dir, 'links');
+    mkdirSync(join(links, 'deeper'), { recursive: true });
+    symlinkSync(PLAT, join(links, 'plat'));
+    symlinkSync('../plat', join(links, 'deeper', 'plat'));
+    const expected = outcome(direct(['users', 'list', '-o', 'ids']));
+    for (const [launcher, cwd] of [
+      [join(links, 'plat'), undefined],
+      [join(links, 'deeper', 'plat'), undefined],
+      ['plat', links], // `sh plat` in the link's own directory: $0 has no slash
+    ] as const) {
+      const started = launch(launcher, ['users', 'list', '-o', 'ids'], { cwd });
+      expect(started.exec, launcher).toMatch(SNAPSHOT);
+      expect(started.exec, launcher).toContain(`${ROOT}/bin/plat.js users list -o ids`);
+      expect(outcome(started), launcher).toEqual(expected);
+    }
   });
 
   it('starts without the snapshot when it does not fit, with the same results', () => {
     const expected = outcome(direct(['users', 'list', '-o', 'ids']));
-    expect(expected).toMatchObject({ code: 0, stdout: expect.stringMatching(/^user_\w+\n$/) });
+    const stampOf = (root: string) => join(root, 'dist/snapshot/node');
     const cases: [string, (root: string) => Record<string, string>][] = [
       // V8 flags must match the blob's; NODE_OPTIONS may carry some.
       ['NODE_OPTIONS', () => ({ NODE_OPTIONS: '--max-old-space-size=512' })],
@@ -139,15 +155,27 @@ describe('bin/plat, the launcher', () => {
       [
         'a blob built by another Node.js binary',
         (root) => {
-          writeFileSync(join(root, 'dist/snapshot/node'), '/bin/sh\n');
+          const { atime, mtime } = statSync(stampOf(root));
+          writeFileSync(stampOf(root), '/bin/sh\n');
+          utimesSync(stampOf(root), atime, mtime);
           return {};
         },
       ],
       [
-        'a Node.js binary replaced after the blob was built',
+        // An upgrade that replaces the binary in place keeps its path, not its modification time (whether newer or
+        // older: packages carry the time they were built at).
+        'a Node.js binary replaced in place since, by an older build',
         (root) => {
-          const past = new Date('2001-01-01T00:00:00Z');
-          utimesSync(join(root, 'dist/snapshot/plat.blob'), past, past);
+          const older = new Date(statSync(process.execPath).mtimeMs + 60_000);
+          utimesSync(stampOf(root), older, older);
+          return {};
+        },
+      ],
+      [
+        'a Node.js binary replaced in place since, by a newer build',
+        (root) => {
+          const newer = new Date(statSync(process.execPath).mtimeMs - 60_000);
+          utimesSync(stampOf(root), newer, newer);
           return {};
         },
       ],
@@ -155,7 +183,7 @@ describe('bin/plat, the launcher', () => {
     for (const [what, spoil] of cases) {
       const root = installCopy(what.replace(/\W+/g, '-'));
       const extra = spoil(root);
-      const started = launch(join(root, 'bin/plat'), ['users', 'list', '-o', 'ids'], extra);
+      const started = launch(join(root, 'bin/plat.js'), ['users', 'list', '-o', 'ids'], { env: extra });
       expect(started.exec, what).toBe(`node ${root}/bin/plat.js users list -o ids`);
       expect(outcome(started), what).toEqual(expected);
     }
@@ -166,23 +194,51 @@ describe('bin/snapshot.js, which builds the snapshot (npm run build, and after n
   const build = (root: string, argv: string[] = []) =>
     spawnSync(process.execPath, [join(root, 'bin/snapshot.js'), ...argv], { encoding: 'utf8' });
 
-  it('builds a blob for the Node.js running it, which the launcher then starts from', () => {
+  it('builds a blob for the Node.js running it and stamps it with that binary and its time', () => {
     const root = installCopy('rebuilt');
     rmSync(join(root, 'dist/snapshot/plat.blob'));
     rmSync(join(root, 'dist/snapshot/node'));
-    const r = build(root);
+    const r = build(root, ['--strict']);
     expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
     expect(readFileSync(join(root, 'dist/snapshot/node'), 'utf8')).toBe(`${process.execPath}\n`);
-    const started = launch(join(root, 'bin/plat'), ['users', 'list', '-o', 'ids']);
-    expect(started.exec).toContain('--snapshot-blob');
+    expect(statSync(join(root, 'dist/snapshot/node')).mtimeMs).toBe(statSync(process.execPath).mtimeMs);
+    const started = launch(join(root, 'bin/plat.js'), ['users', 'list', '-o', 'ids']);
+    expect(started.exec).toMatch(SNAPSHOT);
     expect(outcome(started)).toEqual(outcome(direct(['users', 'list', '-o', 'ids'])));
+    // A build (as opposed to an install) leaves bin/plat.js as it is.
+    expect(readFileSync(join(root, 'bin/plat.js'), 'utf8')).toBe(readFileSync(PLAT, 'utf8'));
+  });
+
+  it('after an install, makes bin/plat.js start as the launcher, which the system then runs by itself', () => {
+    const root = installCopy('installed');
+    const r = build(root, ['--install']);
+    expect(r.status, r.stderr).toBe(0);
+    const file = join(root, 'bin/plat.js');
+    expect(readFileSync(file, 'utf8')).toBe(readFileSync(PLAT, 'utf8').replace('#!/usr/bin/env node\n', '#!/bin/sh\n'));
+    expect(statSync(file).mode & 0o777).toBe(0o755);
+    // Run as a program: the kernel reads the first line; the shell starts Node.js from the snapshot.
+    const ran = spawnSync(file, ['users', 'list', '-o', 'ids'], { env, encoding: 'utf8' });
+    expect(outcome({ ...ran, code: ran.status })).toEqual(outcome(direct(['users', 'list', '-o', 'ids'])));
+    expect(launch(file, ['--help']).exec).toMatch(SNAPSHOT);
+    // And Node.js still reads the same file as JavaScript (Yarn runs package binaries with node).
+    const viaNode = spawnSync(process.execPath, [file, 'users', 'list', '-o', 'ids'], { env, encoding: 'utf8' });
+    expect({ code: viaNode.status, stdout: viaNode.stdout }).toEqual({ code: 0, stdout: ran.stdout });
+  });
+
+  it('leaves bin/plat.js alone in a git checkout', () => {
+    const root = installCopy('checkout');
+    mkdirSync(join(root, '.git'));
+    expect(build(root, ['--install']).status).toBe(0);
+    expect(readFileSync(join(root, 'bin/plat.js'), 'utf8')).toBe(readFileSync(PLAT, 'utf8'));
   });
 
   it('after installing into a checkout not built yet, does nothing and fails nothing; a strict build fails', () => {
     const root = installCopy('unbuilt');
     rmSync(join(root, 'dist/snapshot'), { recursive: true });
-    expect(build(root)).toMatchObject({ status: 0, stdout: '', stderr: '' });
+    expect(build(root, ['--install'])).toMatchObject({ status: 0, stdout: '', stderr: '' });
     expect(existsSync(join(root, 'dist/snapshot/plat.blob'))).toBe(false);
+    expect(readFileSync(join(root, 'bin/plat.js'), 'utf8')).toBe(readFileSync(PLAT, 'utf8'));
     const strict = build(root, ['--strict']);
     expect(strict.status).toBe(1);
     expect(strict.stderr).toContain('plat: no startup snapshot (dist/snapshot/plat.cjs is missing');
@@ -191,11 +247,12 @@ describe('bin/snapshot.js, which builds the snapshot (npm run build, and after n
   it('leaves no blob when building fails, so that plat starts without one', () => {
     const root = installCopy('broken');
     writeFileSync(join(root, 'dist/snapshot/plat.cjs'), 'throw new Error("broken bundle");\n');
-    const r = build(root);
+    const r = build(root, ['--install']);
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(/^plat: no startup snapshot \(building it failed: [\s\S]*broken bundle/);
     expect(existsSync(join(root, 'dist/snapshot/plat.blob'))).toBe(false);
     expect(existsSync(join(root, 'dist/snapshot/node'))).toBe(false);
-    expect(launch(join(root, 'bin/plat'), ['--help']).exec).toMatch(/^node \S+\/bin\/plat\.js --help$/);
+    expect(readFileSync(join(root, 'bin/plat.js'), 'utf8')).toBe(readFileSync(PLAT, 'utf8'));
+    expect(launch(join(root, 'bin/plat.js'), ['--help']).exec).toMatch(/^node \S+\/bin\/plat\.js --help$/);
   });
 });

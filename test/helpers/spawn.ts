@@ -4,11 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The built `plat` (tests that spawn it need `npm run build` first; `npm test` does it). */
+export const BIN = fileURLToPath(new URL('../../bin/plat.js', import.meta.url));
+
 /**
- * The built `plat` as installed: the launcher, which starts from the startup snapshot (tests that spawn it need `npm
- * run build` first; `npm test` does it). It runs the `node` on the PATH, as an installed `plat` does.
+ * How a spawned `plat` starts: `launcher` as an npm install on a POSIX system runs it — bin/plat.js read by the
+ * shell, which starts Node.js from the startup snapshot (with the `node` on the PATH); `node` as everywhere else,
+ * `node bin/plat.js`.
  */
-export const BIN = fileURLToPath(new URL('../../bin/plat', import.meta.url));
+export type Start = 'launcher' | 'node';
+
+function command(start: Start, argv: string[]): [string, string[]] {
+  return start === 'launcher' ? ['sh', [BIN, ...argv]] : [process.execPath, [BIN, ...argv]];
+}
 
 /** What one spawned `plat` did. */
 export interface Run {
@@ -35,15 +43,16 @@ export function processHome(prefix: string): Record<string, string> {
 }
 
 /**
- * Starts `bin/plat …` as its own process (stdin and stdout are pipes, so no terminal); `watch` sees stderr
- * as it grows (to find a URL while the command waits).
+ * Starts `plat …` as its own process (stdin and stdout are pipes, so no terminal), by default through the launcher;
+ * `watch` sees stderr as it grows (to find a URL while the command waits).
  */
 export function startPlat(
   env: Record<string, string>,
   argv: string[],
-  opts: { input?: string; timeoutMs?: number; watch?: (stderr: string) => void } = {},
+  opts: { input?: string; timeoutMs?: number; watch?: (stderr: string) => void; start?: Start } = {},
 ): { child: ChildProcess; done: Promise<Run> } {
-  const child = spawn(BIN, argv, { env, timeout: opts.timeoutMs ?? 20_000 });
+  const [file, args] = command(opts.start ?? 'launcher', argv);
+  const child = spawn(file, args, { env, timeout: opts.timeoutMs ?? 20_000 });
   children.push(child);
   let [stdout, stderr] = ['', ''];
   child.stdout.on('data', (c: Buffer) => {
@@ -70,7 +79,8 @@ export function cleanUpProcesses(): void {
 export function servePlat(
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess; log: () => string }> {
-  const child = spawn(BIN, ['serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [file, args] = command('launcher', ['serve', '--port', '0']);
+  const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let log = '';
   return new Promise((resolve, reject) => {
