@@ -20,7 +20,8 @@ const strict = process.argv.includes('--strict');
 const install = process.argv.includes('--install');
 
 /** Node's notice, for each of a few built-in modules, that it is "not yet fully verified" in snapshots. */
-const UNVERIFIED = /^\(node:\d+\) Warning: It's not yet fully verified whether built-in module[^\n]*\n(?:[^(\n][^\n]*\n)*/gm;
+const UNVERIFIED =
+  /^\(node:\d+\) Warning: It's not yet fully verified whether built-in module[^\n]*\n(?:[^(\n][^\n]*\n)*/gm;
 
 /** Leaves no blob behind (plat then starts without one) and says why; fails only a strict build. */
 function without(reason) {
