@@ -7,7 +7,9 @@
  *
  * What cannot be in a snapshot is loaded at run time, through `__platRequire` (see scripts/bundle.mjs): the SQLite
  * addon, keytar and the undici package. No state of the build machine is kept either: every module reads `process`,
- * the environment and the clock when a command runs, never when it is evaluated.
+ * the environment and the clock when a command runs, never when it is evaluated. Keep it so: a value a module makes
+ * while it is evaluated — a random id or key (crypto.randomUUID, randomBytes), a timestamp, a path — would be made
+ * once, when the snapshot is built, and be the same in every run.
  */
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';

@@ -11,7 +11,18 @@
 type HeadersInput = LightHeaders | Headers | [string, string][] | Record<string, string> | undefined | null;
 type BodyInput = string | Uint8Array | ArrayBuffer | null | undefined;
 
+/** A header value as the Fetch standard keeps it: surrounding whitespace removed; NUL, CR or LF refused. */
+function headerValue(value: string): string {
+  const v = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+  if (/[\0\r\n]/.test(v)) throw new TypeError(`invalid header value: ${JSON.stringify(v)}`);
+  return v;
+}
+
 export class LightHeaders {
+  get [Symbol.toStringTag](): string {
+    return 'Headers';
+  }
+
   readonly #values = new Map<string, string>();
   readonly #cookies: string[] = [];
 
@@ -44,16 +55,18 @@ export class LightHeaders {
 
   set(name: string, value: string): void {
     const key = name.toLowerCase();
-    if (key === 'set-cookie') this.#cookies.splice(0, this.#cookies.length, String(value));
-    else this.#values.set(key, String(value));
+    const v = headerValue(value);
+    if (key === 'set-cookie') this.#cookies.splice(0, this.#cookies.length, v);
+    else this.#values.set(key, v);
   }
 
   append(name: string, value: string): void {
     const key = name.toLowerCase();
-    if (key === 'set-cookie') this.#cookies.push(String(value));
+    const v = headerValue(value);
+    if (key === 'set-cookie') this.#cookies.push(v);
     else {
       const before = this.#values.get(key);
-      this.#values.set(key, before === undefined ? String(value) : `${before}, ${value}`);
+      this.#values.set(key, before === undefined ? v : `${before}, ${v}`);
     }
   }
 
@@ -115,12 +128,24 @@ class LightBody {
     return this.#used;
   }
 
-  async text(): Promise<string> {
+  /** The body's bytes, once. */
+  #take(): Uint8Array {
     if (this.#used) throw new TypeError('body already read');
     this.#used = true;
     const body = this.#body;
-    if (body == null) return '';
-    return typeof body === 'string' ? body : new TextDecoder().decode(body);
+    if (body == null) return new Uint8Array(0);
+    if (typeof body === 'string') return new TextEncoder().encode(body);
+    return new Uint8Array(
+      body instanceof ArrayBuffer ? body : body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength),
+    ).slice();
+  }
+
+  async text(): Promise<string> {
+    if (typeof this.#body === 'string' && !this.#used) {
+      this.#used = true;
+      return this.#body;
+    }
+    return new TextDecoder().decode(this.#take());
   }
 
   async json(): Promise<unknown> {
@@ -128,7 +153,11 @@ class LightBody {
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
-    return new TextEncoder().encode(await this.text()).buffer as ArrayBuffer;
+    return this.#take().buffer as ArrayBuffer;
+  }
+
+  protected checkUnused(): void {
+    if (this.#used) throw new TypeError('cannot clone: the body has been read');
   }
 }
 
@@ -139,7 +168,14 @@ interface LightRequestInit {
   signal?: AbortSignal | null;
 }
 
+/** The methods the Fetch standard upper-cases; any other is kept as written. */
+const NORMALIZED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
+
 export class LightRequest extends LightBody {
+  get [Symbol.toStringTag](): string {
+    return 'Request';
+  }
+
   readonly url: string;
   readonly method: string;
   readonly headers: LightHeaders;
@@ -147,14 +183,20 @@ export class LightRequest extends LightBody {
 
   constructor(input: string | URL | LightRequest, init: LightRequestInit = {}) {
     const from = input instanceof LightRequest ? input : undefined;
-    super(init.body !== undefined ? init.body : from?.body);
+    const body = init.body !== undefined ? init.body : from?.body;
+    super(body);
     this.url = new URL(from ? from.url : String(input)).href;
-    this.method = (init.method ?? from?.method ?? 'GET').toUpperCase();
+    const method = init.method ?? from?.method ?? 'GET';
+    this.method = NORMALIZED_METHODS.has(method.toUpperCase()) ? method.toUpperCase() : method;
+    if (body != null && (this.method === 'GET' || this.method === 'HEAD')) {
+      throw new TypeError('a GET or HEAD request cannot have a body');
+    }
     this.headers = new LightHeaders(init.headers ?? from?.headers);
     this.signal = init.signal ?? from?.signal ?? new AbortController().signal;
   }
 
   clone(): LightRequest {
+    this.checkUnused();
     return new LightRequest(this);
   }
 }
@@ -166,6 +208,10 @@ interface LightResponseInit {
 }
 
 export class LightResponse extends LightBody {
+  get [Symbol.toStringTag](): string {
+    return 'Response';
+  }
+
   readonly status: number;
   readonly statusText: string;
   readonly headers: LightHeaders;
@@ -176,6 +222,12 @@ export class LightResponse extends LightBody {
   constructor(body?: unknown, init: LightResponseInit = {}) {
     super(body);
     this.status = init.status ?? 200;
+    if (!Number.isInteger(this.status) || this.status < 200 || this.status > 599) {
+      throw new RangeError(`invalid response status: ${this.status}`);
+    }
+    if (body != null && [101, 103, 204, 205, 304].includes(this.status)) {
+      throw new TypeError(`a ${this.status} response cannot have a body`);
+    }
     this.statusText = init.statusText ?? '';
     this.headers = new LightHeaders(init.headers);
     if (typeof body === 'string' && !this.headers.has('content-type')) {
@@ -188,21 +240,30 @@ export class LightResponse extends LightBody {
   }
 
   clone(): LightResponse {
+    this.checkUnused();
     return new LightResponse(this.body, this);
+  }
+
+  static json(data: unknown, init: LightResponseInit = {}): LightResponse {
+    const headers = new LightHeaders(init.headers);
+    if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    return new LightResponse(JSON.stringify(data), { ...init, headers });
   }
 }
 
 const CLASSES = { Headers: LightHeaders, Request: LightRequest, Response: LightResponse };
 
 /**
- * Puts the light classes in place of the globals, for the rest of the process, while Node's are still unloaded (a
- * lazy getter); once any of them has been used, nothing changes, so no process ever mixes the two. Returns whether
- * they were installed. Only the `plat` binary calls this, for a command that runs in-process.
+ * Puts the light classes in place of the globals, for the rest of the process, while Node's are still unloaded (its
+ * HTTP client not loaded, the globals still lazy getters); once anything has loaded them (a `fetch()` too), nothing
+ * changes, so no process ever mixes the two. Returns whether they were installed. Only the `plat` binary calls this,
+ * for a command that runs in-process.
  */
 export function installLightFetch(): boolean {
-  const unloaded = Object.keys(CLASSES).every(
-    (name) => typeof Object.getOwnPropertyDescriptor(globalThis, name)?.get === 'function',
-  );
+  const loaded = (process as { moduleLoadList?: string[] }).moduleLoadList?.some((m) => m.includes('undici')) ?? true;
+  const unloaded =
+    !loaded &&
+    Object.keys(CLASSES).every((name) => typeof Object.getOwnPropertyDescriptor(globalThis, name)?.get === 'function');
   if (!unloaded) return false;
   for (const [name, value] of Object.entries(CLASSES)) {
     Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });

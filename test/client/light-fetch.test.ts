@@ -83,6 +83,49 @@ describe("plat's light fetch classes behave as Node's for what an in-process cal
     expect(both[1]).toEqual(both[0]);
   });
 
+  it('and where the standard normalizes or refuses, they do the same', async () => {
+    /** What an attempt gives: a value, or the kind of error it throws. */
+    const attempt = async (f: () => unknown) => {
+      try {
+        return { value: await f() };
+      } catch (err) {
+        return { throws: (err as Error).constructor.name };
+      }
+    };
+    const both = await Promise.all(
+      [
+        [Headers, Request, Response],
+        [LightHeaders, LightRequest, LightResponse],
+      ].map(async ([H, R, S]: any[]) => ({
+        trimmed: await attempt(() => new H({ a: ' \t padded value \r\n' }).get('a')),
+        newline: await attempt(() => new H({ a: 'two\nlines' })),
+        nul: await attempt(() => new H().append('a', 'x\0y')),
+        methods: ['get', 'post', 'patch', 'Delete', 'PATCH', 'options'].map(
+          (m) => new R('http://x/', { method: m }).method,
+        ),
+        getWithBody: await attempt(() => new R('http://x/', { method: 'GET', body: 'x' })),
+        noContentWithBody: await attempt(() => new S('x', { status: 204 })),
+        status600: await attempt(() => new S(null, { status: 600 })),
+        status199: await attempt(() => new S(null, { status: 199 })),
+        cloneAfterRead: await attempt(async () => {
+          const r = new S('x');
+          await r.text();
+          return r.clone();
+        }),
+        json: await attempt(async () => {
+          const r = S.json({ a: [1, 'é'] }, { status: 201 });
+          return [r.status, r.headers.get('content-type'), await r.text()];
+        }),
+        bytes: await attempt(async () => [
+          ...new Uint8Array(await new S(new Uint8Array([0xff, 0x00, 0xc3])).arrayBuffer()),
+        ]),
+        tags: [new H(), new R('http://x/'), new S()].map((o) => Object.prototype.toString.call(o)),
+      })),
+    );
+    expect(both[1]).toEqual(both[0]);
+    expect(both[0].methods).toEqual(['GET', 'POST', 'patch', 'DELETE', 'PATCH', 'OPTIONS']);
+  });
+
   it('refuses a body it cannot carry in-process, with a TypeError', () => {
     expect(() => new LightRequest('http://x/', { method: 'POST', body: new ReadableStream() })).toThrow(TypeError);
     expect(() => new LightResponse({ not: 'a body' })).toThrow(TypeError);
@@ -111,9 +154,11 @@ describe('installLightFetch', () => {
     expect(JSON.parse(r.stdout)).toEqual({ installed: true, light: true, undici: false });
   });
 
-  it('changes nothing once Node has loaded them: a process never mixes the two', () => {
-    const r = probe('void new Headers()');
-    expect(r.stderr).toBe('');
-    expect(JSON.parse(r.stdout)).toEqual({ installed: false, light: false, undici: true });
+  it('changes nothing once Node has loaded them, or its fetch(): a process never mixes the two', () => {
+    for (const before of ['void new Headers()', "await fetch('data:,x').catch(() => {})"]) {
+      const r = probe(before);
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout), before).toEqual({ installed: false, light: false, undici: true });
+    }
   });
 });

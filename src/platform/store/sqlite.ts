@@ -4,20 +4,24 @@ import Database from 'better-sqlite3';
 /** An open better-sqlite3 database. */
 export type Db = Database.Database;
 
-let nativeBinding: string | null | undefined;
+/** Where better-sqlite3's install step puts its native addon (built, or downloaded prebuilt). */
+const ADDON = 'better-sqlite3/build/Release/better_sqlite3.node';
+let nativeBinding: string | undefined;
 
 /**
- * Opens a SQLite file with better-sqlite3, whose addon is taken from where better-sqlite3 builds it rather than found
- * by the `bindings` package, which probes a dozen paths on every start. When it is not there, better-sqlite3 looks
- * for it its own way.
+ * Opens a SQLite file with better-sqlite3, whose addon is taken from where better-sqlite3's install puts it rather
+ * than found by the `bindings` package, which probes a dozen paths on every start (and cannot work from a bundle).
+ * The bundle carries better-sqlite3's JavaScript, so package.json pins the exact version whose addon it loads.
  */
 export function openSqlite(path: string): Db {
   if (nativeBinding === undefined) {
     try {
-      nativeBinding = createRequire(import.meta.url).resolve('better-sqlite3/build/Release/better_sqlite3.node');
+      nativeBinding = createRequire(import.meta.url).resolve(ADDON);
     } catch {
-      nativeBinding = null;
+      throw new Error(
+        `SQLite's native addon (${ADDON}) is missing: reinstall plat, or run \`npm rebuild better-sqlite3\``,
+      );
     }
   }
-  return new Database(path, nativeBinding ? { nativeBinding } : {});
+  return new Database(path, { nativeBinding });
 }
