@@ -123,7 +123,7 @@ describe("plat's light fetch classes behave as Node's for what an in-process cal
       })),
     );
     expect(both[1]).toEqual(both[0]);
-    expect(both[0].methods).toEqual(['GET', 'POST', 'patch', 'DELETE', 'PATCH', 'OPTIONS']);
+    expect(both[0]?.methods).toEqual(['GET', 'POST', 'patch', 'DELETE', 'PATCH', 'OPTIONS']);
   });
 
   it('refuses a body it cannot carry in-process, with a TypeError', () => {
