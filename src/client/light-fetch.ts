@@ -225,7 +225,7 @@ export class LightResponse extends LightBody {
     if (!Number.isInteger(this.status) || this.status < 200 || this.status > 599) {
       throw new RangeError(`invalid response status: ${this.status}`);
     }
-    if (body != null && [101, 103, 204, 205, 304].includes(this.status)) {
+    if (body != null && [204, 205, 304].includes(this.status)) {
       throw new TypeError(`a ${this.status} response cannot have a body`);
     }
     this.statusText = init.statusText ?? '';
