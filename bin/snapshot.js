@@ -46,8 +46,8 @@ function startAsLauncher() {
   const text = readFileSync(file, 'utf8');
   const node = '#!/usr/bin/env node\n';
   if (!text.startsWith(node)) return;
-  writeFileSync(`${file}.tmp`, `#!/bin/sh\n${text.slice(node.length)}`, { mode: 0o755 });
-  chmodSync(`${file}.tmp`, 0o755);
+  writeFileSync(`${file}.tmp`, `#!/bin/sh\n${text.slice(node.length)}`);
+  chmodSync(`${file}.tmp`, 0o755); // whatever the umask
   renameSync(`${file}.tmp`, file);
 }
 

@@ -1,6 +1,6 @@
 /**
- * The entry of plat's V8 startup snapshot (bin/snapshot.js builds it; bin/plat starts from it when it fits the
- * Node.js at hand). Building it evaluates the CLI, its commands, the client and the embedded platform once — zod
+ * The entry of plat's V8 startup snapshot (bin/snapshot.js builds it; bin/plat.js, read by the shell, starts from
+ * it when it fits the Node.js at hand). Building it evaluates the CLI, its commands, the client and the embedded platform once — zod
  * schemas, the route table, Hono, commander — and the snapshot keeps the resulting heap, so a command starts with
  * all of that done instead of compiling and evaluating it again (most of a cold start on Node 20, which has no
  * compile cache).
@@ -45,7 +45,7 @@ if (startupSnapshot.isBuildingSnapshot()) {
     process.exitCode = 1;
   });
   startupSnapshot.setDeserializeMainFunction(async () => {
-    // bin/plat passes bin/plat.js first, as `node bin/plat.js …` would have it (and Node would make it absolute).
+    // The launcher passes bin/plat.js first, as `node bin/plat.js …` would have it (and Node would make it absolute).
     process.argv[1] = resolve(process.argv[1] as string);
     const url = pathToFileURL(join(dirname(process.argv[1]), '../dist/bundle/main.js'));
     globalThis.__platModuleUrl = url.href;

@@ -135,9 +135,8 @@ class LightBody {
     const body = this.#body;
     if (body == null) return new Uint8Array(0);
     if (typeof body === 'string') return new TextEncoder().encode(body);
-    return new Uint8Array(
-      body instanceof ArrayBuffer ? body : body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength),
-    ).slice();
+    // A copy, as reading a body never hands out the bytes it was made from.
+    return body instanceof ArrayBuffer ? new Uint8Array(body).slice() : body.slice();
   }
 
   async text(): Promise<string> {

@@ -6,7 +6,7 @@ import { authorizeUrlIn, deviceUrlIn } from '../helpers/sign-in.js';
 import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
 
 /**
- * Sign-in end to end, as a person does it: `plat` runs as spawned `bin/plat` processes against `plat serve`
+ * Sign-in end to end, as a person does it: `plat` runs as spawned processes, through the launcher, against `plat serve`
  * (also spawned), and a real Chromium fills the pages. Every word either process prints is kept, to prove that no
  * secret (password, code, token) is ever among them.
  */
