@@ -3,10 +3,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../../src/platform/index.js';
 import { type RunningServer, startServer } from '../../../src/platform/server.js';
+import { launchChromium } from '../../helpers/browser.js';
 import { pkce } from './helpers.js';
 
 const PASSWORD = 'a password typed in a browser';
@@ -35,18 +36,7 @@ beforeAll(async () => {
   bootstrap(server.platform.base(), { email: 'owner@acme.test', orgName: 'Acme', password: PASSWORD });
   callbacks.v4 = await callbackServer('127.0.0.1');
   callbacks.v6 = await callbackServer('::1');
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
