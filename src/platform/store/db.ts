@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createPrivately } from './files.js';
 import { MIGRATIONS } from './migrations.js';
 import { type Db, openSqlite } from './sqlite.js';
 
@@ -7,13 +6,11 @@ export type { Db } from './sqlite.js';
 
 /**
  * Opens (creating if needed) the platform database: WAL so readers never block the writer, `synchronous=FULL` so a
- * committed write survives a power cut, a busy timeout so several processes sharing the file wait instead of failing,
- * then brings the schema up to date.
+ * committed write survives a power cut (several processes may share it: see `openSqlite`), then brings the schema up
+ * to date.
  */
 export function openDatabase(path: string): Db {
-  createPrivately(path);
   const db = openSqlite(path);
-  db.pragma('busy_timeout = 5000');
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');

@@ -1,6 +1,5 @@
 import type { Bucket } from '../limits/bucket.js';
 import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY } from '../limits/store.js';
-import { createPrivately } from './files.js';
 import { type Db, openSqlite } from './sqlite.js';
 
 /**
@@ -31,9 +30,7 @@ export function bucketsFilePath(dbPath: string): string {
  * queues behind (or holds up) the platform's own writers.
  */
 export function openBucketsFile(path: string): Db {
-  createPrivately(path);
   const db = openSqlite(path);
-  db.pragma('busy_timeout = 5000');
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   if ((db.pragma('user_version', { simple: true }) as number) === BUCKETS_VERSION) return db;
