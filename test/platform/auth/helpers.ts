@@ -169,7 +169,7 @@ export async function signIn(
 export async function authorizationCode(
   t: AuthTestPlatform,
   opts: { email?: string; password?: string; extra?: Record<string, string> } = {},
-): Promise<{ code: string; verifier: string; location: URL }> {
+): Promise<{ code: string; verifier: string; challenge: string; location: URL }> {
   const { verifier, challenge } = pkce();
   const browser = new FormBrowser(t.fetch);
   const r = await signIn(
@@ -182,7 +182,7 @@ export async function authorizationCode(
   const location = new URL(r.location);
   const code = location.searchParams.get('code');
   if (!code) throw new Error(`no code in ${r.location}`);
-  return { code, verifier, location };
+  return { code, verifier, challenge, location };
 }
 
 /** `POST /v2/auth/token` form-encoded. */
