@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { startupSnapshot } from 'node:v8';
 import { main } from './main.js';
 import { NOUNS } from './program.js';
+import { warmUp } from './warm-up.js';
 
 declare global {
   /** Where the bundle sits (stands for `import.meta.url` in the snapshot's code). */
@@ -40,10 +41,12 @@ async function evaluateAll(): Promise<void> {
 }
 
 if (startupSnapshot.isBuildingSnapshot()) {
-  evaluateAll().catch((err: unknown) => {
-    process.stderr.write(`plat snapshot: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exitCode = 1;
-  });
+  evaluateAll()
+    .then(warmUp)
+    .catch((err: unknown) => {
+      process.stderr.write(`plat snapshot: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exitCode = 1;
+    });
   startupSnapshot.setDeserializeMainFunction(async () => {
     // The launcher passes bin/plat.js first, as `node bin/plat.js …` would have it (and Node would make it absolute).
     process.argv[1] = resolve(process.argv[1] as string);

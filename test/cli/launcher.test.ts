@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -191,21 +192,35 @@ describe('bin/plat.js read by the shell: the launcher', () => {
 });
 
 describe('bin/snapshot.js, which builds the snapshot (npm run build, and after npm install)', () => {
-  const build = (root: string, argv: string[] = []) =>
-    spawnSync(process.execPath, [join(root, 'bin/snapshot.js'), ...argv], { encoding: 'utf8' });
+  const build = (root: string, argv: string[] = [], env: Record<string, string> = {}) =>
+    spawnSync(process.execPath, [join(root, 'bin/snapshot.js'), ...argv], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+    });
 
   it('builds a blob for the Node.js running it and stamps it with that binary and its time', () => {
     const root = installCopy('rebuilt');
     rmSync(join(root, 'dist/snapshot/plat.blob'));
     rmSync(join(root, 'dist/snapshot/node'));
-    const r = build(root, ['--strict']);
+    // The build runs a command once (src/cli/warm-up.ts) in a temporary directory, and leaves nothing there.
+    const tmp = join(dir, 'build-tmp');
+    mkdirSync(tmp);
+    const r = build(root, ['--strict'], { TMPDIR: tmp });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
+    expect(readdirSync(tmp)).toEqual([]);
     expect(readFileSync(join(root, 'dist/snapshot/node'), 'utf8')).toBe(`${process.execPath}\n`);
     expect(statSync(join(root, 'dist/snapshot/node')).mtimeMs).toBe(statSync(process.execPath).mtimeMs);
     const started = launch(join(root, 'bin/plat.js'), ['users', 'list', '-o', 'ids']);
     expect(started.exec).toMatch(SNAPSHOT);
     expect(outcome(started)).toEqual(outcome(direct(['users', 'list', '-o', 'ids'])));
+    // Nothing of the warm-up's configuration or credential is left in the snapshot.
+    for (const argv of [
+      ['auth', 'status', '--json'],
+      ['profiles', 'list', '--json'],
+    ]) {
+      expect(outcome(launch(join(root, 'bin/plat.js'), argv))).toEqual(outcome(direct(argv)));
+    }
     // A build (as opposed to an install) leaves bin/plat.js as it is.
     expect(readFileSync(join(root, 'bin/plat.js'), 'utf8')).toBe(readFileSync(PLAT, 'utf8'));
   });
