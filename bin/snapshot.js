@@ -54,9 +54,11 @@ function startAsLauncher() {
 if (!existsSync(`${dir}plat.cjs`)) {
   without(strict ? 'dist/snapshot/plat.cjs is missing: run scripts/bundle.mjs first' : undefined);
 } else {
-  // Flags in NODE_OPTIONS would be built into the blob, and a blob runs only with the flags it was built with.
+  // Flags in NODE_OPTIONS would be built into the blob, and a blob runs only with the flags it was built with: the
+  // launcher passes the same --no-rehash-snapshot (see bin/plat.js for why).
   const { NODE_OPTIONS: _flags, ...env } = process.env;
-  const r = spawnSync(process.execPath, ['--snapshot-blob', 'plat.blob.tmp', '--build-snapshot', 'plat.cjs'], {
+  const argv = ['--no-rehash-snapshot', '--snapshot-blob', 'plat.blob.tmp', '--build-snapshot', 'plat.cjs'];
+  const r = spawnSync(process.execPath, argv, {
     cwd: dir,
     env,
     encoding: 'utf8',

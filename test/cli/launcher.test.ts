@@ -60,7 +60,7 @@ function direct(argv: string[]): Omit<Started, 'exec'> {
 /** What a user sees of a run. */
 const outcome = (s: Omit<Started, 'exec'>) => ({ code: s.code, stdout: s.stdout, stderr: s.stderr });
 
-const SNAPSHOT = / --snapshot-blob \S+\/dist\/snapshot\/plat\.blob \S+\/bin\/plat\.js /;
+const SNAPSHOT = / --no-rehash-snapshot --snapshot-blob \S+\/dist\/snapshot\/plat\.blob \S+\/bin\/plat\.js /;
 
 /** A copy of the installed package (bin and the snapshot; the rest linked) that a test may spoil. */
 function installCopy(name: string): string {
@@ -95,6 +95,17 @@ describe('bin/plat.js read by the shell: the launcher', () => {
     }
     expect(direct(['projects', 'get', 'no-such-project']).code).toBe(5);
     expect(direct(['users', 'list', '-o', 'ids']).stdout).toMatch(/^user_\w+\n$/);
+  });
+
+  it('starts plat serve the ordinary way: a server hashes what strangers send with a seed of its own', () => {
+    for (const argv of [
+      ['serve', '--help'],
+      ['--profile', 'local', 'serve', '--help'],
+    ]) {
+      const started = launch(PLAT, argv);
+      expect(started.exec).toBe(`node ${PLAT} ${argv.join(' ')}`);
+      expect(outcome(started)).toEqual(outcome(direct(argv)));
+    }
   });
 
   it('prints the same on a terminal, colours and table included', () => {
