@@ -3,7 +3,8 @@
  * it when it fits the Node.js at hand). Building it evaluates the CLI, its commands, the client and the embedded platform once — zod
  * schemas, the route table, Hono, commander — and the snapshot keeps the resulting heap, so a command starts with
  * all of that done instead of compiling and evaluating it again (most of a cold start on Node 20, which has no
- * compile cache).
+ * compile cache). It then runs one command (warm-up.ts), so that the functions every command calls are kept
+ * compiled too.
  *
  * What cannot be in a snapshot is loaded at run time, through `__platRequire` (see scripts/bundle.mjs): the SQLite
  * addon, keytar and the undici package. No state of the build machine is kept either: every module reads `process`,
