@@ -47,7 +47,7 @@ function usersPage(): List<User> {
 const GLOBALS = ['Headers', 'Request', 'Response'] as const;
 const LIGHT = { Headers: LightHeaders, Request: LightRequest, Response: LightResponse };
 
-/** Runs `plat users list` once; throws when it does not succeed (the snapshot's build then fails). */
+/** Runs `plat users list`, piped and on a terminal; throws when it does not succeed (the build then fails). */
 export async function warmUp(): Promise<void> {
   const saved = GLOBALS.map((name) => Object.getOwnPropertyDescriptor(globalThis, name));
   const dir = await mkdtemp(join(tmpdir(), 'plat-snapshot-'));
@@ -65,31 +65,42 @@ export async function warmUp(): Promise<void> {
     });
 
     const body = JSON.stringify(usersPage());
-    let stderr = '';
-    const sink = new Writable({ write: (_chunk, _encoding, done) => done() });
-    const code = await run(['users', 'list'], {
-      stdout: sink,
-      stderr: new Writable({
-        write: (chunk, _encoding, done) => {
-          stderr += String(chunk);
-          done();
+    // Once piped (tab-separated) and once on a terminal (the table).
+    for (const isTTY of [false, true]) {
+      let stderr = '';
+      const stdout = Object.assign(new Writable({ write: (_chunk, _encoding, done) => done() }), {
+        isTTY,
+        columns: 100,
+      });
+      const code = await run(['users', 'list'], {
+        stdout,
+        stderr: new Writable({
+          write: (chunk, _encoding, done) => {
+            stderr += String(chunk);
+            done();
+          },
+        }),
+        stdin: Readable.from([]),
+        env: {
+          PLAT_CONFIG_DIR: config,
+          PLAT_DATA_DIR: join(dir, 'data'),
+          PLAT_CREDENTIAL_STORE: 'file',
+          NO_COLOR: '1',
         },
-      }),
-      stdin: Readable.from([]),
-      env: { PLAT_CONFIG_DIR: config, PLAT_DATA_DIR: join(dir, 'data'), PLAT_CREDENTIAL_STORE: 'file', NO_COLOR: '1' },
-      cwd: dir,
-      version: '0.0.0',
-      transport: async () => ({
-        fetch: async (request) => {
-          // The platform's side of it: the query the client sent, validated as the route validates it.
-          parseQuery(new URL(request.url), userListQuerySchema);
-          return new LightResponse(body, { headers: { 'Content-Type': 'application/json' } }) as unknown as Response;
-        },
-        baseUrl: EMBEDDED_BASE_URL,
-        close() {},
-      }),
-    });
-    if (code !== 0) throw new Error(`plat users list exited ${code} while warming up: ${stderr.trim()}`);
+        cwd: dir,
+        version: '0.0.0',
+        transport: async () => ({
+          fetch: async (request) => {
+            // The platform's side of it: the query the client sent, validated as the route validates it.
+            parseQuery(new URL(request.url), userListQuerySchema);
+            return new LightResponse(body, { headers: { 'Content-Type': 'application/json' } }) as unknown as Response;
+          },
+          baseUrl: EMBEDDED_BASE_URL,
+          close() {},
+        }),
+      });
+      if (code !== 0) throw new Error(`plat users list exited ${code} while warming up: ${stderr.trim()}`);
+    }
   } finally {
     GLOBALS.forEach((name, i) => {
       const descriptor = saved[i];
