@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { CREDENTIALS_FILE, FileCredentialStore } from '../auth/file-credential-store.js';
-import { LightHeaders, LightRequest, LightResponse } from '../client/light-fetch.js';
+import { LightResponse, useLightFetch } from '../client/light-fetch.js';
 import { EMBEDDED_BASE_URL } from '../client/transports.js';
 import { saveConfig } from '../config/config.js';
 import type { List } from '../contract/common.js';
@@ -44,17 +44,11 @@ function usersPage(): List<User> {
   return { data: [user(1), user(2)], pagination: { total: 2, page: 1, perPage: 20, totalPages: 1, hasMore: false } };
 }
 
-const GLOBALS = ['Headers', 'Request', 'Response'] as const;
-const LIGHT = { Headers: LightHeaders, Request: LightRequest, Response: LightResponse };
-
 /** Runs `plat users list`, piped and on a terminal; throws when it does not succeed (the build then fails). */
 export async function warmUp(): Promise<void> {
-  const saved = GLOBALS.map((name) => Object.getOwnPropertyDescriptor(globalThis, name));
   const dir = await mkdtemp(join(tmpdir(), 'plat-snapshot-'));
+  const restore = useLightFetch();
   try {
-    for (const name of GLOBALS) {
-      Object.defineProperty(globalThis, name, { value: LIGHT[name], writable: true, configurable: true });
-    }
     const config = join(dir, 'config');
     // An existing database file: the embedded platform counts as bootstrapped (the transport never opens it).
     const db = join(dir, 'local.db');
@@ -102,11 +96,7 @@ export async function warmUp(): Promise<void> {
       if (code !== 0) throw new Error(`plat users list exited ${code} while warming up: ${stderr.trim()}`);
     }
   } finally {
-    GLOBALS.forEach((name, i) => {
-      const descriptor = saved[i];
-      if (descriptor) Object.defineProperty(globalThis, name, descriptor);
-      else delete (globalThis as Record<string, unknown>)[name];
-    });
+    restore();
     await rm(dir, { recursive: true, force: true });
   }
 }

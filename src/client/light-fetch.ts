@@ -252,6 +252,12 @@ export class LightResponse extends LightBody {
 
 const CLASSES = { Headers: LightHeaders, Request: LightRequest, Response: LightResponse };
 
+function putLightClasses(): void {
+  for (const [name, value] of Object.entries(CLASSES)) {
+    Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+  }
+}
+
 /**
  * Puts the light classes in place of the globals, for the rest of the process, while Node's are still unloaded (its
  * HTTP client not loaded, the globals still lazy getters); once anything has loaded them (a `fetch()` too), nothing
@@ -264,8 +270,22 @@ export function installLightFetch(): boolean {
     !loaded &&
     Object.keys(CLASSES).every((name) => typeof Object.getOwnPropertyDescriptor(globalThis, name)?.get === 'function');
   if (!unloaded) return false;
-  for (const [name, value] of Object.entries(CLASSES)) {
-    Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
-  }
+  putLightClasses();
   return true;
+}
+
+/**
+ * Puts the light classes in place of the globals for a while, whatever their state, and returns the undo, which puts
+ * back what was there (Node's lazy getters included). For the snapshot's warm-up and for tests: nothing else in the
+ * process may use fetch meanwhile.
+ */
+export function useLightFetch(): () => void {
+  const saved = Object.keys(CLASSES).map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)] as const);
+  putLightClasses();
+  return () => {
+    for (const [name, descriptor] of saved) {
+      if (descriptor) Object.defineProperty(globalThis, name, descriptor);
+      else delete (globalThis as Record<string, unknown>)[name];
+    }
+  };
 }
