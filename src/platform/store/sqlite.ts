@@ -7,26 +7,38 @@ export type Db = Database.Database;
 
 /** Where better-sqlite3's install step puts its native addon (built, or downloaded prebuilt). */
 const ADDON = 'better-sqlite3/build/Release/better_sqlite3.node';
-let nativeBinding: string | undefined;
+let addon: object | undefined;
 
 /**
- * Opens (creating it readable by its owner only) a SQLite file of the platform's, with a busy timeout so that several
- * processes sharing it wait instead of failing. better-sqlite3's addon is taken from where its install puts it rather
- * than found by the `bindings` package, which probes a dozen paths on every start (and cannot work from a bundle).
- * The bundle carries better-sqlite3's JavaScript, so package.json pins the exact version whose addon it loads.
+ * better-sqlite3's native addon, loaded once from where its install puts it rather than found by the `bindings`
+ * package, which probes a dozen paths on every start (and cannot work from a bundle). It is opened with
+ * `process.dlopen` and handed to better-sqlite3 as an object: `require` would add nothing but a module record and
+ * its cache. The bundle carries better-sqlite3's JavaScript, so package.json pins the exact version whose addon it
+ * loads.
+ */
+function loadAddon(): object {
+  if (addon) return addon;
+  let file: string;
+  try {
+    file = createRequire(import.meta.url).resolve(ADDON);
+  } catch {
+    throw new Error(
+      `SQLite's native addon (${ADDON}) is missing: reinstall plat, or run \`npm rebuild better-sqlite3\``,
+    );
+  }
+  const module = { exports: {} };
+  process.dlopen(module, file);
+  addon = module.exports;
+  return addon;
+}
+
+/**
+ * Opens (creating it readable by its owner only) a SQLite file of the platform's. better-sqlite3 sets a busy timeout
+ * of 5 s, so that several processes sharing a file wait for each other instead of failing.
  */
 export function openSqlite(path: string): Db {
-  if (nativeBinding === undefined) {
-    try {
-      nativeBinding = createRequire(import.meta.url).resolve(ADDON);
-    } catch {
-      throw new Error(
-        `SQLite's native addon (${ADDON}) is missing: reinstall plat, or run \`npm rebuild better-sqlite3\``,
-      );
-    }
-  }
+  const nativeBinding = loadAddon();
   createPrivately(path);
-  const db = new Database(path, { nativeBinding });
-  db.pragma('busy_timeout = 5000');
-  return db;
+  // better-sqlite3 takes the addon object as well as a path (lib/database.js); its type declarations name only a path.
+  return new Database(path, { nativeBinding: nativeBinding as unknown as string });
 }
