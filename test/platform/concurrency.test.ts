@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -65,7 +65,7 @@ describe('several processes on one database file', () => {
 });
 
 describe('database files', () => {
-  it('are created readable by their owner only, with their WAL files and the rate-limit buckets', async () => {
+  it('are created readable by their owner only, with their WAL files and the rate-limit buckets (no files of their own)', async () => {
     const { statSync } = await import('node:fs');
     const old = process.umask(0o022);
     try {
@@ -76,9 +76,10 @@ describe('database files', () => {
         new Request(`http://x/v2/organizations/${organizationId}`, { headers: { 'X-API-Key': apiKey } }),
       );
       expect(r.status).toBe(200);
-      for (const f of [db, `${db}-wal`, `${db}-shm`, `${db}.limits`, `${db}.limits-wal`]) {
+      for (const f of [db, `${db}-wal`, `${db}-shm`, `${db}.limits`]) {
         expect(statSync(f).mode & 0o777, f).toBe(0o600);
       }
+      expect(readdirSync(dir).filter((f) => f.startsWith('private.db.limits'))).toEqual(['private.db.limits']);
       p.close();
     } finally {
       process.umask(old);

@@ -112,9 +112,10 @@ const reset = verb<Record<string, never>>({
   confirm: () => 'delete the embedded platform and everything in it',
   run: async (_o, ctx) => {
     const r = await embedded(ctx, 'local reset');
-    // The database, its WAL files, and the rate-limit buckets kept beside it (`<db>.limits` and its WAL files).
-    for (const suffix of ['', '-wal', '-shm', '.limits', '.limits-wal', '.limits-shm']) {
-      await rm(`${r.db}${suffix}`, { force: true });
+    // The database and the rate-limit buckets kept beside it (`<db>.limits`), each with the journal or WAL files
+    // SQLite may have left.
+    for (const file of [r.db, `${r.db}.limits`]) {
+      for (const suffix of ['', '-journal', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true });
     }
     await (await ctx.credentials()).delete(credentialAccount(r));
     const config = await ctx.config();

@@ -1,6 +1,6 @@
 import type { Plan } from '../../contract/organizations.js';
 import type { Clock } from '../clock.js';
-import { bucketsFilePath, openBucketsFile, sqliteBucketStore } from '../store/limits.js';
+import { bucketsFilePath, sqliteBucketStore } from '../store/limits.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import { memoryBucketStore } from './memory-store.js';
 
@@ -30,7 +30,7 @@ export function openLimiter(
   const inMemory = dbPath === ':memory:' || dbPath === '';
   const store =
     (opts.store ?? 'sqlite') === 'sqlite' && !inMemory
-      ? sqliteBucketStore(openBucketsFile(bucketsFilePath(dbPath)))
+      ? sqliteBucketStore(bucketsFilePath(dbPath))
       : memoryBucketStore();
   return createLimiter({ store, ...deps });
 }

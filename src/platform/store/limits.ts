@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { Bucket } from '../limits/bucket.js';
 import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY } from '../limits/store.js';
 import { type Db, openSqlite } from './sqlite.js';
@@ -23,28 +24,46 @@ export function bucketsFilePath(dbPath: string): string {
   return `${dbPath}.limits`;
 }
 
+/** The files a bucket file may have beside it: a rollback journal, or the WAL files an earlier plat kept. */
+const SIDE_FILES = ['-journal', '-wal', '-shm'];
+
 /**
- * Opens (creating if needed) the bucket file. WAL with `synchronous=NORMAL`: a commit costs no fsync, yet the file
- * never corrupts; a power cut may forget the last buckets' spending, which only refills them early — harmless,
- * unlike an fsync on every API request. Separate from the main database so that every request's bucket write never
- * queues behind (or holds up) the platform's own writers.
+ * Opens (creating if needed) the bucket file. It is a disposable cache, and an embedded `plat` command opens it,
+ * writes one bucket and closes it every time, so it is kept as cheaply as SQLite allows: the rollback journal in
+ * memory and no fsync (`journal_mode=MEMORY`, `synchronous=OFF`) — no journal or WAL file created and removed, no
+ * flush to the disk. Processes still exclude each other through SQLite's file locks, so two of them never spend the
+ * same token. What that gives up is the file's integrity after a crash in the middle of a write: a damaged file is
+ * removed and started anew (see `sqliteBucketStore`), which only refills the buckets early. Separate from the main
+ * database so that every request's bucket write never queues behind (or holds up) the platform's own writers.
  */
-export function openBucketsFile(path: string): Db {
+function openBucketsFile(path: string): Db {
   const db = openSqlite(path);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  if ((db.pragma('user_version', { simple: true }) as number) === BUCKETS_VERSION) return db;
-  db.transaction(() => {
-    // Re-read inside the write lock: another process may have set the file up meanwhile.
-    if ((db.pragma('user_version', { simple: true }) as number) === BUCKETS_VERSION) return;
-    db.exec(BUCKETS_SCHEMA);
-    db.pragma(`user_version = ${BUCKETS_VERSION}`);
-  }).immediate();
-  return db;
+  try {
+    // A file left in WAL mode by an earlier plat stays so while another process has it open; it works either way.
+    db.pragma('journal_mode = MEMORY');
+    db.pragma('synchronous = OFF');
+    if ((db.pragma('user_version', { simple: true }) as number) === BUCKETS_VERSION) return db;
+    db.transaction(() => {
+      // Re-read inside the write lock: another process may have set the file up meanwhile.
+      if ((db.pragma('user_version', { simple: true }) as number) === BUCKETS_VERSION) return;
+      db.exec(BUCKETS_SCHEMA);
+      db.pragma(`user_version = ${BUCKETS_VERSION}`);
+    }).immediate();
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
 }
 
-/** Buckets in a SQLite file shared by every process that opens it: each update is one `BEGIN IMMEDIATE`. */
-export function sqliteBucketStore(db: Db): BucketStore {
+/** SQLite's answer for a file that is not (or no longer) a sound database. */
+function isDamaged(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT'));
+}
+
+/** The statements of an open bucket file. */
+function bucketsOf(db: Db) {
   const get = db.prepare<[string], Bucket>('SELECT level, at FROM buckets WHERE key = ?');
   const put = db.prepare<[{ key: string; level: number; at: number }]>(
     'INSERT INTO buckets (key, level, at) VALUES (@key, @level, @at) ON CONFLICT (key) DO UPDATE SET level = excluded.level, at = excluded.at',
@@ -59,9 +78,47 @@ export function sqliteBucketStore(db: Db): BucketStore {
     }
     return result;
   });
+  return { db, get, update };
+}
+
+/**
+ * Buckets in a SQLite file at `path` shared by every process that opens it: each update is one `BEGIN IMMEDIATE`.
+ * A damaged file, found when opening it or at any read or write, is removed and created anew, and the operation run
+ * again on the new one (a bucket step is a pure function of the bucket, so running it twice is safe). A process that
+ * still has the old file open goes on with it until it reopens the file: budgets are split until then, never wrong.
+ */
+export function sqliteBucketStore(path: string): BucketStore {
+  let file: ReturnType<typeof bucketsOf> | undefined;
+  const recreate = () => {
+    file?.db.close();
+    file = undefined;
+    for (const suffix of ['', ...SIDE_FILES]) rmSync(`${path}${suffix}`, { force: true });
+  };
+  const open = () => {
+    try {
+      file = bucketsOf(openBucketsFile(path));
+    } catch (err) {
+      if (!isDamaged(err)) throw err;
+      recreate();
+      file = bucketsOf(openBucketsFile(path));
+    }
+    return file;
+  };
+  const withFile = <T>(op: (f: ReturnType<typeof bucketsOf>) => T): T => {
+    const f = file ?? open();
+    try {
+      return op(f);
+    } catch (err) {
+      if (!isDamaged(err)) throw err;
+      recreate();
+      return op(open());
+    }
+  };
+  open();
   return {
-    get: (key) => get.get(key),
-    update: <T>(key: string, now: number, step: BucketStep<T>) => update.immediate(key, now, step) as T,
-    close: () => db.close(),
+    get: (key) => withFile((f) => f.get.get(key)),
+    update: <T>(key: string, now: number, step: BucketStep<T>) =>
+      withFile((f) => f.update.immediate(key, now, step) as T),
+    close: () => file?.db.close(),
   };
 }

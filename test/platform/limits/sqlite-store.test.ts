@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,8 @@ import { createPlatform } from '../../../src/platform/index.js';
 import { take } from '../../../src/platform/limits/bucket.js';
 import type { BucketStore } from '../../../src/platform/limits/store.js';
 import { IDLE_MS, SWEEP_EVERY } from '../../../src/platform/limits/store.js';
-import { bucketsFilePath, openBucketsFile, sqliteBucketStore } from '../../../src/platform/store/limits.js';
+import { bucketsFilePath, sqliteBucketStore } from '../../../src/platform/store/limits.js';
+import { openSqlite } from '../../../src/platform/store/sqlite.js';
 import { send, type TestPlatform, testPlatform } from '../../helpers/platform.js';
 import { limitsOf, setPlan } from './helpers.js';
 
@@ -25,7 +26,7 @@ function tempDb(): string {
   return join(dir, 'plat.db');
 }
 function store(path: string): BucketStore {
-  const s = sqliteBucketStore(openBucketsFile(path));
+  const s = sqliteBucketStore(path);
   closers.push(() => s.close());
   return s;
 }
@@ -49,6 +50,49 @@ describe('the SQLite bucket store', () => {
   it('keeps the buckets when another process opens the file', () => {
     const file = bucketsFilePath(tempDb());
     takeOne(store(file), 'key:one');
+    expect(store(file).get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
+  });
+
+  it('leaves no journal or WAL file beside it, while open or after', () => {
+    const file = bucketsFilePath(tempDb());
+    const s = store(file);
+    takeOne(s, 'key:one');
+    expect(readdirSync(join(file, '..'))).toEqual(['plat.db.limits']);
+    s.close();
+    expect(readdirSync(join(file, '..'))).toEqual(['plat.db.limits']);
+  });
+
+  it('takes over a file an earlier plat kept in WAL mode, buckets and all', () => {
+    const file = bucketsFilePath(tempDb());
+    const old = openSqlite(file);
+    old.pragma('journal_mode = WAL');
+    old.exec('CREATE TABLE buckets (key TEXT PRIMARY KEY, level INTEGER NOT NULL, at INTEGER NOT NULL) WITHOUT ROWID');
+    old.prepare('INSERT INTO buckets VALUES (?, ?, ?)').run('key:one', 42, T0);
+    old.pragma('user_version = 1');
+    old.close();
+    const s = store(file);
+    expect(s.get('key:one')).toEqual({ level: 42, at: T0 });
+    expect(readdirSync(join(file, '..'))).toEqual(['plat.db.limits']);
+  });
+
+  it('starts anew from a file that is not a database, and keeps working', () => {
+    const file = bucketsFilePath(tempDb());
+    writeFileSync(file, 'not a database, '.repeat(512));
+    const s = store(file);
+    expect(s.get('key:one')).toBeUndefined();
+    expect(takeOne(s, 'key:one')).toBe(true);
+    expect(store(file).get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
+  });
+
+  it('starts anew when the file is damaged while open, and runs the step again on the new one', () => {
+    const file = bucketsFilePath(tempDb());
+    const s = store(file);
+    takeOne(s, 'key:one');
+    // What a crash in the middle of a write (no journal on disk, no fsync) could leave.
+    writeFileSync(file, Buffer.alloc(8192, 0xa5));
+    expect(takeOne(s, 'key:one')).toBe(true);
+    expect(s.get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
+    expect(existsSync(file)).toBe(true);
     expect(store(file).get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
   });
 

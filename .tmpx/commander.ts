@@ -1,0 +1,4 @@
+import { startupSnapshot } from 'node:v8';
+import { Command } from 'commander';
+(globalThis as any).__keep = [Command];
+startupSnapshot.setDeserializeMainFunction(() => {});
