@@ -24,7 +24,7 @@ declare global {
   /** Where the bundle sits (stands for `import.meta.url` in the snapshot's code). */
   var __platModuleUrl: string | undefined;
   /** Loads packages and addons at run time, from beside the bundle. */
-  var __platRequire: NodeJS.Require | undefined;
+  var __platRequire: ((id: string) => unknown) | undefined;
 }
 
 /** Evaluates every module a command may need, so that the snapshot holds them ready. */
@@ -53,7 +53,12 @@ if (startupSnapshot.isBuildingSnapshot()) {
     process.argv[1] = resolve(process.argv[1] as string);
     const url = pathToFileURL(join(dirname(process.argv[1]), '../dist/bundle/main.js'));
     globalThis.__platModuleUrl = url.href;
-    globalThis.__platRequire = createRequire(url);
+    // Made on first use: most commands load nothing from outside the snapshot.
+    let load: NodeJS.Require | undefined;
+    globalThis.__platRequire = (id) => {
+      load ??= createRequire(url);
+      return load(id);
+    };
     await main();
   });
 }

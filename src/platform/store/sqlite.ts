@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { createPrivately } from './files.js';
 
@@ -18,18 +21,33 @@ let addon: object | undefined;
  */
 function loadAddon(): object {
   if (addon) return addon;
-  let file: string;
+  const module = { exports: {} };
+  process.dlopen(module, findAddon());
+  addon = module.exports;
+  return addon;
+}
+
+/**
+ * The addon's path: the first `node_modules/<ADDON>` in the folders above this module, which is what Node's
+ * resolution finds (better-sqlite3 declares no `exports` to redirect it). Walked by hand because at a cold start
+ * Node's resolver is still to be set up (≈ 1.5 ms); `require.resolve` answers what the walk does not find (NODE_PATH,
+ * global folders) and says when nothing has it.
+ */
+function findAddon(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const file = join(dir, 'node_modules', ADDON);
+    if (existsSync(file)) return file;
+    if (dirname(dir) === dir) break;
+    dir = dirname(dir);
+  }
   try {
-    file = createRequire(import.meta.url).resolve(ADDON);
+    return createRequire(import.meta.url).resolve(ADDON);
   } catch {
     throw new Error(
       `SQLite's native addon (${ADDON}) is missing: reinstall plat, or run \`npm rebuild better-sqlite3\``,
     );
   }
-  const module = { exports: {} };
-  process.dlopen(module, file);
-  addon = module.exports;
-  return addon;
 }
 
 /**

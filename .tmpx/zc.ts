@@ -1,0 +1,13 @@
+import { startupSnapshot } from 'node:v8';
+import * as m0 from 'zod';
+import * as m1 from '../src/contract/users.js';
+import * as m2 from '../src/contract/projects.js';
+import * as m3 from '../src/contract/organizations.js';
+import * as m4 from '../src/contract/sessions.js';
+import * as m5 from '../src/contract/api-keys.js';
+import * as m6 from '../src/contract/auth.js';
+import * as m7 from '../src/contract/sso.js';
+import * as m8 from '../src/contract/events.js';
+import * as m9 from '../src/contract/teams.js';
+(globalThis as any).__keep = [m0,m1,m2,m3,m4,m5,m6,m7,m8,m9];
+startupSnapshot.setDeserializeMainFunction(() => {});
