@@ -19,9 +19,12 @@ const dir = `${root}dist/snapshot/`;
 const strict = process.argv.includes('--strict');
 const install = process.argv.includes('--install');
 
-/** Node's notice, for each of a few built-in modules, that it is "not yet fully verified" in snapshots. */
+/**
+ * Node's notice, for each of a few built-in modules, that it is "not yet fully verified" in snapshots: its line and
+ * the two that follow it ("It may still work…", "To request support…"), and nothing after them (a failure's reason).
+ */
 const UNVERIFIED =
-  /^\(node:\d+\) Warning: It's not yet fully verified whether built-in module[^\n]*\n(?:[^(\n][^\n]*\n)*/gm;
+  /^\(node:\d+\) Warning: It's not yet fully verified whether built-in module[^\n]*\n(?:(?:It may still work|To request support)[^\n]*\n)*/gm;
 
 /** Leaves no blob behind (plat then starts without one) and says why; fails only a strict build. */
 function without(reason) {
