@@ -2,10 +2,11 @@
  * A command run once while the startup snapshot is built (src/cli/snapshot.ts), so that the snapshot holds the
  * functions every command calls already compiled: V8 keeps the bytecode of a function that has run, and compiles
  * any other one when it is first called — at every start. `plat users list` is run in-process, as the binary runs
- * it, against a configuration and a stored credential in a temporary directory and a canned answer in place of the
- * platform (whose SQLite addon cannot be loaded while a snapshot is built): commander, the settings, the credential
- * store, the client, the light `Request`/`Response` and the output are all exercised, and the platform validates the
- * query the client sent as the route does (zod compiles its parsers on first use).
+ * it, against a configuration and a stored credential in a temporary directory, and answered by the platform's own
+ * HTTP side — Hono, the routes, rate limits (in memory), authentication, validation, the operation — over stores
+ * that answer from a canned page: SQLite's addon cannot be loaded while a snapshot is built, so the stores' SQL is
+ * all that stays to be compiled at run time. Commander, the settings, the credential store, the client, the light
+ * `Request`/`Response` and the output are all exercised too.
  *
  * Nothing of it may stay behind: the temporary directory is removed, the global `Request`/`Response`/`Headers` are
  * put back (Node's, still unloaded), and no module keeps state from a run (see snapshot.ts).
@@ -15,12 +16,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { CREDENTIALS_FILE, FileCredentialStore } from '../auth/file-credential-store.js';
-import { LightResponse, useLightFetch } from '../client/light-fetch.js';
+import { useLightFetch } from '../client/light-fetch.js';
 import { EMBEDDED_BASE_URL } from '../client/transports.js';
 import { saveConfig } from '../config/config.js';
 import type { List } from '../contract/common.js';
-import { type User, userListQuerySchema } from '../contract/users.js';
-import { parseQuery } from '../platform/http/validate.js';
+import type { Organization } from '../contract/organizations.js';
+import type { User } from '../contract/users.js';
+import { generateApiKey, hashSecret } from '../platform/auth/api-keys.js';
+import { type Platform, platformOver } from '../platform/index.js';
+import { openLimiter } from '../platform/limits/index.js';
+import type { Db } from '../platform/store/db.js';
+import type { Stores } from '../platform/store/index.js';
 import { run } from './main.js';
 
 const ORG = 'org_0000000000000000000000';
@@ -44,6 +50,59 @@ function usersPage(): List<User> {
   return { data: [user(1), user(2)], pagination: { total: 2, page: 1, perPage: 20, totalPages: 1, hasMore: false } };
 }
 
+/** The stores `GET /organizations/{orgId}/users` reads, answering for one organization, its owner's key, a page. */
+function cannedStores(apiKey: string, page: List<User>): Stores {
+  const owner = page.data[0] as User;
+  const org: Organization = { id: ORG, name: 'Warm-up', slug: 'warm-up', plan: 'free', createdAt: AT, updatedAt: AT };
+  const stores: {
+    apiKeys: Pick<Stores['apiKeys'], 'byHash' | 'touch'>;
+    users: Pick<Stores['users'], 'get' | 'list'>;
+    organizations: Pick<Stores['organizations'], 'get'>;
+  } = {
+    apiKeys: {
+      byHash: (hash) => ({
+        id: 'key_00000000000000000000',
+        name: 'warm-up',
+        organizationId: ORG,
+        userId: owner.id,
+        environment: 'live',
+        prefix: apiKey.slice(0, 14),
+        last4: apiKey.slice(-4),
+        projectIds: null,
+        permissions: null,
+        multiOrganization: false,
+        createdAt: AT,
+        expiresAt: null,
+        lastUsedAt: null,
+        revokedAt: null,
+        secretHash: hash,
+      }),
+      touch: () => {},
+    },
+    users: { get: (_orgId, userId) => page.data.find((u) => u.id === userId), list: () => page },
+    organizations: { get: (id) => (id === ORG ? org : undefined) },
+  };
+  return stores as unknown as Stores;
+}
+
+/**
+ * The platform the warm-up's command reaches: createPlatform's wiring over the canned stores. It has no database;
+ * anything that reaches for one fails the warm-up, saying what it reached for.
+ */
+function warmUpPlatform(apiKey: string, page: List<User>, logged: string[]): Platform {
+  const noDatabase = new Proxy({} as Db, {
+    get: (_db, name) => {
+      throw new Error(`the warm-up's platform has no database (it used db.${String(name)})`);
+    },
+  });
+  const stores = cannedStores(apiKey, page);
+  const limiter = openLimiter(':memory:', {}, { clock: () => new Date(), planOf: () => 'free' });
+  return platformOver(
+    { db: noDatabase, stores, cursorSecret: hashSecret(apiKey), limiter },
+    { logger: (line) => void logged.push(line) },
+  );
+}
+
 /** Runs `plat users list`, piped and on a terminal; throws when it does not succeed (the build then fails). */
 export async function warmUp(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'plat-snapshot-'));
@@ -54,18 +113,23 @@ export async function warmUp(): Promise<void> {
     const db = join(dir, 'local.db');
     await writeFile(db, '');
     await saveConfig(config, { currentProfile: 'local', profiles: { local: { org: ORG, db } } });
-    await new FileCredentialStore(join(config, CREDENTIALS_FILE)).set('local', {
-      apiKey: `plat_live_${'0'.repeat(38)}`,
-    });
+    const apiKey = generateApiKey('live');
+    await new FileCredentialStore(join(config, CREDENTIALS_FILE)).set('local', { apiKey });
+    const logged: string[] = [];
+    const platform = warmUpPlatform(apiKey, usersPage(), logged);
 
-    const body = JSON.stringify(usersPage());
     // Once piped (tab-separated) and once on a terminal (the table).
     for (const isTTY of [false, true]) {
-      let stderr = '';
-      const stdout = Object.assign(new Writable({ write: (_chunk, _encoding, done) => done() }), {
-        isTTY,
-        columns: 100,
-      });
+      let [stdoutText, stderr] = ['', ''];
+      const stdout = Object.assign(
+        new Writable({
+          write: (chunk, _encoding, done) => {
+            stdoutText += String(chunk);
+            done();
+          },
+        }),
+        { isTTY, columns: 100 },
+      );
       const code = await run(['users', 'list'], {
         stdout,
         stderr: new Writable({
@@ -84,16 +148,15 @@ export async function warmUp(): Promise<void> {
         cwd: dir,
         version: '0.0.0',
         transport: async () => ({
-          fetch: async (request) => {
-            // The platform's side of it: the query the client sent, validated as the route validates it.
-            parseQuery(new URL(request.url), userListQuerySchema);
-            return new LightResponse(body, { headers: { 'Content-Type': 'application/json' } }) as unknown as Response;
-          },
+          fetch: (request) => platform.fetch(request as Request),
           baseUrl: EMBEDDED_BASE_URL,
           close() {},
         }),
       });
-      if (code !== 0) throw new Error(`plat users list exited ${code} while warming up: ${stderr.trim()}`);
+      if (code !== 0 || !stdoutText.includes('user2@example.test')) {
+        const said = [stdoutText.trim(), stderr.trim(), ...logged].filter(Boolean).join('\n');
+        throw new Error(`plat users list exited ${code} while warming up, without the users it was given: ${said}`);
+      }
     }
   } finally {
     restore();

@@ -5,9 +5,9 @@ import { type Clock, type IdFactory, randomIds, systemClock } from './clock.js';
 import type { BaseCtx, Mode } from './context.js';
 import { createApp } from './http/app.js';
 import { ROUTES } from './http/routes/index.js';
-import { type LimitsOptions, openLimiter } from './limits/index.js';
+import { type Limiter, type LimitsOptions, openLimiter } from './limits/index.js';
 import { type Db, openDatabase, readMeta } from './store/db.js';
-import { createStores } from './store/index.js';
+import { createStores, type Stores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
 
 export type { AuthOptions, OAuthClient } from './auth/settings.js';
@@ -53,7 +53,29 @@ export interface Platform {
 export function createPlatform(opts: PlatformOptions): Platform {
   const db = openDatabase(opts.db);
   const stores = createStores(db);
-  const cursors = new CursorCodec(readMeta(db, 'cursor_secret') as string);
+  const clock = opts.clock ?? systemClock;
+  const limiter = openLimiter(opts.db, opts.limits ?? {}, {
+    clock,
+    planOf: (orgId) => stores.organizations.get(orgId)?.plan,
+  });
+  return platformOver({ db, stores, cursorSecret: readMeta(db, 'cursor_secret') as string, limiter }, opts);
+}
+
+/** What a platform runs over: its database, the stores over it, the secret cursors are signed with, its limiter. */
+export interface PlatformParts {
+  db: Db;
+  stores: Stores;
+  cursorSecret: string;
+  limiter: Limiter | undefined;
+}
+
+/**
+ * The platform over parts already opened: `createPlatform`'s wiring. Also used to warm up the startup snapshot
+ * (src/cli/warm-up.ts), over stores that answer without SQLite, which cannot be loaded while a snapshot is built.
+ */
+export function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | 'limits'>): Platform {
+  const { db, stores, limiter } = parts;
+  const cursors = new CursorCodec(parts.cursorSecret);
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? randomIds;
   const mode = opts.mode ?? 'live';
@@ -71,10 +93,6 @@ export function createPlatform(opts: PlatformOptions): Platform {
     auth,
     now: () => clock().toISOString(),
     tx: (fn) => db.transaction(fn).immediate(),
-  });
-  const limiter = openLimiter(opts.db, opts.limits ?? {}, {
-    clock,
-    planOf: (orgId) => stores.organizations.get(orgId)?.plan,
   });
   const app = createApp({
     makeBase,
