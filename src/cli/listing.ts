@@ -32,9 +32,17 @@ export function pageOptions(raw: Record<string, unknown>): PageOptions {
   };
 }
 
-/** The API's paging query for these options. */
+/** A first page's size when none is asked for: the API's default in either mode (contract §3). */
+const DEFAULT_PAGE_SIZE = 20;
+
+/**
+ * The API's paging query for these options: offset paging when a page or a page size is asked for, and otherwise
+ * cursor paging — the same first records in the same order, without the total that offset paging makes the server
+ * count over the whole list (all of an organization's users, say), which plat never shows.
+ */
 export function pageQuery(o: PageOptions): Query {
-  return { page: o.page, per_page: o.perPage, limit: o.limit };
+  if (o.page !== undefined || o.perPage !== undefined) return { page: o.page, per_page: o.perPage, limit: o.limit };
+  return { limit: o.limit ?? DEFAULT_PAGE_SIZE };
 }
 
 /**

@@ -170,9 +170,9 @@ describe('transport failures', () => {
       expect(r.stdout).toBe('');
       expect(r.stderr).toBe(
         [
-          `→ GET ${url}/v2/organizations/org_1/users · 429 · Nms · request req_1`,
-          `→ GET ${url}/v2/organizations/org_1/users · 429 · Nms · request req_2 · attempt 2`,
-          `→ GET ${url}/v2/organizations/org_1/users · 429 · Nms · request req_3 · attempt 3`,
+          `→ GET ${url}/v2/organizations/org_1/users?limit=20 · 429 · Nms · request req_1`,
+          `→ GET ${url}/v2/organizations/org_1/users?limit=20 · 429 · Nms · request req_2 · attempt 2`,
+          `→ GET ${url}/v2/organizations/org_1/users?limit=20 · 429 · Nms · request req_3 · attempt 3`,
           'plat: too many requests (still rate limited after 2 retries) [request req_3]',
           '',
         ].join('\n'),

@@ -54,7 +54,7 @@ describe('the embedded default', () => {
       stdout: 'user_0001\n',
       stderr:
         '→ GET http://embedded.plat/v2/auth/whoami · 200 · Nms · request req_… · rate limit 29/60 left\n' +
-        '→ GET http://embedded.plat/v2/organizations/org_0001/users · 200 · Nms · request req_… · rate limit 998/6000 left\n',
+        '→ GET http://embedded.plat/v2/organizations/org_0001/users?limit=20 · 200 · Nms · request req_… · rate limit 998/6000 left\n',
     });
   });
 

@@ -46,7 +46,7 @@ describe('rate limits seen from the CLI', () => {
     // Free refills one token a second: Retry-After is 1 s; the CLI waits that plus a little jitter, never less.
     expect(waits[0]).toBeGreaterThanOrEqual(1000);
     expect(waits[0]).toBeLessThan(1000 + 1000);
-    const url = 'http://embedded.plat/v2/organizations/org_0001/users';
+    const url = 'http://embedded.plat/v2/organizations/org_0001/users?limit=20';
     expect(r.stderr).toBe(
       `→ GET ${url} · 429 · Nms · request req_… · rate limit 0/60 left\n` +
         `→ GET ${url} · 200 · Nms · request req_… · rate limit 0/60 left · attempt 2\n`,

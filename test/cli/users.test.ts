@@ -103,6 +103,23 @@ describe('users list', () => {
     const tty = await w.runCli(['users', 'list', '--limit', '2', '--all', '-o', 'ids'], { tty: true });
     expect(tty.stderr).toBe('\rFetched 2 users…\rFetched 4 users…\rFetched 6 users…\r\x1b[K');
   });
+
+  it('asks for a first page in cursor mode (no total to count), in offset mode with --page or --per-page', async () => {
+    for (let i = 0; i < 25; i++) await w.runCli(['users', 'invite', `p${i}@example.com`]);
+    const list = async (...flags: string[]) => {
+      const r = await w.runCli(['users', 'list', '-o', 'ids', '--verbose', ...flags]);
+      expect(r.code).toBe(0);
+      const url = /^→ GET (\S+) · 200/.exec(r.stderr)?.[1] ?? r.stderr;
+      return { ids: r.stdout.trim().split('\n'), query: new URL(url).search };
+    };
+    const first = await list();
+    expect(first.query).toBe('?limit=20');
+    expect(first.ids).toHaveLength(20);
+    // The same records, in the same order, as offset paging's first page.
+    expect(await list('--per-page', '20')).toEqual({ ids: first.ids, query: '?per_page=20' });
+    expect((await list('--page', '2')).query).toBe('?page=2');
+    expect(await list('--limit', '5')).toEqual({ ids: first.ids.slice(0, 5), query: '?limit=5' });
+  });
 });
 
 describe('users get, invite, update', () => {
