@@ -5,6 +5,12 @@ import type { Db } from './store/db.js';
 import type { Stores } from './store/index.js';
 import type { CursorCodec } from './store/paging.js';
 
+/**
+ * What a listener passes along with a request: node-server's bindings, whose `incoming.socket.remoteAddress` is the
+ * peer's address (failed authentication is limited per address). Absent in-process: one local caller.
+ */
+export type FetchBindings = { incoming?: { socket?: { remoteAddress?: string } } };
+
 /** `live` instances issue and accept only live keys, `sandbox` instances only test keys. */
 export type Mode = 'live' | 'sandbox';
 

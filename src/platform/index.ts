@@ -2,8 +2,8 @@ import { verifyBearer } from './auth/bearer.js';
 import type { BearerVerifier } from './auth/credentials.js';
 import { type AuthOptions, resolveAuthSettings } from './auth/settings.js';
 import { type Clock, type IdFactory, randomIds, systemClock } from './clock.js';
-import type { BaseCtx, Mode } from './context.js';
-import { createApp } from './http/app.js';
+import type { BaseCtx, FetchBindings, Mode } from './context.js';
+import { type AppDeps, appFor } from './http/app.js';
 import { ROUTES } from './http/routes/index.js';
 import { type Limiter, type LimitsOptions, openLimiter } from './limits/index.js';
 import { type Db, openDatabase, readMeta } from './store/db.js';
@@ -11,7 +11,7 @@ import { createStores, type Stores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
 
 export type { AuthOptions, OAuthClient } from './auth/settings.js';
-export type { Mode } from './context.js';
+export type { FetchBindings, Mode } from './context.js';
 export type { LimitsOptions } from './limits/index.js';
 export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
 
@@ -33,12 +33,6 @@ export interface PlatformOptions {
   /** Rate limits (contract §7): on by default, buckets shared through a file beside the database. */
   limits?: LimitsOptions;
 }
-
-/**
- * What a listener passes along with a request: node-server's bindings, whose `incoming.socket.remoteAddress` is the
- * peer's address (failed authentication is limited per address). Absent in-process: one local caller.
- */
-export type FetchBindings = { incoming?: { socket?: { remoteAddress?: string } } };
 
 /** The embedded platform: one `fetch` that answers the whole API, in-process or behind a listener. */
 export interface Platform {
@@ -94,15 +88,15 @@ export function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, '
     now: () => clock().toISOString(),
     tx: (fn) => db.transaction(fn).immediate(),
   });
-  const app = createApp({
+  const app = appFor(ROUTES);
+  const platform: AppDeps = {
     makeBase,
-    routes: ROUTES,
     bearer: opts.bearer ?? verifyBearer,
     limiter,
     logger: opts.logger ?? ((line) => process.stderr.write(`${line}\n`)),
-  });
+  };
   return {
-    fetch: async (request, bindings) => app.fetch(request, bindings),
+    fetch: async (request, bindings) => app.fetch(request, { ...bindings, platform }),
     close: () => {
       limiter?.close();
       db.close();

@@ -1,8 +1,9 @@
 import type { Context } from 'hono';
+import type { FetchBindings } from '../context.js';
 
 /** The peer address of the connection (node-server's `incoming` binding), or null in-process. Proxies are not trusted. */
 export function clientAddress(c: Context): string | null {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  const env = c.env as FetchBindings | undefined;
   return env?.incoming?.socket?.remoteAddress ?? null;
 }
 

@@ -6,17 +6,16 @@ import { ID_PREFIX } from '../../contract/ids.js';
 import { actIn, actingOrgId, authenticate, type BearerVerifier } from '../auth/credentials.js';
 import { metadataEndpoint, RFC8414_PATH } from '../auth/discovery.js';
 import { randomBase62 } from '../clock.js';
-import type { BaseCtx, Credential, Ctx, Principal } from '../context.js';
+import type { BaseCtx, Credential, Ctx, FetchBindings, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { type Limiter, rateLimits } from '../limits/index.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDef } from './route.js';
 import { parseBody, parseParams, parseQuery } from './validate.js';
 
-/** What the HTTP layer needs from the platform. */
+/** What the HTTP layer needs from the platform a request is for. */
 export interface AppDeps {
   makeBase(requestId: string): BaseCtx;
-  routes: readonly RouteDef[];
   bearer?: BearerVerifier;
   /** Rate limits (contract §7); none when absent. */
   limiter?: Limiter;
@@ -24,7 +23,10 @@ export interface AppDeps {
   logger: (line: string) => void;
 }
 
-type Env = { Variables: { requestId: string; credential?: Credential } };
+/** Hono's `env` of a request: the platform it is for, and the listener's bindings. */
+export type AppBindings = FetchBindings & { platform: AppDeps };
+
+type Env = { Bindings: AppBindings; Variables: { requestId: string; credential?: Credential } };
 
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 const noQuery = z.strictObject({});
@@ -99,10 +101,29 @@ function compilePath(path: string): { regex: RegExp; hono: string } {
   };
 }
 
-/** The platform's Hono application: every route of the table, plus the conventions of contract §1–§3. */
-export function createApp(deps: AppDeps): Hono<Env> {
+const apps = new WeakMap<readonly RouteDef[], Hono<Env>>();
+
+/**
+ * The Hono application of a route table, made once: it holds nothing of a platform's own (each request brings its
+ * platform in `env`), so every platform over the same table shares it — and the startup snapshot keeps the one its
+ * warm-up made (src/cli/warm-up.ts), which spares a command building it.
+ */
+export function appFor(routes: readonly RouteDef[]): Hono<Env> {
+  let app = apps.get(routes);
+  if (!app) {
+    app = createApp(routes);
+    apps.set(routes, app);
+  }
+  return app;
+}
+
+/**
+ * The platform's Hono application: every route of the table, plus the conventions of contract §1–§3. A request is
+ * answered with `app.fetch(request, { platform, ...bindings })`.
+ */
+export function createApp(routes: readonly RouteDef[]): Hono<Env> {
   const app = new Hono<Env>({ router: new LinearRouter() });
-  const compiled = deps.routes.map((r) => ({ route: r, ...compilePath(r.path) }));
+  const compiled = routes.map((r) => ({ route: r, ...compilePath(r.path) }));
   let openapi: string | undefined;
 
   app.use(async (c, next) => {
@@ -112,24 +133,19 @@ export function createApp(deps: AppDeps): Hono<Env> {
     c.res.headers.set('X-Request-Id', c.get('requestId'));
   });
 
-  if (deps.limiter) {
-    const apiRoute = (method: string, path: string) =>
-      compiled.find((r) => r.route.kind === 'api' && r.route.method === method && r.regex.test(path));
-    app.use(
-      rateLimits({
-        limiter: deps.limiter,
-        makeBase: deps.makeBase,
-        bearer: deps.bearer,
-        needsCredentials: (method, path) => apiRoute(method, path) !== undefined,
-        pathOrgId: (method, path) => apiRoute(method, path)?.regex.exec(path)?.groups?.orgId,
-      }),
-    );
-  }
+  const apiRoute = (method: string, path: string) =>
+    compiled.find((r) => r.route.kind === 'api' && r.route.method === method && r.regex.test(path));
+  app.use(
+    rateLimits({
+      needsCredentials: (method, path) => apiRoute(method, path) !== undefined,
+      pathOrgId: (method, path) => apiRoute(method, path)?.regex.exec(path)?.groups?.orgId,
+    }),
+  );
 
   app.onError((err, c) => {
     const requestId = c.get('requestId');
     if (err instanceof PlatformError) return errorResponse(err, requestId);
-    deps.logger(
+    c.env.platform.logger(
       `internal error (request ${requestId}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
     );
     return errorResponse(new PlatformError('internal_error', 'internal error'), requestId);
@@ -155,18 +171,19 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
 
   app.get('/v2/openapi.json', (c) => {
-    openapi ??= JSON.stringify(buildOpenApi(deps.routes));
+    openapi ??= JSON.stringify(buildOpenApi(routes));
     return c.body(openapi, 200, { 'Content-Type': 'application/json' });
   });
   // The auth server's metadata where RFC 8414 §3.1 puts it for the issuer `{origin}/v2/auth`: outside /v2.
-  app.get(RFC8414_PATH, (c) => metadataEndpoint(deps.makeBase(c.get('requestId')), c));
+  app.get(RFC8414_PATH, (c) => metadataEndpoint(c.env.platform.makeBase(c.get('requestId')), c));
 
   for (const { route, hono } of compiled) {
     app.on(route.method, hono, async (c) => {
-      const base = deps.makeBase(c.get('requestId'));
+      const { platform } = c.env;
+      const base = platform.makeBase(c.get('requestId'));
       if (route.kind === 'public') return route.handler(base, c);
       // The rate-limit middleware has usually authenticated already.
-      const credential = c.get('credential') ?? (await authenticate(base, c.req.raw.headers, deps.bearer));
+      const credential = c.get('credential') ?? (await authenticate(base, c.req.raw.headers, platform.bearer));
       const params = (route.params ? parseParams(c.req.param(), route.params) : {}) as Record<string, unknown>;
       const principal = principalFor(base, credential, c.req.header('x-org-id'), params.orgId);
       const query = parseQuery(new URL(c.req.url), route.query ?? noQuery);

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AuthEndpoint } from '../../contract/limits.js';
 import { actIn, actingOrgId, authenticate, type BearerVerifier } from '../auth/credentials.js';
-import type { BaseCtx, Credential } from '../context.js';
+import type { BaseCtx, Credential, FetchBindings } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { type LimitState, limitHeaders } from './bucket.js';
 import { clientIdOf } from './client-id.js';
@@ -23,17 +23,19 @@ export type LimitsEnv = { Variables: { requestId: string; credential?: Credentia
 
 /** What the middleware needs from the app. */
 export interface RateLimitDeps {
-  limiter: Limiter;
-  makeBase(requestId: string): BaseCtx;
-  bearer?: BearerVerifier;
   /** Whether a method and path name an authenticated route (one that refuses a request without credentials). */
   needsCredentials(method: string, path: string): boolean;
   /** The `{orgId}` of the route a method and path name, if it has one. */
   pathOrgId(method: string, path: string): string | undefined;
 }
 
-/** node-server's bindings, as the platform's `fetch` passes them on (absent in-process: one local caller). */
-export type LimitsBindings = { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+/**
+ * What a request brings in Hono's `env`: its platform's limiter (none: limits are off), base context and bearer
+ * verifier, and the listener's bindings.
+ */
+export type LimitsBindings = FetchBindings & {
+  platform: { limiter?: Limiter; makeBase(requestId: string): BaseCtx; bearer?: BearerVerifier };
+};
 
 const AUTH_PATH = /^\/v2\/auth\/(token|refresh|revoke|whoami)\/?$/;
 
@@ -102,9 +104,12 @@ interface Choice {
  * the credential itself, leaving it in `c.get('credential')` so the route does not do it twice.
  */
 export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & { Bindings: LimitsBindings }> {
-  const { limiter } = deps;
-
-  const choose = async (c: Context<LimitsEnv & { Bindings: LimitsBindings }>, ip: string): Promise<Choice> => {
+  const choose = async (
+    c: Context<LimitsEnv & { Bindings: LimitsBindings }>,
+    limiter: Limiter,
+    ip: string,
+  ): Promise<Choice> => {
+    const { platform } = c.env;
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
     const path = c.req.path;
     const endpoint = authEndpoint(method, path);
@@ -133,8 +138,8 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
         refusal: `too many requests with missing or invalid credentials from this address; ${retryIn(gate)}`,
       };
     }
-    const base = deps.makeBase(c.get('requestId'));
-    const credential = await authenticate(base, headers, deps.bearer).catch(() => undefined);
+    const base = platform.makeBase(c.get('requestId'));
+    const credential = await authenticate(base, headers, platform.bearer).catch(() => undefined);
     if (!credential) {
       // The route authenticates again and answers the 401 (or 400) itself; here the failure is only counted.
       return { state: limiter.chargeAddress(ip), byAddress: true };
@@ -150,9 +155,11 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
   };
 
   return async (c, next) => {
+    const { limiter } = c.env.platform;
+    if (!limiter) return next();
     // The connection's peer, as auth/request.ts reads it; proxies' X-Forwarded-For is not trusted.
-    const ip = c.env?.incoming?.socket?.remoteAddress ?? 'local';
-    const { state, byAddress, refusal } = await choose(c, ip);
+    const ip = c.env.incoming?.socket?.remoteAddress ?? 'local';
+    const { state, byAddress, refusal } = await choose(c, limiter, ip);
     if (refusal !== undefined) return refuse(c, state, refusal, authEndpoint(c.req.method, c.req.path));
     const handle: RequestLimits = { limiter, ip, byAddress, state };
     c.set('rateLimits', handle);

@@ -126,13 +126,13 @@ describe('the hooks for other routes', () => {
         },
       }),
     ];
-    const hono = createApp({
-      makeBase: (requestId) => ({ ...t.platform.base(), requestId }),
-      routes,
+    const hono = createApp(routes);
+    const platform = {
+      makeBase: (requestId: string) => ({ ...t.platform.base(), requestId }),
       limiter,
       logger: () => {},
-    });
-    return { t, fetch: (r: Request) => hono.fetch(r) };
+    };
+    return { t, fetch: (r: Request) => hono.fetch(r, { platform }) };
   }
 
   it('leaves the body readable for the route', async () => {
