@@ -146,7 +146,7 @@ export function createContext(
       return openCredentialStore({ configDir: dirs.config, warn, env: deps.env, ...deps.credentialStore });
     }),
     program,
-    stdinText: once(() => readAll(deps.stdin)),
+    stdinText: once(() => readAll(ctx.io.stdin)),
     transport: once(async () => {
       const transport = await openTransport(deps, await ctx.settings());
       closers.push(() => transport.close());

@@ -1,7 +1,7 @@
 import type { Fetch } from '../client/client.js';
 import type { Resolved } from '../config/resolve.js';
 import type { IdFactory } from '../platform/clock.js';
-import type { InStream, OutStream } from './output/io.js';
+import type { InSource, OutStream } from './output/io.js';
 
 /** A way to reach a platform: the client's `fetch` and the base URL it is addressed by. */
 export interface Transport {
@@ -14,7 +14,7 @@ export interface Transport {
 export interface CliDeps {
   stdout: OutStream;
   stderr: OutStream;
-  stdin: InStream;
+  stdin: InSource;
   env: Record<string, string | undefined>;
   cwd: string;
   clock?: () => Date;

@@ -71,7 +71,7 @@ export async function main(): Promise<void> {
   process.exitCode = await run(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    stdin: () => process.stdin,
     env: process.env,
     cwd: process.cwd(),
     onShutdown,

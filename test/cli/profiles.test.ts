@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
 
@@ -162,5 +163,20 @@ describe('auth status', () => {
       'user_0001\n',
     );
     expect((await w.runCli(['--api-key-stdin', 'users', 'list'], { stdin: 'plat_live_wrong' })).code).toBe(3);
+  });
+
+  it('stdin is made only by a command that reads it (the binary makes it on use: process.stdin costs a start)', async () => {
+    await w.runCli(['orgs', 'list']);
+    const key = w.storedKey() as string;
+    let made = 0;
+    const stdin = () => {
+      made++;
+      return Readable.from([`${key}\n`]);
+    };
+    expect(await w.runCli(['users', 'list', '-o', 'ids'], { deps: { stdin } })).toMatchObject({ code: 0 });
+    expect(made).toBe(0);
+    const r = await w.runCli(['--api-key-stdin', 'users', 'list', '-o', 'ids'], { deps: { stdin } });
+    expect(r).toMatchObject({ code: 0, stdout: 'user_0001\n' });
+    expect(made).toBe(1);
   });
 });

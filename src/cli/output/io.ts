@@ -5,6 +5,11 @@ import { Chalk, type ChalkInstance } from 'chalk';
 export type OutStream = Writable & { isTTY?: boolean; columns?: number };
 /** The input stream, read for confirmations and `--*-stdin` secrets. */
 export type InStream = Readable & { isTTY?: boolean };
+/**
+ * The input stream, or what makes it on first use: the binary passes `() => process.stdin`, which Node creates only
+ * when first read (≈ 1 ms at a start), and most commands never read it.
+ */
+export type InSource = InStream | (() => InStream);
 
 /** The process's streams and what they allow: the only way commands reach stdout, stderr and stdin. */
 export interface Io {
@@ -30,18 +35,29 @@ export function colorAllowed(tty: boolean, env: Record<string, string | undefine
   return tty && flag && !env.NO_COLOR;
 }
 
-/** Wraps the given streams. */
+/** Wraps the given streams; stdin is made (if it is made on use) when first asked for. */
 export function createIo(
-  streams: { stdout: OutStream; stderr: OutStream; stdin: InStream },
+  streams: { stdout: OutStream; stderr: OutStream; stdin: InSource },
   env: Record<string, string | undefined>,
   colorFlag: boolean,
 ): Io {
   const stdoutTty = streams.stdout.isTTY === true;
+  let stdin: InStream | undefined;
+  const input = () => {
+    stdin ??= typeof streams.stdin === 'function' ? streams.stdin() : streams.stdin;
+    return stdin;
+  };
   return {
-    ...streams,
+    stdout: streams.stdout,
+    stderr: streams.stderr,
+    get stdin() {
+      return input();
+    },
     stdoutTty,
     stderrTty: streams.stderr.isTTY === true,
-    stdinTty: streams.stdin.isTTY === true,
+    get stdinTty() {
+      return input().isTTY === true;
+    },
     color: new Chalk({ level: colorAllowed(stdoutTty, env, colorFlag) ? 1 : 0 }),
     out: (text) => void streams.stdout.write(text),
     err: (line) => void streams.stderr.write(`${line}\n`),
