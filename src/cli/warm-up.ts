@@ -103,7 +103,7 @@ function warmUpPlatform(apiKey: string, page: List<User>, logged: string[]): Pla
   );
 }
 
-/** Runs `plat users list`, piped and on a terminal; throws when it does not succeed (the build then fails). */
+/** Runs `plat users list`, piped and on a terminal, and `plat --help`; throws when one does not succeed (the build then fails). */
 export async function warmUp(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'plat-snapshot-'));
   const restore = useLightFetch();
@@ -118,8 +118,14 @@ export async function warmUp(): Promise<void> {
     const logged: string[] = [];
     const platform = warmUpPlatform(apiKey, usersPage(), logged);
 
-    // Once piped (tab-separated) and once on a terminal (the table).
-    for (const isTTY of [false, true]) {
+    // `users list` once piped (tab-separated) and once on a terminal (the table); then the root help, whose
+    // formatting (commander's) every `--help` shares.
+    const runs: { argv: string[]; isTTY: boolean; shows: string }[] = [
+      { argv: ['users', 'list'], isTTY: false, shows: 'user2@example.test' },
+      { argv: ['users', 'list'], isTTY: true, shows: 'user2@example.test' },
+      { argv: ['--help'], isTTY: false, shows: 'Usage: plat' },
+    ];
+    for (const { argv, isTTY, shows } of runs) {
       let [stdoutText, stderr] = ['', ''];
       const stdout = Object.assign(
         new Writable({
@@ -130,7 +136,7 @@ export async function warmUp(): Promise<void> {
         }),
         { isTTY, columns: 100 },
       );
-      const code = await run(['users', 'list'], {
+      const code = await run(argv, {
         stdout,
         stderr: new Writable({
           write: (chunk, _encoding, done) => {
@@ -153,9 +159,9 @@ export async function warmUp(): Promise<void> {
           close() {},
         }),
       });
-      if (code !== 0 || !stdoutText.includes('user2@example.test')) {
+      if (code !== 0 || !stdoutText.includes(shows)) {
         const said = [stdoutText.trim(), stderr.trim(), ...logged].filter(Boolean).join('\n');
-        throw new Error(`plat users list exited ${code} while warming up, without the users it was given: ${said}`);
+        throw new Error(`plat ${argv.join(' ')} exited ${code} while warming up, without "${shows}": ${said}`);
       }
     }
   } finally {
