@@ -94,13 +94,22 @@ export function sqliteBucketStore(path: string): BucketStore {
     file = undefined;
     for (const suffix of ['', ...SIDE_FILES]) rmSync(`${path}${suffix}`, { force: true });
   };
+  const openOnce = () => {
+    const db = openBucketsFile(path);
+    try {
+      return bucketsOf(db);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  };
   const open = () => {
     try {
-      file = bucketsOf(openBucketsFile(path));
+      file = openOnce();
     } catch (err) {
       if (!isDamaged(err)) throw err;
       recreate();
-      file = bucketsOf(openBucketsFile(path));
+      file = openOnce();
     }
     return file;
   };
