@@ -23,11 +23,13 @@ import type { List } from '../contract/common.js';
 import type { Organization } from '../contract/organizations.js';
 import type { User } from '../contract/users.js';
 import { generateApiKey, hashSecret } from '../platform/auth/api-keys.js';
-import { type Platform, platformOver } from '../platform/index.js';
+import { createPlatform, type Platform, platformOver } from '../platform/index.js';
 import { openLimiter } from '../platform/limits/index.js';
 import type { Db } from '../platform/store/db.js';
 import type { Stores } from '../platform/store/index.js';
+import { withSqliteStandIn } from '../platform/store/sqlite.js';
 import { run } from './main.js';
+import { SQLITE_STAND_IN } from './sqlite-stand-in.js';
 
 const ORG = 'org_0000000000000000000000';
 const AT = '2026-01-01T00:00:00.000Z';
@@ -103,6 +105,34 @@ function warmUpPlatform(apiKey: string, page: List<User>, logged: string[]): Pla
   );
 }
 
+/**
+ * The platform's SQLite side over the stand-in addon (sqlite-stand-in.ts), which finds nothing: createPlatform opens
+ * and migrates a database and its bucket file, a request is refused for want of its key (charging the address's
+ * bucket), and the stores `users list` reads run their queries.
+ */
+async function warmUpSqliteSide(dir: string, apiKey: string): Promise<void> {
+  await withSqliteStandIn(SQLITE_STAND_IN, async () => {
+    const logged: string[] = [];
+    const platform = createPlatform({ db: join(dir, 'stand-in.db'), logger: (line) => void logged.push(line) });
+    try {
+      const url = `${EMBEDDED_BASE_URL}/organizations/${ORG}/users?limit=20`;
+      const res = await platform.fetch(new Request(url, { headers: { 'X-API-Key': apiKey } }));
+      if (res.status !== 401) {
+        throw new Error(
+          `over the SQLite stand-in, users list answered ${res.status}: ${[await res.text(), ...logged].join('\n')}`,
+        );
+      }
+      const { stores } = platform.base();
+      stores.organizations.get(ORG);
+      stores.users.get(ORG, 'user_00000000000000000001');
+      const listing = { mode: 'cursor', limit: 20, after: null, filters: {} } as const;
+      stores.users.list(ORG, listing, { sort: 'created_at', order: 'desc' }, () => '');
+    } finally {
+      platform.close();
+    }
+  });
+}
+
 /** Runs `plat users list`, piped and on a terminal, and `plat --help`; throws when one does not succeed (the build then fails). */
 export async function warmUp(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'plat-snapshot-'));
@@ -115,6 +145,7 @@ export async function warmUp(): Promise<void> {
     await saveConfig(config, { currentProfile: 'local', profiles: { local: { org: ORG, db } } });
     const apiKey = generateApiKey('live');
     await new FileCredentialStore(join(config, CREDENTIALS_FILE)).set('local', { apiKey });
+    await warmUpSqliteSide(dir, apiKey);
     const logged: string[] = [];
     const platform = warmUpPlatform(apiKey, usersPage(), logged);
 

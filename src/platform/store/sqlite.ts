@@ -51,6 +51,20 @@ function findAddon(): string {
 }
 
 /**
+ * Runs `fn` with `standIn` in place of SQLite's addon, and puts the real one back however `fn` ends. For the startup
+ * snapshot's warm-up only (src/cli/warm-up.ts): the real addon cannot be loaded while a snapshot is built.
+ */
+export async function withSqliteStandIn<T>(standIn: object, fn: () => Promise<T>): Promise<T> {
+  const before = addon;
+  addon = standIn;
+  try {
+    return await fn();
+  } finally {
+    addon = before;
+  }
+}
+
+/**
  * Opens (creating it readable by its owner only) a SQLite file of the platform's. better-sqlite3 sets a busy timeout
  * of 5 s, so that several processes sharing a file wait for each other instead of failing.
  */
