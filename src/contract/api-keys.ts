@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { nameSchema, nullableTimestampSchema, pagingQueryShape, timestampSchema } from './common.js';
 import { permissionSchema } from './permissions.js';
 

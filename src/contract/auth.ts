@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { apiKeySchema } from './api-keys.js';
 import { nullableTimestampSchema } from './common.js';
 import { organizationSchema } from './organizations.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** ISO 8601 UTC timestamp with milliseconds and `Z`. */
 export const timestampSchema = z.string().meta({ format: 'date-time', example: '2026-01-02T03:04:05.678Z' });

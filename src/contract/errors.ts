@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The seed's error codes and the HTTP status each one normally carries. */
 export const ERROR_STATUS = {

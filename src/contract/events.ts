@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pagingQueryShape, timestampSchema } from './common.js';
 
 export const eventSchema = z

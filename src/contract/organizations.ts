@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { nameSchema, timestampSchema } from './common.js';
 
 export const PLANS = ['free', 'pro', 'enterprise'] as const;

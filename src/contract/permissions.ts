@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Every permission (= OAuth scope), `resource:action`. Deny by default. */
 export const PERMISSIONS = [

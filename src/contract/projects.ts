@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { nameSchema, pagingQueryShape, searchParam, timestampSchema } from './common.js';
 import { projectRoleSchema } from './permissions.js';
 import { userRefSchema } from './teams.js';

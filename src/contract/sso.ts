@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { timestampSchema } from './common.js';
 
 export const SSO_PROTOCOLS = ['saml', 'oidc'] as const;

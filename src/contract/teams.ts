@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { nameSchema, pagingQueryShape, timestampSchema } from './common.js';
 
 export const teamSchema = z

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { LinearRouter } from 'hono/router/linear-router';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorBody } from '../../contract/errors.js';
 import { ID_PREFIX } from '../../contract/ids.js';
 import { actIn, actingOrgId, authenticate, type BearerVerifier } from '../auth/credentials.js';

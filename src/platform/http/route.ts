@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { Permission } from '../../contract/permissions.js';
 import type { BaseCtx, Ctx } from '../context.js';
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ErrorDetail } from '../../contract/errors.js';
 import { PlatformError } from '../errors.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { cursorPaginationSchema } from '../../../contract/common.js';
 import { eventListQuerySchema, eventSchema } from '../../../contract/events.js';
 import { listEvents } from '../../operations/events.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { idParam } from '../../../contract/common.js';
 
 /** Path parameter schemas, one per identifier kind. A malformed id answers `404` like an unknown one. */

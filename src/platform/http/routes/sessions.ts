@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { idParam, plainListSchema } from '../../../contract/common.js';
 import { revokeAllQuerySchema, revokeAllResultSchema, sessionSchema } from '../../../contract/sessions.js';
 import { listSessions, revokeAllSessions, revokeSession } from '../../operations/sessions.js';
