@@ -30,17 +30,29 @@ const common = {
 };
 
 /**
- * In the snapshot's script, packages left external are loaded with require() when first used (dynamic import() is
- * not available to a snapshot's code).
+ * In the snapshot's script, packages left out of it are loaded with require() when first used (dynamic import() is
+ * not available to a snapshot's code), from beside dist/bundle: keytar and undici from node_modules, as everywhere;
+ * @hono/node-server from node_modules too (`plat serve` never starts from the snapshot); and the ESM-only packages of
+ * signing in — jose and openid-client (with oauth4webapi) — from CommonJS copies made into dist/snapshot. A lazily
+ * imported module left in the script would still cost every start: esbuild hoists its functions to the top.
  */
+const SNAPSHOT_EXTERNALS = {
+  keytar: 'keytar',
+  undici: 'undici',
+  '@hono/node-server': '@hono/node-server',
+  jose: '../snapshot/jose.cjs',
+  'openid-client': '../snapshot/openid-client.cjs',
+};
 const requireExternals = {
   name: 'require-externals',
   setup(b) {
-    b.onResolve({ filter: /^(keytar|undici)$/ }, (args) =>
-      args.namespace === 'external' ? { path: args.path, external: true } : { path: args.path, namespace: 'external' },
+    b.onResolve({ filter: /^(keytar|undici|@hono\/node-server|jose|openid-client)$/ }, (args) =>
+      args.namespace === 'external' ? undefined : { path: args.path, namespace: 'external' },
     );
+    // What the stand-in module requires is left to require() at run time.
+    b.onResolve({ filter: /.*/, namespace: 'external' }, (args) => ({ path: args.path, external: true }));
     b.onLoad({ filter: /.*/, namespace: 'external' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      contents: `module.exports = require(${JSON.stringify(SNAPSHOT_EXTERNALS[args.path])});`,
       loader: 'js',
     }));
   },
@@ -77,3 +89,13 @@ await build({
   define: { 'import.meta.url': 'globalThis.__platModuleUrl' },
   plugins: [noZodLocales, requireExternals],
 });
+
+// The CommonJS copies of jose and openid-client (oauth4webapi inside) that the snapshot's script requires.
+for (const name of ['jose', 'openid-client']) {
+  await build({
+    ...common,
+    stdin: { contents: `export * from '${name}';`, resolveDir: '.', loader: 'js' },
+    outfile: `dist/snapshot/${name}.cjs`,
+    format: 'cjs',
+  });
+}

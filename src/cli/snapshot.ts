@@ -7,7 +7,8 @@
  * compiled too.
  *
  * What cannot be in a snapshot is loaded at run time, through `__platRequire` (see scripts/bundle.mjs): the SQLite
- * addon, keytar and the undici package. No state of the build machine is kept either: every module reads `process`,
+ * addon, keytar and the undici package — and what most commands never use is left out of it the same way: the
+ * CommonJS copies of jose and openid-client made beside it, @hono/node-server. No state of the build machine is kept either: every module reads `process`,
  * the environment and the clock when a command runs, never when it is evaluated. Keep it so: a value a module makes
  * while it is evaluated — a random id or key (crypto.randomUUID, randomBytes), a timestamp, a path — would be made
  * once, when the snapshot is built, and be the same in every run.
