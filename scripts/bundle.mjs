@@ -36,23 +36,20 @@ const common = {
  * signing in — jose and openid-client (with oauth4webapi) — from CommonJS copies made into dist/snapshot. A lazily
  * imported module left in the script would still cost every start: esbuild hoists its functions to the top.
  */
-const SNAPSHOT_EXTERNALS = {
-  keytar: 'keytar',
-  undici: 'undici',
-  '@hono/node-server': '@hono/node-server',
-  jose: '../snapshot/jose.cjs',
-  'openid-client': '../snapshot/openid-client.cjs',
-};
+/** Required from node_modules. */
+const FROM_NODE_MODULES = ['keytar', 'undici', '@hono/node-server'];
+/** ESM-only: required from the CommonJS copy of each made into dist/snapshot (see the end of this script). */
+const COPIED = ['jose', 'openid-client'];
 const requireExternals = {
   name: 'require-externals',
   setup(b) {
-    b.onResolve({ filter: /^(keytar|undici|@hono\/node-server|jose|openid-client)$/ }, (args) =>
+    b.onResolve({ filter: new RegExp(`^(${[...FROM_NODE_MODULES, ...COPIED].join('|')})$`) }, (args) =>
       args.namespace === 'external' ? undefined : { path: args.path, namespace: 'external' },
     );
     // What the stand-in module requires is left to require() at run time.
     b.onResolve({ filter: /.*/, namespace: 'external' }, (args) => ({ path: args.path, external: true }));
     b.onLoad({ filter: /.*/, namespace: 'external' }, (args) => ({
-      contents: `module.exports = require(${JSON.stringify(SNAPSHOT_EXTERNALS[args.path])});`,
+      contents: `module.exports = require(${JSON.stringify(COPIED.includes(args.path) ? `../snapshot/${args.path}.cjs` : args.path)});`,
       loader: 'js',
     }));
   },
@@ -76,7 +73,7 @@ writeFileSync('dist/bundle/meta.json', JSON.stringify(result.metafile));
 
 // The same CLI as one CommonJS script, the entry of the startup snapshot (src/cli/snapshot.ts; bin/snapshot.js
 // builds the blob). While the snapshot is built, require() can load only Node's built-in modules; at run time the
-// entry sets __platRequire, which loads the rest (the SQLite addon, keytar, undici) from beside dist/bundle.
+// entry sets __platRequire, which loads the rest (the SQLite addon, the packages above) from beside dist/bundle.
 rmSync('dist/snapshot', { recursive: true, force: true });
 await build({
   ...common,
@@ -91,7 +88,7 @@ await build({
 });
 
 // The CommonJS copies of jose and openid-client (oauth4webapi inside) that the snapshot's script requires.
-for (const name of ['jose', 'openid-client']) {
+for (const name of COPIED) {
   await build({
     ...common,
     stdin: { contents: `export * from '${name}';`, resolveDir: '.', loader: 'js' },
