@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AuthEndpoint } from '../../contract/limits.js';
 import { actIn, actingOrgId, authenticate, type BearerVerifier } from '../auth/credentials.js';
+import { clientAddress } from '../auth/request.js';
 import type { BaseCtx, Credential, FetchBindings } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { type LimitState, limitHeaders } from './bucket.js';
@@ -157,8 +158,8 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
   return async (c, next) => {
     const { limiter } = c.env.platform;
     if (!limiter) return next();
-    // The connection's peer, as auth/request.ts reads it; proxies' X-Forwarded-For is not trusted.
-    const ip = c.env.incoming?.socket?.remoteAddress ?? 'local';
+    // The connection's peer; proxies' X-Forwarded-For is not trusted.
+    const ip = clientAddress(c) ?? 'local';
     const { state, byAddress, refusal } = await choose(c, limiter, ip);
     if (refusal !== undefined) return refuse(c, state, refusal, authEndpoint(c.req.method, c.req.path));
     const handle: RequestLimits = { limiter, ip, byAddress, state };
