@@ -27,29 +27,34 @@ export function bucketsFilePath(dbPath: string): string {
 /** The files a bucket file may have beside it: a rollback journal, or the WAL files an earlier plat kept. */
 const SIDE_FILES = ['-journal', '-wal', '-shm'];
 
+/** An open bucket file and its statements. */
+type Buckets = ReturnType<typeof bucketsOf>;
+
 /**
- * Opens (creating if needed) the bucket file. It is a disposable cache, and an embedded `plat` command opens it,
- * writes one bucket and closes it every time, so it is kept as cheaply as SQLite allows: the rollback journal in
- * memory and no fsync (`journal_mode=MEMORY`, `synchronous=OFF`) — no journal or WAL file created and removed, no
- * flush to the disk. Processes still exclude each other through SQLite's file locks, so two of them never spend the
- * same token. What that gives up is the file's integrity after a crash in the middle of a write: a damaged file is
- * removed and started anew (see `sqliteBucketStore`), which only refills the buckets early. Separate from the main
- * database so that every request's bucket write never queues behind (or holds up) the platform's own writers.
+ * Opens (creating if needed) the bucket file, with its statements; closes it again if any of that fails. It is a
+ * disposable cache, and an embedded `plat` command opens it, writes one bucket and closes it every time, so it is kept
+ * as cheaply as SQLite allows: the rollback journal in memory and no fsync (`journal_mode=MEMORY`, `synchronous=OFF`)
+ * — no journal or WAL file created and removed, no flush to the disk. Processes still exclude each other through
+ * SQLite's file locks, so two of them never spend the same token. What that gives up is the file's integrity after a
+ * crash in the middle of a write: a damaged file is removed and started anew (see `sqliteBucketStore`), which only
+ * refills the buckets early. Separate from the main database so that every request's bucket write never queues behind
+ * (or holds up) the platform's own writers.
  */
-function openBucketsFile(path: string): Db {
+function openBucketsFile(path: string): Buckets {
   const db = openSqlite(path);
   try {
     // A file left in WAL mode by an earlier plat stays so while another process has it open; it works either way.
     db.pragma('journal_mode = MEMORY');
     db.pragma('synchronous = OFF');
-    if ((db.pragma('user_version', { simple: true }) as number) === BUCKETS_VERSION) return db;
-    db.transaction(() => {
-      // Re-read inside the write lock: another process may have set the file up meanwhile.
-      if ((db.pragma('user_version', { simple: true }) as number) === BUCKETS_VERSION) return;
-      db.exec(BUCKETS_SCHEMA);
-      db.pragma(`user_version = ${BUCKETS_VERSION}`);
-    }).immediate();
-    return db;
+    if ((db.pragma('user_version', { simple: true }) as number) !== BUCKETS_VERSION) {
+      db.transaction(() => {
+        // Re-read inside the write lock: another process may have set the file up meanwhile.
+        if ((db.pragma('user_version', { simple: true }) as number) === BUCKETS_VERSION) return;
+        db.exec(BUCKETS_SCHEMA);
+        db.pragma(`user_version = ${BUCKETS_VERSION}`);
+      }).immediate();
+    }
+    return bucketsOf(db);
   } catch (err) {
     db.close();
     throw err;
@@ -88,42 +93,23 @@ function bucketsOf(db: Db) {
  * still has the old file open goes on with it until it reopens the file: budgets are split until then, never wrong.
  */
 export function sqliteBucketStore(path: string): BucketStore {
-  let file: ReturnType<typeof bucketsOf> | undefined;
-  const recreate = () => {
-    file?.db.close();
-    file = undefined;
-    for (const suffix of ['', ...SIDE_FILES]) rmSync(`${path}${suffix}`, { force: true });
-  };
-  const openOnce = () => {
-    const db = openBucketsFile(path);
+  let file: Buckets | undefined;
+  /** Runs `op` on the file (opening it if need be), and once more on a new file if that one turns out damaged. */
+  const withFile = <T>(op: (f: Buckets) => T): T => {
     try {
-      return bucketsOf(db);
-    } catch (err) {
-      db.close();
-      throw err;
-    }
-  };
-  const open = () => {
-    try {
-      file = openOnce();
+      file ??= openBucketsFile(path);
+      return op(file);
     } catch (err) {
       if (!isDamaged(err)) throw err;
-      recreate();
-      file = openOnce();
-    }
-    return file;
-  };
-  const withFile = <T>(op: (f: ReturnType<typeof bucketsOf>) => T): T => {
-    const f = file ?? open();
-    try {
-      return op(f);
-    } catch (err) {
-      if (!isDamaged(err)) throw err;
-      recreate();
-      return op(open());
+      file?.db.close();
+      file = undefined;
+      for (const suffix of ['', ...SIDE_FILES]) rmSync(`${path}${suffix}`, { force: true });
+      file = openBucketsFile(path);
+      return op(file);
     }
   };
-  open();
+  // Opened now, so that a file that cannot be opened fails the platform's start, not its first request.
+  withFile(() => undefined);
   return {
     get: (key) => withFile((f) => f.get.get(key)),
     update: <T>(key: string, now: number, step: BucketStep<T>) =>
