@@ -4,9 +4,9 @@
  * any other one when it is first called — at every start. `plat users list` is run in-process, as the binary runs
  * it, against a configuration and a stored credential in a temporary directory, and answered by the platform's own
  * HTTP side — Hono, the routes, rate limits (in memory), authentication, validation, the operation — over stores
- * that answer from a canned page: SQLite's addon cannot be loaded while a snapshot is built, so the stores' SQL is
- * all that stays to be compiled at run time. Commander, the settings, the credential store, the client, the light
- * `Request`/`Response` and the output are all exercised too.
+ * that answer from a canned page; the platform's SQLite side runs apart, over a stand-in addon (SQLite's cannot be
+ * loaded while a snapshot is built). Commander, the settings, the credential store, the client, the light
+ * `Request`/`Response` and the output are all exercised too, and `plat --help`'s formatting.
  *
  * Nothing of it may stay behind: the temporary directory is removed, the global `Request`/`Response`/`Headers` are
  * put back (Node's, still unloaded), and no module keeps state from a run (see snapshot.ts).
@@ -133,6 +133,20 @@ async function warmUpSqliteSide(dir: string, apiKey: string): Promise<void> {
   });
 }
 
+/** A stream that keeps what is written to it. */
+function collector(): { stream: Writable; text: string } {
+  const kept = {
+    text: '',
+    stream: new Writable({
+      write: (chunk, _encoding, done) => {
+        kept.text += String(chunk);
+        done();
+      },
+    }),
+  };
+  return kept;
+}
+
 /** Runs `plat users list`, piped and on a terminal, and `plat --help`; throws when one does not succeed (the build then fails). */
 export async function warmUp(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'plat-snapshot-'));
@@ -157,24 +171,10 @@ export async function warmUp(): Promise<void> {
       { argv: ['--help'], isTTY: false, shows: 'Usage: plat' },
     ];
     for (const { argv, isTTY, shows } of runs) {
-      let [stdoutText, stderr] = ['', ''];
-      const stdout = Object.assign(
-        new Writable({
-          write: (chunk, _encoding, done) => {
-            stdoutText += String(chunk);
-            done();
-          },
-        }),
-        { isTTY, columns: 100 },
-      );
+      const [stdout, stderr] = [collector(), collector()];
       const code = await run(argv, {
-        stdout,
-        stderr: new Writable({
-          write: (chunk, _encoding, done) => {
-            stderr += String(chunk);
-            done();
-          },
-        }),
+        stdout: Object.assign(stdout.stream, { isTTY, columns: 100 }),
+        stderr: stderr.stream,
         stdin: Readable.from([]),
         env: {
           PLAT_CONFIG_DIR: config,
@@ -190,8 +190,8 @@ export async function warmUp(): Promise<void> {
           close() {},
         }),
       });
-      if (code !== 0 || !stdoutText.includes(shows)) {
-        const said = [stdoutText.trim(), stderr.trim(), ...logged].filter(Boolean).join('\n');
+      if (code !== 0 || !stdout.text.includes(shows)) {
+        const said = [stdout.text.trim(), stderr.text.trim(), ...logged].filter(Boolean).join('\n');
         throw new Error(`plat ${argv.join(' ')} exited ${code} while warming up, without "${shows}": ${said}`);
       }
     }

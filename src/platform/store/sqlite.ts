@@ -38,8 +38,9 @@ function findAddon(): string {
   for (;;) {
     const file = join(dir, 'node_modules', ADDON);
     if (existsSync(file)) return file;
-    if (dirname(dir) === dir) break;
-    dir = dirname(dir);
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
   }
   try {
     return createRequire(import.meta.url).resolve(ADDON);
