@@ -12,7 +12,24 @@ const noZodLocales = {
     b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
       args.importer.includes('/zod/') ? { path: 'zod-locales', namespace: 'plat-stub' } : undefined,
     );
-    b.onLoad({ filter: /.*/, namespace: 'plat-stub' }, () => ({ contents: 'export {};', loader: 'js' }));
+    b.onLoad({ filter: /^zod-locales$/, namespace: 'plat-stub' }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
+
+/**
+ * commander requires child_process when it is loaded, only to spawn executable subcommands, which plat has none of:
+ * it gets `spawn` from child_process on first use instead, and no start (the snapshot included) loads that module.
+ */
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      args.importer.includes('/commander/') ? { path: 'commander-child-process', namespace: 'plat-stub' } : undefined,
+    );
+    b.onLoad({ filter: /^commander-child-process$/, namespace: 'plat-stub' }, () => ({
+      contents: "module.exports = { get spawn() { return require('node:child_process').spawn; } };",
+      loader: 'js',
+    }));
   },
 };
 
@@ -25,7 +42,7 @@ const common = {
   // Not keepNames: it redefines the name of every function, which turns each one's properties into a dictionary —
   // a quarter of a megabyte more in the startup snapshot, read at every start. plat's errors name themselves.
   keepNames: false,
-  plugins: [noZodLocales],
+  plugins: [noZodLocales, lazyChildProcess],
   logLevel: 'warning',
 };
 
@@ -84,7 +101,7 @@ await build({
     js: 'var __platBuiltins = require; var require = (id) => (globalThis.__platRequire ?? __platBuiltins)(id);',
   },
   define: { 'import.meta.url': 'globalThis.__platModuleUrl' },
-  plugins: [noZodLocales, requireExternals],
+  plugins: [noZodLocales, lazyChildProcess, requireExternals],
 });
 
 // The CommonJS copies of jose and openid-client (oauth4webapi inside) that the snapshot's script requires.

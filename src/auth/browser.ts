@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-
 /** Whether a browser on this machine can be expected to reach the user; when not, why (for the notice). */
 export function browserAvailability(
   env: Record<string, string | undefined>,
@@ -25,13 +23,15 @@ function opener(url: string, platform: NodeJS.Platform): { cmd: string; args: st
 /**
  * Opens `url` in the default browser, detached (the browser outlives `plat`) with its output ignored. Resolves
  * false when the opener could not be started (not installed); the caller prints the URL in every case.
+ * child_process is imported here, on first use: only signing in needs it, and every start would load it otherwise.
  */
-export function openBrowser(
+export async function openBrowser(
   url: string,
   env: Record<string, string | undefined>,
   platform: NodeJS.Platform = process.platform,
 ): Promise<boolean> {
   const { cmd, args, verbatim } = opener(url, platform);
+  const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
     try {
       const child = spawn(cmd, args, {

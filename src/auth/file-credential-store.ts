@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from '../config/atomic-write.js';
 import { ConfigError } from '../config/errors.js';
 import type { CredentialStore, StoredCredential } from './credential-types.js';
@@ -45,7 +45,7 @@ export class FileCredentialStore implements CredentialStore {
   private async read(): Promise<Map<string, StoredCredential>> {
     let text: string;
     try {
-      text = await readFile(this.location, 'utf8');
+      text = readFileSync(this.location, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
       throw new ConfigError(`cannot read ${this.location}: ${(err as NodeJS.ErrnoException).code}`, this.location);
@@ -66,6 +66,6 @@ export class FileCredentialStore implements CredentialStore {
 
   private async write(all: Map<string, StoredCredential>): Promise<void> {
     const content = JSON.stringify({ version: 1, profiles: Object.fromEntries(all) }, null, 2);
-    await writeFileAtomic(this.location, `${content}\n`);
+    writeFileAtomic(this.location, `${content}\n`);
   }
 }

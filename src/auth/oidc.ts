@@ -1,5 +1,6 @@
 import type { Configuration } from 'openid-client';
 import type { RequestInfo } from '../client/client.js';
+import { stopwatch } from '../client/stopwatch.js';
 import { AuthError, type AuthErrorKind } from './errors.js';
 
 /** The one seam to the network: the CLI's transport (undici, or a test's in-process platform). */
@@ -57,8 +58,7 @@ export function customFetch(t: OAuthTransport) {
   ): Promise<Response> => {
     const shown = url.split('?')[0] as string;
     for (let attempt = 1; ; attempt++) {
-      const started = performance.now();
-      const ms = () => Math.round((performance.now() - started) * 10) / 10;
+      const ms = stopwatch();
       let res: Response;
       try {
         const init = { method: options.method, headers: options.headers, body: options.body as RequestInit['body'] };

@@ -1,4 +1,14 @@
-import { mkdir, open, readFile, stat, unlink, utimes } from 'node:fs/promises';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  type Stats,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AuthError } from './errors.js';
@@ -25,46 +35,51 @@ export function refreshLockPath(configDir: string, account: string): string {
  * Runs `work` holding an exclusive lock between processes: a file created with O_EXCL (`wx`), which names its holder
  * (pid, host). Waiters retry every few tens of milliseconds. A lock is taken over when its holder, on this host, is
  * no longer running, or when its file has not been touched for `staleMs` (the holder touches it every third of that).
+ * The file operations are synchronous (each is one small system call); only the waiting is not.
  */
 export async function withFileLock<T>(path: string, work: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
   const release = await acquire(path, opts);
   try {
     return await work();
   } finally {
-    await release();
+    release();
   }
 }
 
-async function acquire(path: string, opts: LockOptions): Promise<() => Promise<void>> {
+async function acquire(path: string, opts: LockOptions): Promise<() => void> {
   const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
   const staleMs = opts.staleMs ?? DEFAULT_STALE_MS;
   const sleep = opts.sleep ?? defaultSleep;
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const deadline = Date.now() + waitMs;
   for (;;) {
     const owner = `${JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() })}\n`;
     try {
-      const handle = await open(path, 'wx', 0o600);
+      const fd = openSync(path, 'wx', 0o600);
       try {
-        await handle.writeFile(owner, 'utf8');
+        writeFileSync(fd, owner, 'utf8');
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
       const touch = setInterval(() => {
         const now = new Date();
-        utimes(path, now, now).catch(() => {});
+        try {
+          utimesSync(path, now, now);
+        } catch {
+          // Taken over meanwhile, or the directory is gone: the holder finds out when it releases.
+        }
       }, staleMs / 3);
       touch.unref();
-      return async () => {
+      return () => {
         clearInterval(touch);
         // Only our own file: had it been taken over as stale, the file there now is another holder's.
-        if ((await readFile(path, 'utf8').catch(() => '')) === owner) await unlink(path).catch(() => {});
+        if (readOrEmpty(path) === owner) unlinkIfThere(path);
       };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'EEXIST') throw new AuthError('unexpected', `cannot create the refresh lock ${path} (${code})`);
     }
-    if (await removeIfAbandoned(path, staleMs)) continue;
+    if (removeIfAbandoned(path, staleMs)) continue;
     if (Date.now() > deadline) {
       throw new AuthError(
         'unexpected',
@@ -86,12 +101,12 @@ function alive(pid: number): boolean {
 }
 
 /** Removes the lock if its holder is gone; true when the caller should try again at once. */
-async function removeIfAbandoned(path: string, staleMs: number): Promise<boolean> {
-  let before: Awaited<ReturnType<typeof stat>>;
+function removeIfAbandoned(path: string, staleMs: number): boolean {
+  let before: Stats;
   let text: string;
   try {
-    before = await stat(path);
-    text = await readFile(path, 'utf8');
+    before = statSync(path);
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ENOENT'; // released meanwhile
   }
@@ -106,11 +121,28 @@ async function removeIfAbandoned(path: string, staleMs: number): Promise<boolean
   if (!gone && !untouched) return false;
   try {
     // The same file still (not one a faster waiter created after removing this one)?
-    const now = await stat(path);
+    const now = statSync(path);
     if (now.ino !== before.ino || now.mtimeMs !== before.mtimeMs) return true;
-    await unlink(path);
+    unlinkSync(path);
   } catch {
     // Removed by another waiter: try again.
   }
   return true;
+}
+
+/** The file's text, or '' when it cannot be read. */
+function readOrEmpty(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function unlinkIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already removed.
+  }
 }

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Resolved } from '../config/resolve.js';
 import type { Platform } from '../platform/index.js';
@@ -26,7 +25,7 @@ export function needsBootstrap(r: Resolved): boolean {
  * Imported on demand so that remote commands never load SQLite.
  */
 export async function openPlatform(ctx: Context, db: string, sandbox: boolean): Promise<Platform> {
-  await mkdir(dirname(db), { recursive: true, mode: 0o700 });
+  mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
   const { createPlatform } = await import('../platform/index.js');
   return createPlatform({ db, mode: sandbox ? 'sandbox' : 'live', ...ctx.deps.platform });
 }

@@ -8,18 +8,18 @@
  *
  * What cannot be in a snapshot is loaded at run time, through `__platRequire` (see scripts/bundle.mjs): the SQLite
  * addon, keytar and the undici package — and what most commands never use is left out of it the same way: the
- * CommonJS copies of jose and openid-client made beside it, @hono/node-server. No state of the build machine is kept
+ * CommonJS copies of jose and openid-client made beside it, @hono/node-server; and some of Node's own modules, which
+ * the build checks for (LEFT_OUT_OF_SNAPSHOT in warm-up.ts). No state of the build machine is kept
  * either: every module reads `process`, the environment and the clock when a command runs, never when it is
  * evaluated. Keep it so: a value a module makes while it is evaluated — a random id or key (crypto.randomUUID,
  * randomBytes), a timestamp, a path — would be made once, when the snapshot is built, and be the same in every run.
  */
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startupSnapshot } from 'node:v8';
 import { main } from './main.js';
 import { NOUNS } from './program.js';
-import { warmUp } from './warm-up.js';
+import { checkLeftOut, warmUp } from './warm-up.js';
 
 declare global {
   /** Where the bundle sits (stands for `import.meta.url` in the snapshot's code). */
@@ -45,6 +45,7 @@ async function evaluateAll(): Promise<void> {
 if (startupSnapshot.isBuildingSnapshot()) {
   evaluateAll()
     .then(warmUp)
+    .then(checkLeftOut)
     .catch((err: unknown) => {
       process.stderr.write(`plat snapshot: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exitCode = 1;
@@ -57,7 +58,7 @@ if (startupSnapshot.isBuildingSnapshot()) {
     // Made on first use: most commands load nothing from outside the snapshot.
     let load: NodeJS.Require | undefined;
     globalThis.__platRequire = (id) => {
-      load ??= createRequire(url);
+      load ??= process.getBuiltinModule('node:module').createRequire(url);
       return load(id);
     };
     await main();

@@ -11,7 +11,7 @@
  * Nothing of it may stay behind: the temporary directory is removed, the global `Request`/`Response`/`Headers` are
  * put back (Node's, still unloaded), and no module keeps state from a run (see snapshot.ts).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
@@ -147,15 +147,41 @@ function collector(): { stream: Writable; text: string } {
   return kept;
 }
 
+/**
+ * Node's own modules that only some commands need, which the snapshot must not hold: each one in it is read at every
+ * start (between ~900 and ~2,800 heap objects apiece, some 2–4% of a start each). plat reaches them on first use:
+ * `await import('node:child_process')` (signing in), `process.getBuiltinModule('node:module')` (what the snapshot
+ * loads from disk), the synchronous `node:fs` calls instead of `fs/promises` (which brings readline along), and
+ * `process.hrtime` instead of `performance`. As named in Node's `process.moduleLoadList`.
+ */
+export const LEFT_OUT_OF_SNAPSHOT = ['child_process', 'internal/fs/promises', 'module', 'internal/perf/performance'];
+
+/** Which of `LEFT_OUT_OF_SNAPSHOT` a process has loaded, given its `process.moduleLoadList`. */
+export function leftOutButLoaded(moduleLoadList: readonly string[]): string[] {
+  const loaded = new Set(moduleLoadList);
+  return LEFT_OUT_OF_SNAPSHOT.filter((m) => loaded.has(`NativeModule ${m}`));
+}
+
+/** Fails the snapshot's build when one of Node's modules left out of it was loaded while building it. */
+export function checkLeftOut(): void {
+  const loaded = leftOutButLoaded((process as { moduleLoadList?: string[] }).moduleLoadList ?? []);
+  if (loaded.length > 0) {
+    throw new Error(
+      `node:${loaded.join(', node:')} got into the startup snapshot (see LEFT_OUT_OF_SNAPSHOT in src/cli/warm-up.ts): ` +
+        'import it where it is used, on first use',
+    );
+  }
+}
+
 /** Runs `plat users list`, piped and on a terminal, and `plat --help`; throws when one does not succeed (the build then fails). */
 export async function warmUp(): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'plat-snapshot-'));
+  const dir = mkdtempSync(join(tmpdir(), 'plat-snapshot-'));
   const restore = useLightFetch();
   try {
     const config = join(dir, 'config');
     // An existing database file: the embedded platform counts as bootstrapped (the transport never opens it).
     const db = join(dir, 'local.db');
-    await writeFile(db, '');
+    writeFileSync(db, '');
     await saveConfig(config, { currentProfile: 'local', profiles: { local: { org: ORG, db } } });
     const apiKey = generateApiKey('live');
     await new FileCredentialStore(join(config, CREDENTIALS_FILE)).set('local', { apiKey });
@@ -197,6 +223,6 @@ export async function warmUp(): Promise<void> {
     }
   } finally {
     restore();
-    await rm(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 }

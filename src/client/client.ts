@@ -3,6 +3,7 @@ import { apiErrorFrom } from './error-body.js';
 import { ApiError, NetworkError } from './errors.js';
 import { createResources, type Query, type Resources } from './resources.js';
 import { backoffDelay, errorCode, IDEMPOTENT_METHODS, isTransient, rateLimitDelay } from './retry.js';
+import { stopwatch } from './stopwatch.js';
 
 export type { PlainList, Query } from './resources.js';
 
@@ -107,9 +108,9 @@ export class PlatformClient {
     let refreshed = false;
     for (;;) {
       attempt++;
-      const started = performance.now();
+      const elapsed = stopwatch();
       const outcome = await this.attempt(method, url, body);
-      const ms = Math.round((performance.now() - started) * 10) / 10;
+      const ms = elapsed();
       if (!outcome.ok) {
         o.onRequest?.({ method, url, status: null, ms, requestId: null, attempt });
         const code = errorCode(outcome.error);

@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Fetch } from './client.js';
 
@@ -22,7 +22,7 @@ export async function embeddedTransport(opts: {
   lightFetch?: boolean;
 }): Promise<{ fetch: Fetch; baseUrl: string; close(): void }> {
   if (opts.lightFetch) (await import('./light-fetch.js')).installLightFetch();
-  if (opts.db !== ':memory:') await mkdir(dirname(opts.db), { recursive: true, mode: 0o700 });
+  if (opts.db !== ':memory:') mkdirSync(dirname(opts.db), { recursive: true, mode: 0o700 });
   const { createPlatform } = await import('../platform/index.js');
   const platform = createPlatform({ db: opts.db, mode: opts.mode });
   return {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { writeFileAtomic } from './atomic-write.js';
@@ -47,7 +47,7 @@ export async function loadConfig(dir: string): Promise<Config> {
   const path = configPath(dir);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { profiles: {} };
     throw new ConfigError(`cannot read ${path}: ${(err as Error).message}`, path, { cause: err });
@@ -69,5 +69,5 @@ export async function loadConfig(dir: string): Promise<Config> {
 
 /** Writes `config.json` atomically, mode 0600, in a 0700 directory. */
 export async function saveConfig(dir: string, config: Config): Promise<void> {
-  await writeFileAtomic(configPath(dir), `${JSON.stringify(config, null, 2)}\n`);
+  writeFileAtomic(configPath(dir), `${JSON.stringify(config, null, 2)}\n`);
 }

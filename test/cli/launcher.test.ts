@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LEFT_OUT_OF_SNAPSHOT, leftOutButLoaded } from '../../src/cli/warm-up.js';
 import { processHome } from '../helpers/spawn.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -300,5 +301,36 @@ describe('bin/snapshot.js, which builds the snapshot (npm run build, and after n
     expect(existsSync(join(root, 'dist/snapshot/node'))).toBe(false);
     expect(readFileSync(join(root, 'bin/plat.js'), 'utf8')).toBe(readFileSync(PLAT, 'utf8'));
     expect(launch(join(root, 'bin/plat.js'), ['--help']).exec).toMatch(/^node \S+\/bin\/plat\.js --help$/);
+  });
+});
+
+describe("Node's modules the snapshot leaves out (LEFT_OUT_OF_SNAPSHOT in src/cli/warm-up.ts)", () => {
+  it('names them as this Node.js lists them: a process that loads them is told which', () => {
+    const loads = [
+      "require('node:child_process')",
+      "require('node:fs').promises",
+      "require('node:module')",
+      'performance.now()',
+    ];
+    const listed = (code: string) => {
+      const r = spawnSync(process.execPath, ['-e', `${code};console.log(JSON.stringify(process.moduleLoadList))`], {
+        encoding: 'utf8',
+      });
+      return leftOutButLoaded(JSON.parse(r.stdout) as string[]);
+    };
+    expect(listed(loads.join(';'))).toEqual(LEFT_OUT_OF_SNAPSHOT);
+    // (`node -e` itself loads node:module.)
+    expect(listed(loads[0] as string).filter((m) => m !== 'module')).toEqual(['child_process']);
+    expect(listed('0').filter((m) => m !== 'module')).toEqual([]);
+  });
+
+  it('fails the build when one gets into the snapshot, naming it', () => {
+    const root = installCopy('left-out');
+    const bundle = join(root, 'dist/snapshot/plat.cjs');
+    writeFileSync(bundle, `require("node:child_process");\n${readFileSync(bundle, 'utf8')}`);
+    const r = spawnSync(process.execPath, [join(root, 'bin/snapshot.js'), '--strict'], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('node:child_process got into the startup snapshot');
+    expect(existsSync(join(root, 'dist/snapshot/plat.blob'))).toBe(false);
   });
 });

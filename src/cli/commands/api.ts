@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Query } from '../../client/client.js';
@@ -30,7 +30,7 @@ async function body(ctx: Context, data: string | undefined): Promise<unknown> {
   if (data.startsWith('@')) {
     const file = data.slice(1);
     try {
-      text = file === '-' ? await ctx.stdinText() : await readFile(resolve(ctx.deps.cwd, file), 'utf8');
+      text = file === '-' ? await ctx.stdinText() : readFileSync(resolve(ctx.deps.cwd, file), 'utf8');
     } catch (err) {
       throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { existsSync, rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Resolved } from '../../config/resolve.js';
 import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
@@ -115,7 +114,7 @@ const reset = verb<Record<string, never>>({
     // The database and the rate-limit buckets kept beside it (`<db>.limits`), each with the journal or WAL files
     // SQLite may have left.
     for (const file of [r.db, `${r.db}.limits`]) {
-      for (const suffix of ['', '-journal', '-wal', '-shm']) await rm(`${file}${suffix}`, { force: true });
+      for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     }
     await (await ctx.credentials()).delete(credentialAccount(r));
     const config = await ctx.config();

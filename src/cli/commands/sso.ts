@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { SSO_PROTOCOLS, SSO_PROVIDERS, type SsoConfig, type SsoPut } from '../../contract/sso.js';
@@ -74,7 +74,7 @@ const set = verb<SetOptions>({
 
 async function readText(ctx: Context, file: string): Promise<string> {
   try {
-    return await readFile(resolve(ctx.deps.cwd, file), 'utf8');
+    return readFileSync(resolve(ctx.deps.cwd, file), 'utf8');
   } catch (err) {
     throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }

@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -43,7 +42,11 @@ function findAddon(): string {
     dir = parent;
   }
   try {
-    return createRequire(import.meta.url).resolve(ADDON);
+    // node:module is fetched here, not imported: no other start needs it (see src/cli/snapshot.ts).
+    return process
+      .getBuiltinModule('node:module')
+      .createRequire(import.meta.url)
+      .resolve(ADDON);
   } catch {
     throw new Error(
       `SQLite's native addon (${ADDON}) is missing: reinstall plat, or run \`npm rebuild better-sqlite3\``,
