@@ -8,38 +8,44 @@ export type KeyEnvironment = z.infer<typeof keyEnvironmentSchema>;
 
 /** An API key record. The secret itself is shown once, in the create response, never again. */
 export const apiKeySchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    organizationId: z.string(),
-    userId: z.string(),
-    environment: keyEnvironmentSchema,
-    prefix: z.string(),
-    last4: z.string(),
-    projectIds: z.array(z.string()).nullable(),
-    permissions: z.array(permissionSchema).nullable(),
-    multiOrganization: z.boolean(),
-    createdAt: timestampSchema,
-    expiresAt: nullableTimestampSchema,
-    lastUsedAt: nullableTimestampSchema,
-    revokedAt: nullableTimestampSchema,
-  })
+  .lazy(() =>
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      organizationId: z.string(),
+      userId: z.string(),
+      environment: keyEnvironmentSchema,
+      prefix: z.string(),
+      last4: z.string(),
+      projectIds: z.array(z.string()).nullable(),
+      permissions: z.array(permissionSchema).nullable(),
+      multiOrganization: z.boolean(),
+      createdAt: timestampSchema,
+      expiresAt: nullableTimestampSchema,
+      lastUsedAt: nullableTimestampSchema,
+      revokedAt: nullableTimestampSchema,
+    }),
+  )
   .meta({ id: 'ApiKey' });
 export type ApiKey = z.infer<typeof apiKeySchema>;
 
-export const createdApiKeySchema = apiKeySchema.extend({ key: z.string() }).meta({ id: 'CreatedApiKey' });
+export const createdApiKeySchema = z
+  .lazy(() => apiKeySchema.unwrap().extend({ key: z.string() }))
+  .meta({ id: 'CreatedApiKey' });
 export type CreatedApiKey = z.infer<typeof createdApiKeySchema>;
 
 export const apiKeyCreateSchema = z
-  .strictObject({
-    name: nameSchema,
-    environment: keyEnvironmentSchema,
-    projectIds: z.array(z.string().max(100)).min(1).max(100).optional(),
-    permissions: z.array(permissionSchema).min(1).optional(),
-    expiresAt: timestampSchema.pipe(z.iso.datetime({ offset: true })).optional(),
-    multiOrganization: z.boolean().optional(),
-  })
+  .lazy(() =>
+    z.strictObject({
+      name: nameSchema,
+      environment: keyEnvironmentSchema,
+      projectIds: z.array(z.string().max(100)).min(1).max(100).optional(),
+      permissions: z.array(permissionSchema).min(1).optional(),
+      expiresAt: timestampSchema.pipe(z.iso.datetime({ offset: true })).optional(),
+      multiOrganization: z.boolean().optional(),
+    }),
+  )
   .meta({ id: 'ApiKeyCreate' });
 export type ApiKeyCreate = z.infer<typeof apiKeyCreateSchema>;
 
-export const apiKeyListQuerySchema = z.strictObject({ ...pagingQueryShape });
+export const apiKeyListQuerySchema = z.lazy(() => z.strictObject({ ...pagingQueryShape }));

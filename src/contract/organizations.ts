@@ -6,21 +6,25 @@ export const planSchema = z.enum(PLANS);
 export type Plan = z.infer<typeof planSchema>;
 
 export const organizationSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    slug: z.string(),
-    plan: planSchema,
-    createdAt: timestampSchema,
-    updatedAt: timestampSchema,
-  })
+  .lazy(() =>
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      plan: planSchema,
+      createdAt: timestampSchema,
+      updatedAt: timestampSchema,
+    }),
+  )
   .meta({ id: 'Organization' });
 export type Organization = z.infer<typeof organizationSchema>;
 
-export const organizationCreateSchema = z.strictObject({ name: nameSchema }).meta({ id: 'OrganizationCreate' });
+export const organizationCreateSchema = z
+  .lazy(() => z.strictObject({ name: nameSchema }))
+  .meta({ id: 'OrganizationCreate' });
 export type OrganizationCreate = z.infer<typeof organizationCreateSchema>;
 
 export const organizationPatchSchema = z
-  .strictObject({ name: nameSchema.optional(), plan: planSchema.optional() })
+  .lazy(() => z.strictObject({ name: nameSchema.optional(), plan: planSchema.optional() }))
   .meta({ id: 'OrganizationPatch' });
 export type OrganizationPatch = z.infer<typeof organizationPatchSchema>;

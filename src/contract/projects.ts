@@ -14,7 +14,7 @@ export const environmentNameSchema = z
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'must be a lower-case slug (a-z, 0-9, -)');
 
 export const projectSettingsSchema = z
-  .object({ defaultEnvironment: z.string(), autoScaling: z.boolean(), notificationsEnabled: z.boolean() })
+  .lazy(() => z.object({ defaultEnvironment: z.string(), autoScaling: z.boolean(), notificationsEnabled: z.boolean() }))
   .meta({ id: 'ProjectSettings' });
 export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
 
@@ -26,71 +26,81 @@ export const DEFAULT_PROJECT_SETTINGS: ProjectSettings = {
 export const DEFAULT_ENVIRONMENTS = ['development', 'staging', 'production'] as const;
 
 export const projectSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    slug: z.string(),
-    description: z.string().nullable(),
-    organizationId: z.string(),
-    status: projectStatusSchema,
-    settings: projectSettingsSchema,
-    createdAt: timestampSchema,
-    updatedAt: timestampSchema,
-  })
+  .lazy(() =>
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      slug: z.string(),
+      description: z.string().nullable(),
+      organizationId: z.string(),
+      status: projectStatusSchema,
+      settings: projectSettingsSchema,
+      createdAt: timestampSchema,
+      updatedAt: timestampSchema,
+    }),
+  )
   .meta({ id: 'Project' });
 export type Project = z.infer<typeof projectSchema>;
 
 export const projectSettingsPatchSchema = z
-  .strictObject({
-    defaultEnvironment: environmentNameSchema.optional(),
-    autoScaling: z.boolean().optional(),
-    notificationsEnabled: z.boolean().optional(),
-  })
+  .lazy(() =>
+    z.strictObject({
+      defaultEnvironment: environmentNameSchema.optional(),
+      autoScaling: z.boolean().optional(),
+      notificationsEnabled: z.boolean().optional(),
+    }),
+  )
   .meta({ id: 'ProjectSettingsPatch' });
 
 const descriptionSchema = z.string().max(1000).nullable();
 
 export const projectCreateSchema = z
-  .strictObject({
-    name: nameSchema,
-    description: descriptionSchema.optional(),
-    settings: projectSettingsPatchSchema.optional(),
-  })
+  .lazy(() =>
+    z.strictObject({
+      name: nameSchema,
+      description: descriptionSchema.optional(),
+      settings: projectSettingsPatchSchema.optional(),
+    }),
+  )
   .meta({ id: 'ProjectCreate' });
 export type ProjectCreate = z.infer<typeof projectCreateSchema>;
 
 export const projectPatchSchema = z
-  .strictObject({
-    name: nameSchema.optional(),
-    description: descriptionSchema.optional(),
-    settings: projectSettingsPatchSchema.optional(),
-  })
+  .lazy(() =>
+    z.strictObject({
+      name: nameSchema.optional(),
+      description: descriptionSchema.optional(),
+      settings: projectSettingsPatchSchema.optional(),
+    }),
+  )
   .meta({ id: 'ProjectPatch' });
 export type ProjectPatch = z.infer<typeof projectPatchSchema>;
 
-export const projectListQuerySchema = z.strictObject({
-  ...pagingQueryShape,
-  status: projectStatusSchema.optional(),
-  search: searchParam.optional(),
-  /** Exact slug, to find one project by it. */
-  slug: z.string().min(1).max(100).optional(),
-});
+export const projectListQuerySchema = z.lazy(() =>
+  z.strictObject({
+    ...pagingQueryShape,
+    status: projectStatusSchema.optional(),
+    search: searchParam.optional(),
+    /** Exact slug, to find one project by it. */
+    slug: z.string().min(1).max(100).optional(),
+  }),
+);
 export type ProjectListQuery = z.infer<typeof projectListQuerySchema>;
 
 export const memberSchema = z
-  .object({ user: userRefSchema, role: projectRoleSchema, createdAt: timestampSchema })
+  .lazy(() => z.object({ user: userRefSchema, role: projectRoleSchema, createdAt: timestampSchema }))
   .meta({ id: 'Member' });
 export type Member = z.infer<typeof memberSchema>;
 
 export const memberAddSchema = z
-  .strictObject({ userId: z.string().max(100), role: projectRoleSchema })
+  .lazy(() => z.strictObject({ userId: z.string().max(100), role: projectRoleSchema }))
   .meta({ id: 'MemberAdd' });
 export type MemberAdd = z.infer<typeof memberAddSchema>;
 
-export const memberPatchSchema = z.strictObject({ role: projectRoleSchema }).meta({ id: 'MemberPatch' });
+export const memberPatchSchema = z.lazy(() => z.strictObject({ role: projectRoleSchema })).meta({ id: 'MemberPatch' });
 export type MemberPatch = z.infer<typeof memberPatchSchema>;
 
-export const memberListQuerySchema = z.strictObject({ ...pagingQueryShape });
+export const memberListQuerySchema = z.lazy(() => z.strictObject({ ...pagingQueryShape }));
 
 /** Environment configuration keys look like environment variable names. */
 export const configKeySchema = z
@@ -101,28 +111,32 @@ export const configValueSchema = z.string().max(10_000);
 export const MAX_CONFIG_KEYS = 200;
 
 export const environmentSchema = z
-  .object({
-    id: z.string(),
-    projectId: z.string(),
-    name: z.string(),
-    config: z.record(z.string(), z.string()),
-    createdAt: timestampSchema,
-    updatedAt: timestampSchema,
-  })
+  .lazy(() =>
+    z.object({
+      id: z.string(),
+      projectId: z.string(),
+      name: z.string(),
+      config: z.record(z.string(), z.string()),
+      createdAt: timestampSchema,
+      updatedAt: timestampSchema,
+    }),
+  )
   .meta({ id: 'Environment' });
 export type Environment = z.infer<typeof environmentSchema>;
 
 export const environmentCreateSchema = z
-  .strictObject({ name: environmentNameSchema, config: z.record(configKeySchema, configValueSchema).optional() })
+  .lazy(() =>
+    z.strictObject({ name: environmentNameSchema, config: z.record(configKeySchema, configValueSchema).optional() }),
+  )
   .meta({ id: 'EnvironmentCreate' });
 export type EnvironmentCreate = z.infer<typeof environmentCreateSchema>;
 
 export const environmentPatchSchema = z
-  .strictObject({ config: z.record(configKeySchema, configValueSchema.nullable()) })
+  .lazy(() => z.strictObject({ config: z.record(configKeySchema, configValueSchema.nullable()) }))
   .meta({ id: 'EnvironmentPatch' });
 export type EnvironmentPatch = z.infer<typeof environmentPatchSchema>;
 
 export const promoteSchema = z
-  .strictObject({ source: environmentNameSchema, target: environmentNameSchema })
+  .lazy(() => z.strictObject({ source: environmentNameSchema, target: environmentNameSchema }))
   .meta({ id: 'Promote' });
 export type Promote = z.infer<typeof promoteSchema>;

@@ -2,18 +2,22 @@ import * as z from 'zod';
 import { nullableTimestampSchema, timestampSchema } from './common.js';
 
 export const sessionSchema = z
-  .object({
-    id: z.string(),
-    userId: z.string(),
-    ipAddress: z.string().nullable(),
-    userAgent: z.string().nullable(),
-    createdAt: timestampSchema,
-    lastActive: timestampSchema,
-    expiresAt: nullableTimestampSchema,
-    current: z.boolean(),
-  })
+  .lazy(() =>
+    z.object({
+      id: z.string(),
+      userId: z.string(),
+      ipAddress: z.string().nullable(),
+      userAgent: z.string().nullable(),
+      createdAt: timestampSchema,
+      lastActive: timestampSchema,
+      expiresAt: nullableTimestampSchema,
+      current: z.boolean(),
+    }),
+  )
   .meta({ id: 'Session' });
 export type Session = z.infer<typeof sessionSchema>;
 
-export const revokeAllQuerySchema = z.strictObject({ keepCurrent: z.enum(['true', 'false']).optional() });
-export const revokeAllResultSchema = z.object({ revoked: z.number().int() }).meta({ id: 'RevokeAllResult' });
+export const revokeAllQuerySchema = z.lazy(() => z.strictObject({ keepCurrent: z.enum(['true', 'false']).optional() }));
+export const revokeAllResultSchema = z
+  .lazy(() => z.object({ revoked: z.number().int() }))
+  .meta({ id: 'RevokeAllResult' });

@@ -13,21 +13,23 @@ export const SSO_PROVIDERS = [
 
 /** An organization's single sign-on configuration. The OIDC client secret is write-only. */
 export const ssoConfigSchema = z
-  .object({
-    organizationId: z.string(),
-    protocol: z.enum(SSO_PROTOCOLS),
-    provider: z.enum(SSO_PROVIDERS),
-    enabled: z.boolean(),
-    metadataUrl: z.string().nullable(),
-    metadataXml: z.string().nullable(),
-    issuer: z.string().nullable(),
-    clientId: z.string().nullable(),
-    clientSecretSet: z.boolean(),
-    attributeMapping: z.record(z.string(), z.string()),
-    domains: z.array(z.string()),
-    createdAt: timestampSchema,
-    updatedAt: timestampSchema,
-  })
+  .lazy(() =>
+    z.object({
+      organizationId: z.string(),
+      protocol: z.enum(SSO_PROTOCOLS),
+      provider: z.enum(SSO_PROVIDERS),
+      enabled: z.boolean(),
+      metadataUrl: z.string().nullable(),
+      metadataXml: z.string().nullable(),
+      issuer: z.string().nullable(),
+      clientId: z.string().nullable(),
+      clientSecretSet: z.boolean(),
+      attributeMapping: z.record(z.string(), z.string()),
+      domains: z.array(z.string()),
+      createdAt: timestampSchema,
+      updatedAt: timestampSchema,
+    }),
+  )
   .meta({ id: 'SsoConfig' });
 export type SsoConfig = z.infer<typeof ssoConfigSchema>;
 
@@ -37,25 +39,27 @@ const domainSchema = z
   .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name');
 
 export const ssoPutSchema = z
-  .strictObject({
-    protocol: z.enum(SSO_PROTOCOLS),
-    provider: z.enum(SSO_PROVIDERS),
-    enabled: z.boolean().optional(),
-    metadataUrl: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .optional(),
-    metadataXml: z.string().min(1).max(200_000).optional(),
-    issuer: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .optional(),
-    clientId: z.string().min(1).max(500).optional(),
-    clientSecret: z.string().min(1).max(2000).optional(),
-    attributeMapping: z
-      .record(z.string().min(1).max(64), z.string().min(1).max(256))
-      .refine((m) => 'email' in m, 'must map email'),
-    domains: z.array(domainSchema).max(50).optional(),
-  })
+  .lazy(() =>
+    z.strictObject({
+      protocol: z.enum(SSO_PROTOCOLS),
+      provider: z.enum(SSO_PROVIDERS),
+      enabled: z.boolean().optional(),
+      metadataUrl: z
+        .url({ protocol: /^https?$/ })
+        .max(2048)
+        .optional(),
+      metadataXml: z.string().min(1).max(200_000).optional(),
+      issuer: z
+        .url({ protocol: /^https?$/ })
+        .max(2048)
+        .optional(),
+      clientId: z.string().min(1).max(500).optional(),
+      clientSecret: z.string().min(1).max(2000).optional(),
+      attributeMapping: z
+        .record(z.string().min(1).max(64), z.string().min(1).max(256))
+        .refine((m) => 'email' in m, 'must map email'),
+      domains: z.array(domainSchema).max(50).optional(),
+    }),
+  )
   .meta({ id: 'SsoPut' });
 export type SsoPut = z.infer<typeof ssoPutSchema>;

@@ -17,19 +17,21 @@ export type UserStatus = z.infer<typeof userStatusSchema>;
 
 /** A user as seen inside one organization: the account plus its membership (role, status, profile). */
 export const userSchema = z
-  .object({
-    id: z.string(),
-    email: z.string(),
-    name: z.string().nullable(),
-    avatarUrl: z.string().nullable(),
-    status: userStatusSchema,
-    emailVerified: z.boolean(),
-    role: orgRoleSchema,
-    createdAt: timestampSchema,
-    updatedAt: timestampSchema,
-    lastLoginAt: nullableTimestampSchema,
-    metadata: metadataSchema,
-  })
+  .lazy(() =>
+    z.object({
+      id: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      avatarUrl: z.string().nullable(),
+      status: userStatusSchema,
+      emailVerified: z.boolean(),
+      role: orgRoleSchema,
+      createdAt: timestampSchema,
+      updatedAt: timestampSchema,
+      lastLoginAt: nullableTimestampSchema,
+      metadata: metadataSchema,
+    }),
+  )
   .meta({ id: 'User' });
 export type User = z.infer<typeof userSchema>;
 
@@ -37,26 +39,30 @@ export const USER_SORTS = ['created_at', 'name', 'email', 'last_login_at'] as co
 export const userSortSchema = z.enum(USER_SORTS);
 export type UserSort = z.infer<typeof userSortSchema>;
 
-export const userListQuerySchema = z.strictObject({
-  ...pagingQueryShape,
-  status: userStatusSchema.optional(),
-  search: searchParam.optional(),
-  sort: userSortSchema.optional(),
-  order: orderSchema.optional(),
-});
+export const userListQuerySchema = z.lazy(() =>
+  z.strictObject({
+    ...pagingQueryShape,
+    status: userStatusSchema.optional(),
+    search: searchParam.optional(),
+    sort: userSortSchema.optional(),
+    order: orderSchema.optional(),
+  }),
+);
 export type UserListQuery = z.infer<typeof userListQuerySchema>;
 
 export const userPatchSchema = z
-  .strictObject({
-    name: nameSchema.optional(),
-    avatarUrl: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .nullable()
-      .optional(),
-    role: orgRoleSchema.optional(),
-    metadata: metadataPatchSchema.optional(),
-  })
+  .lazy(() =>
+    z.strictObject({
+      name: nameSchema.optional(),
+      avatarUrl: z
+        .url({ protocol: /^https?$/ })
+        .max(2048)
+        .nullable()
+        .optional(),
+      role: orgRoleSchema.optional(),
+      metadata: metadataPatchSchema.optional(),
+    }),
+  )
   .meta({ id: 'UserPatch' });
 export type UserPatch = z.infer<typeof userPatchSchema>;
 
@@ -67,33 +73,39 @@ export const invitationStatusSchema = z.enum(INVITATION_STATUSES);
 
 /** What `POST /organizations/{orgId}/users` returns (the seed calls it "the service"). */
 export const invitationSchema = z
-  .object({
-    id: z.string(),
-    email: z.string(),
-    name: z.string().nullable(),
-    role: orgRoleSchema,
-    teams: z.array(z.string()),
-    status: invitationStatusSchema,
-    userId: z.string(),
-    organizationId: z.string(),
-    createdAt: timestampSchema,
-    expiresAt: timestampSchema,
-  })
+  .lazy(() =>
+    z.object({
+      id: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      role: orgRoleSchema,
+      teams: z.array(z.string()),
+      status: invitationStatusSchema,
+      userId: z.string(),
+      organizationId: z.string(),
+      createdAt: timestampSchema,
+      expiresAt: timestampSchema,
+    }),
+  )
   .meta({ id: 'Invitation' });
 export type Invitation = z.infer<typeof invitationSchema>;
 
 export const invitationCreateSchema = z
-  .strictObject({
-    email: emailSchema,
-    name: nameSchema.optional(),
-    role: orgRoleSchema.optional(),
-    teams: z.array(z.string().max(100)).max(50).optional(),
-  })
+  .lazy(() =>
+    z.strictObject({
+      email: emailSchema,
+      name: nameSchema.optional(),
+      role: orgRoleSchema.optional(),
+      teams: z.array(z.string().max(100)).max(50).optional(),
+    }),
+  )
   .meta({ id: 'InvitationCreate' });
 export type InvitationCreate = z.infer<typeof invitationCreateSchema>;
 
-export const invitationListQuerySchema = z.strictObject({
-  ...pagingQueryShape,
-  status: invitationStatusSchema.optional(),
-});
+export const invitationListQuerySchema = z.lazy(() =>
+  z.strictObject({
+    ...pagingQueryShape,
+    status: invitationStatusSchema.optional(),
+  }),
+);
 export type InvitationListQuery = z.infer<typeof invitationListQuerySchema>;

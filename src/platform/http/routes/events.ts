@@ -18,7 +18,7 @@ export const eventsRoutes: RouteDef[] = [
     access: 'events:read',
     params: orgParams,
     query: eventListQuerySchema,
-    response: z.object({ data: z.array(eventSchema), pagination: cursorPaginationSchema }),
+    response: z.lazy(() => z.object({ data: z.array(eventSchema), pagination: cursorPaginationSchema })),
     handler: (ctx, { params, query }) => listEvents(ctx, params.orgId, query),
   }),
 ];

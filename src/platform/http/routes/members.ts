@@ -6,7 +6,7 @@ import { type RouteDef, route } from '../route.js';
 import { projectParams } from './params.js';
 
 const tag = 'members';
-const memberParams = z.strictObject({ projectId: idParam('proj'), userId: idParam('user') });
+const memberParams = z.lazy(() => z.strictObject({ projectId: idParam('proj'), userId: idParam('user') }));
 const WRITE_NOTE =
   "Organization owners and admins, or the project's admins. Refused with 409 while the project is archived or suspended.";
 

@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { idParam } from '../../../contract/common.js';
 
 /** Path parameter schemas, one per identifier kind. A malformed id answers `404` like an unknown one. */
-export const orgParams = z.strictObject({ orgId: idParam('org') });
-export const userParams = z.strictObject({ userId: idParam('user') });
-export const projectParams = z.strictObject({ projectId: idParam('proj') });
-export const teamParams = z.strictObject({ teamId: idParam('team') });
-export const invitationParams = z.strictObject({ invitationId: idParam('inv') });
-export const keyParams = z.strictObject({ keyId: idParam('key') });
+export const orgParams = z.lazy(() => z.strictObject({ orgId: idParam('org') }));
+export const userParams = z.lazy(() => z.strictObject({ userId: idParam('user') }));
+export const projectParams = z.lazy(() => z.strictObject({ projectId: idParam('proj') }));
+export const teamParams = z.lazy(() => z.strictObject({ teamId: idParam('team') }));
+export const invitationParams = z.lazy(() => z.strictObject({ invitationId: idParam('inv') }));
+export const keyParams = z.lazy(() => z.strictObject({ keyId: idParam('key') }));

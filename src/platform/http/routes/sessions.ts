@@ -6,7 +6,7 @@ import { type RouteDef, route } from '../route.js';
 import { userParams } from './params.js';
 
 const tag = 'sessions';
-const sessionParams = z.strictObject({ userId: idParam('user'), sessionId: idParam('sess') });
+const sessionParams = z.lazy(() => z.strictObject({ userId: idParam('user'), sessionId: idParam('sess') }));
 const OWN = 'Everyone may use this on their own sessions';
 
 export const sessionsRoutes: RouteDef[] = [
