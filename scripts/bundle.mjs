@@ -2,7 +2,7 @@
 // cold start reads a handful of files instead of hundreds (and unused code such as zod's locales is dropped).
 // better-sqlite3's JavaScript is bundled too (its addon is a .node file loaded at run time); keytar and undici
 // stay external. dist/bundle/meta.json maps every chunk to its sources (the lazy-load test reads it).
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 /** zod re-exports all of its ~40 message locales; plat uses none but the default (English), which zod loads itself. */
@@ -43,6 +43,8 @@ const common = {
   // a quarter of a megabyte more in the startup snapshot, read at every start. plat's errors name themselves.
   keepNames: false,
   plugins: [noZodLocales, lazyChildProcess],
+  // The version the CLI reports (src/cli/main.ts), so that a start need not read package.json for it.
+  define: { PLAT_VERSION: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   logLevel: 'warning',
 };
 
@@ -100,7 +102,7 @@ await build({
   banner: {
     js: 'var __platBuiltins = require; var require = (id) => (globalThis.__platRequire ?? __platBuiltins)(id);',
   },
-  define: { 'import.meta.url': 'globalThis.__platModuleUrl' },
+  define: { ...common.define, 'import.meta.url': 'globalThis.__platModuleUrl' },
   plugins: [noZodLocales, lazyChildProcess, requireExternals],
 });
 

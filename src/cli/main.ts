@@ -7,8 +7,12 @@ import { buildProgram } from './program.js';
 
 export type { CliDeps } from './context.js';
 
-/** The package's version, read from package.json beside `src/` and `dist/`. */
+/** package.json's version, written into the bundle by scripts/bundle.mjs; not defined when plat runs from source. */
+declare const PLAT_VERSION: string | undefined;
+
+/** The package's version: the bundle's own, or (from source) read from package.json beside `src/`. */
 export function packageVersion(): string {
+  if (typeof PLAT_VERSION === 'string') return PLAT_VERSION;
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
 }

@@ -134,6 +134,15 @@ describe('bin/plat.js read by the shell: the launcher', () => {
     expect(launched).toBe(onTerminal(`node ${PLAT} users list`));
   });
 
+  it("reports package.json's version from the bundle and the snapshot too (commander's --version)", () => {
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+    // Two arguments: the launcher and bin/plat.js pass them on to the CLI.
+    const started = launch(PLAT, ['--version', '--quiet']);
+    expect(started.exec).toMatch(SNAPSHOT);
+    expect(outcome(started)).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    expect(outcome(direct(['--version', '--quiet']))).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
   it('answers --version from package.json without starting Node.js, or through Node.js when it cannot', () => {
     const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
     for (const flag of ['--version', '-V']) {
