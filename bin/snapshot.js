@@ -5,7 +5,8 @@
 // with). bin/plat.js, read as a shell script, starts from the blob when it fits; otherwise plat starts without it,
 // only slower.
 //
-//   node bin/snapshot.js --strict    `npm run build`: a failure fails the build.
+//   node bin/snapshot.js --strict    `npm run build`: a failure fails the build, and so does one of the Node.js
+//                                    modules the snapshot leaves out getting into it (src/cli/warm-up.ts).
 //   node bin/snapshot.js --install   postinstall: never fails an install, does nothing in a checkout not built yet,
 //                                    and on a POSIX system, once the blob is built, makes bin/plat.js start as the
 //                                    launcher (first line `#!/bin/sh`) — except in a git checkout, where that would
@@ -60,6 +61,7 @@ if (!existsSync(`${dir}plat.cjs`)) {
   // Flags in NODE_OPTIONS would be built into the blob, and a blob runs only with the flags it was built with: the
   // launcher passes the same --no-rehash-snapshot (see bin/plat.js for why).
   const { NODE_OPTIONS: _flags, ...env } = process.env;
+  if (strict) env.PLAT_SNAPSHOT_STRICT = '1';
   const argv = ['--no-rehash-snapshot', '--snapshot-blob', 'plat.blob.tmp', '--build-snapshot', 'plat.cjs'];
   const r = spawnSync(process.execPath, argv, {
     cwd: dir,

@@ -106,6 +106,12 @@ await build({
   plugins: [noZodLocales, lazyChildProcess, requireExternals],
 });
 
+// Code started from a snapshot cannot run import() (Node gives it no module loader): one left in the script would fail
+// only when reached. Packages are required instead (requireExternals), Node's modules got with process.getBuiltinModule.
+if (/\bimport\(/.test(readFileSync('dist/snapshot/plat.cjs', 'utf8'))) {
+  throw new Error('dist/snapshot/plat.cjs calls import(), which fails in code started from the snapshot');
+}
+
 // The CommonJS copies of jose and openid-client (oauth4webapi inside) that the snapshot's script requires.
 for (const name of COPIED) {
   await build({

@@ -23,15 +23,16 @@ function opener(url: string, platform: NodeJS.Platform): { cmd: string; args: st
 /**
  * Opens `url` in the default browser, detached (the browser outlives `plat`) with its output ignored. Resolves
  * false when the opener could not be started (not installed); the caller prints the URL in every case.
- * child_process is imported here, on first use: only signing in needs it, and every start would load it otherwise.
+ * child_process is fetched here, on first use: only signing in needs it, and the startup snapshot would hold it
+ * otherwise (src/cli/warm-up.ts). Not with import(), which code started from a snapshot cannot run.
  */
-export async function openBrowser(
+export function openBrowser(
   url: string,
   env: Record<string, string | undefined>,
   platform: NodeJS.Platform = process.platform,
 ): Promise<boolean> {
   const { cmd, args, verbatim } = opener(url, platform);
-  const { spawn } = await import('node:child_process');
+  const { spawn } = process.getBuiltinModule('node:child_process');
   return new Promise((resolve) => {
     try {
       const child = spawn(cmd, args, {

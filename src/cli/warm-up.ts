@@ -149,10 +149,11 @@ function collector(): { stream: Writable; text: string } {
 
 /**
  * Node's own modules that only some commands need, which the snapshot must not hold: each one in it is read at every
- * start (between ~900 and ~2,800 heap objects apiece, some 2–4% of a start each). plat reaches them on first use:
- * `await import('node:child_process')` (signing in), `process.getBuiltinModule('node:module')` (what the snapshot
- * loads from disk), the synchronous `node:fs` calls instead of `fs/promises` (which brings readline along), and
- * `process.hrtime` instead of `performance`. As named in Node's `process.moduleLoadList`.
+ * start (between ~900 and ~2,800 heap objects apiece, some 2–4% of a start each). plat reaches them on first use,
+ * with `process.getBuiltinModule` (child_process to open a browser, module for what the snapshot loads from disk;
+ * not `import()`, which code started from a snapshot cannot run), the synchronous `node:fs` calls instead of
+ * `fs/promises` (which brings readline along), and `process.hrtime` instead of `performance`. As named in Node's
+ * `process.moduleLoadList`.
  */
 export const LEFT_OUT_OF_SNAPSHOT = ['child_process', 'internal/fs/promises', 'module', 'internal/perf/performance'];
 

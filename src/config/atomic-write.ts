@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -26,6 +26,15 @@ export function writeFileAtomic(path: string, content: string): void {
     renameSync(temp, path);
     renamed = true;
   } finally {
-    if (!renamed) rmSync(temp, { force: true });
+    if (!renamed) removeQuietly(temp);
+  }
+}
+
+/** Removes a temporary file left by a failed write; a failure to remove it must not hide the write's own error. */
+function removeQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Never created, or not removable: the write's error is the one to report.
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +153,29 @@ describe('plat login with a real browser, against plat serve', () => {
     });
   }, 60_000);
 
+  it("opens the desktop's browser at the sign-in page (xdg-open, stood in for by a script that hands the URL to Chromium)", async () => {
+    // No desktop here: the stand-in records the URL plat asks it to open, and Chromium then opens it.
+    const bin = join(clientEnv.HOME as string, 'desktop-bin');
+    const opened = join(clientEnv.HOME as string, 'opened.txt');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
+    const env = { ...clientEnv, DISPLAY: ':0', PATH: `${bin}:${clientEnv.PATH}` };
+    const run = start(env, ['login', '--profile', 'desk', '--base-url', server.url]);
+    let ended: Run | undefined;
+    void run.done.then((r) => (ended = r));
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(opened) && !ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(opened), `plat login did not open a browser: ${ended?.stderr}`).toBe(true);
+    const url = readFileSync(opened, 'utf8').trim();
+    expect(url.startsWith(`${server.url}/v2/auth/authorize?`)).toBe(true);
+    const page = await signInWithChromium(url, 'admin@localhost', OWNER_PASSWORD);
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(0);
+    expect(page).toContain('plat is signed in. You can close this window.');
+    expect(r.stdout).toMatch(/\ndesk\thttp:\/\/127\.0\.0\.1:\d+\/v2\tadmin@localhost\t/);
+    collectTokens(clientEnv);
+  }, 60_000);
+
   it('signs in with the device flow: the browser signs in and enters the user code', async () => {
     let shown = '';
     const r = await login(clientEnv, ['--profile', 'device', '--base-url', server.url, '--device'], async (url) => {
@@ -215,7 +238,7 @@ describe('plat login with a real browser, against plat serve', () => {
   it('no secret in anything printed, in the --verbose logs, the server log or config.json', () => {
     expect(transcript.length).toBeGreaterThan(15);
     expect(tokens.size).toBeGreaterThanOrEqual(5);
-    expect(codes.filter(Boolean)).toHaveLength(2);
+    expect(codes.filter(Boolean)).toHaveLength(3);
     const printed = transcript.map((t) => t.stdout + t.stderr).join('\n');
     const configs = [clientEnv, serverEnv].map((e) =>
       readFileSync(join(e.PLAT_CONFIG_DIR as string, 'config.json'), 'utf8'),
