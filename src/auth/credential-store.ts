@@ -38,6 +38,36 @@ function warnOnce(warn: (msg: string) => void, file: string, reason: string): vo
 }
 
 /**
+ * The file, used because no keychain works. It says so (once per process) when a profile's credential first lands
+ * in it — a bootstrap, `profiles add --api-key-stdin`, a first `plat login` — and keeps quiet when it reads one, or
+ * replaces one (a token refresh): commands using a stored credential do not repeat it (`plat auth status` names the
+ * store).
+ */
+class AnnouncedFileStore implements CredentialStore {
+  readonly kind = 'file' as const;
+
+  constructor(
+    private readonly file: FileCredentialStore,
+    private readonly announce: () => void,
+  ) {}
+
+  get location() {
+    return this.file.location;
+  }
+  get(profile: string) {
+    return this.file.get(profile);
+  }
+  async set(profile: string, credential: StoredCredential) {
+    const first = (await this.file.get(profile)) === undefined;
+    await this.file.set(profile, credential);
+    if (first) this.announce();
+  }
+  delete(profile: string) {
+    return this.file.delete(profile);
+  }
+}
+
+/**
  * The keychain while it answers; the file from the first call that fails or times out (a keychain can lock or
  * its daemon die after the probe). `kind` and `location` always tell the store in use.
  */
@@ -47,7 +77,7 @@ class FallbackCredentialStore implements CredentialStore {
   constructor(
     private readonly keychain: KeychainCredentialStore,
     private readonly file: FileCredentialStore,
-    private readonly onFallback: (reason: string) => void,
+    private readonly fallBack: (reason: string) => CredentialStore,
   ) {
     this.active = keychain;
   }
@@ -77,8 +107,7 @@ class FallbackCredentialStore implements CredentialStore {
         return await op(this.keychain);
       } catch (err) {
         if (!(err instanceof KeychainUnavailable)) throw err;
-        this.active = this.file;
-        this.onFallback(err.message);
+        this.active = this.fallBack(err.message);
       }
     }
     return op(this.active);
@@ -87,21 +116,20 @@ class FallbackCredentialStore implements CredentialStore {
 
 /**
  * Opens the credential store: the OS keychain through keytar (loaded lazily, every call bounded by `timeoutMs`),
- * else `<configDir>/credentials.json` (mode 0600) with one warning naming the file.
+ * else `<configDir>/credentials.json` (mode 0600), with one warning naming the file when a credential first goes there.
  */
 export async function openCredentialStore(opts: OpenCredentialStoreOptions): Promise<CredentialStore> {
   const file = new FileCredentialStore(join(opts.configDir, CREDENTIALS_FILE));
   if (opts.forceFile || opts.env.PLAT_CREDENTIAL_STORE === 'file') return file;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const fallBack = (reason: string) => warnOnce(opts.warn, file.location, reason);
+  const fallBack = (reason: string) => new AnnouncedFileStore(file, () => warnOnce(opts.warn, file.location, reason));
   let keychain: KeychainCredentialStore;
   try {
     const keytar = await bounded(opts.loadKeytar ?? loadKeytar, timeoutMs, 'loading keytar');
     keychain = new KeychainCredentialStore(keytar, timeoutMs);
     await keychain.probe();
   } catch (err) {
-    fallBack(err instanceof Error ? err.message : String(err));
-    return file;
+    return fallBack(err instanceof Error ? err.message : String(err));
   }
   return new FallbackCredentialStore(keychain, file, fallBack);
 }

@@ -94,20 +94,24 @@ describe('the file store', () => {
 });
 
 describe('falling back from the keychain', () => {
-  it('uses the file, warning once per file, when keytar cannot be loaded', async () => {
+  it('uses the file when keytar cannot be loaded, saying so when a credential first goes there', async () => {
     const loadKeytar = async (): Promise<Keytar> => {
       throw new Error("Cannot find module 'keytar'");
     };
     const store = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar });
     expect(store).toMatchObject({ kind: 'file', location: file() });
+    expect(warnings).toEqual([]);
+    await store.set('default', cred);
+    expect(mode(file())).toBe(0o600);
     expect(warnings).toEqual([
       `no usable OS keychain (loading keytar failed: Cannot find module 'keytar'); credentials are stored in ${file()}, readable only by you`,
     ]);
-    await store.set('default', cred);
-    expect(mode(file())).toBe(0o600);
 
+    // Reading it back, replacing it (a token refresh) or storing another: no second warning in this process.
     const again = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar });
     await expect(again.get('default')).resolves.toEqual(cred);
+    await again.set('default', { ...cred, scopes: ['users:write'] });
+    await again.set('other', cred);
     expect(warnings).toHaveLength(1);
   });
 
@@ -127,6 +131,7 @@ describe('falling back from the keychain', () => {
     });
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(store.kind).toBe('file');
+    await store.set('default', cred);
     expect(warnings[0]).toContain('keychain probe timed out after 50 ms');
   });
 

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emitted, emitSources } from '../helpers/emit.js';
 
@@ -103,5 +104,36 @@ describe('credential store against real keychains', () => {
     expect(out.warnings[0]).toMatch(/^no usable OS keychain \(.+\); credentials are stored in /);
     expect(out.warnings[0]).toContain(file);
     expect(out.warnings[0]).not.toContain('keyringsecret');
+  });
+
+  it('plat, where no Secret Service runs, warns when the credential goes to the file, not at each later command', () => {
+    const env: NodeJS.ProcessEnv = { ...isolatedEnv('plat-without-keyring'), NO_COLOR: '1' };
+    const plat = (...argv: string[]) =>
+      spawnSync('sh', [fileURLToPath(new URL('../../bin/plat.js', import.meta.url)), ...argv], {
+        env,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const file = join(env.HOME as string, '.config/plat/credentials.json');
+    const warning =
+      /^plat: warning: no usable OS keychain \(.+\); credentials are stored in (\S+), readable only by you$/m;
+    // The first command bootstraps the embedded platform and stores its key: the one warning, naming the file.
+    const first = plat('users', 'list', '-o', 'ids');
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr.match(new RegExp(warning, 'gm'))).toHaveLength(1);
+    expect(warning.exec(first.stderr)?.[1]).toBe(file);
+    for (const argv of [
+      ['users', 'list', '-o', 'ids'],
+      ['projects', 'list'],
+    ]) {
+      const r = plat(...argv);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stderr, argv.join(' ')).toBe('');
+    }
+    const status = plat('auth', 'status', '--json');
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      credential: { source: 'store' },
+      store: { kind: 'file', location: file },
+    });
   });
 });
