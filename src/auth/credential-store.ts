@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CredentialStore, StoredCredential } from './credential-types.js';
 import { CREDENTIALS_FILE, FileCredentialStore } from './file-credential-store.js';
@@ -22,7 +23,10 @@ export interface OpenCredentialStoreOptions {
   forceFile?: boolean;
   /** `PLAT_CREDENTIAL_STORE=file` forces the file store, as `forceFile` does. */
   env: NodeJS.ProcessEnv;
-  /** How keytar is loaded; tests inject a broken or hanging one. */
+  /**
+   * How keytar is loaded; tests inject a broken, hanging or fake one. The session-bus check (`noSessionBus`) is
+   * about libsecret, which only the real keytar uses.
+   */
   loadKeytar?: () => Promise<Keytar>;
 }
 
@@ -115,6 +119,18 @@ class FallbackCredentialStore implements CredentialStore {
 }
 
 /**
+ * Why the Secret Service cannot answer on this machine, told without loading keytar — which loads libsecret and GLib
+ * and tries to start a D-Bus session, ~12 ms at every command of a headless Linux box — or undefined when it may.
+ * libsecret needs a session bus: named by DBUS_SESSION_BUS_ADDRESS, at $XDG_RUNTIME_DIR/bus, or started through X11
+ * ($DISPLAY). Other systems keep their keychain elsewhere.
+ */
+export function noSessionBus(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
+  if (platform !== 'linux' || env.DBUS_SESSION_BUS_ADDRESS || env.DISPLAY) return undefined;
+  if (env.XDG_RUNTIME_DIR && existsSync(join(env.XDG_RUNTIME_DIR, 'bus'))) return undefined;
+  return 'no D-Bus session bus for the Secret Service: DBUS_SESSION_BUS_ADDRESS and DISPLAY are unset, and there is no $XDG_RUNTIME_DIR/bus';
+}
+
+/**
  * Opens the credential store: the OS keychain through keytar (loaded lazily, every call bounded by `timeoutMs`),
  * else `<configDir>/credentials.json` (mode 0600), with one warning naming the file when a credential first goes there.
  */
@@ -123,6 +139,8 @@ export async function openCredentialStore(opts: OpenCredentialStoreOptions): Pro
   if (opts.forceFile || opts.env.PLAT_CREDENTIAL_STORE === 'file') return file;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const fallBack = (reason: string) => new AnnouncedFileStore(file, () => warnOnce(opts.warn, file.location, reason));
+  const busless = opts.loadKeytar ? undefined : noSessionBus(opts.env);
+  if (busless) return fallBack(busless);
   let keychain: KeychainCredentialStore;
   try {
     const keytar = await bounded(opts.loadKeytar ?? loadKeytar, timeoutMs, 'loading keytar');

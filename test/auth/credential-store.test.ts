@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openCredentialStore, type StoredCredential } from '../../src/auth/credential-store.js';
+import { noSessionBus, openCredentialStore, type StoredCredential } from '../../src/auth/credential-store.js';
 import type { Keytar } from '../../src/auth/keychain-credential-store.js';
 import { ConfigError } from '../../src/config/errors.js';
 
@@ -90,6 +90,23 @@ describe('the file store', () => {
     const err = await store.get('default').catch((e) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect(err.message).toBe(`${file()} is not valid JSON; remove it and sign in again`);
+  });
+});
+
+describe('noSessionBus: whether a Secret Service can answer, told before loading keytar', () => {
+  it('on Linux, names what is missing when no D-Bus session bus can be reached', () => {
+    expect(noSessionBus({}, 'linux')).toMatch(/^no D-Bus session bus for the Secret Service: /);
+    expect(noSessionBus({ XDG_RUNTIME_DIR: dir }, 'linux')).toMatch(/^no D-Bus session bus/);
+  });
+
+  it('leaves it to keytar when a bus may be there: named, at $XDG_RUNTIME_DIR/bus, or through X11; and elsewhere', () => {
+    expect(noSessionBus({ DBUS_SESSION_BUS_ADDRESS: 'unix:path=/run/user/1000/bus' }, 'linux')).toBeUndefined();
+    expect(noSessionBus({ DISPLAY: ':0' }, 'linux')).toBeUndefined();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'bus'), '');
+    expect(noSessionBus({ XDG_RUNTIME_DIR: dir }, 'linux')).toBeUndefined();
+    expect(noSessionBus({}, 'darwin')).toBeUndefined();
+    expect(noSessionBus({}, 'win32')).toBeUndefined();
   });
 });
 

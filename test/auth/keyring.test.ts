@@ -122,6 +122,9 @@ describe('credential store against real keychains', () => {
     expect(first.status, first.stderr).toBe(0);
     expect(first.stderr.match(new RegExp(warning, 'gm'))).toHaveLength(1);
     expect(warning.exec(first.stderr)?.[1]).toBe(file);
+    // Told from the environment, without loading keytar (no session bus here: no DBUS_SESSION_BUS_ADDRESS, DISPLAY
+    // or $XDG_RUNTIME_DIR/bus).
+    expect(first.stderr).toContain('(no D-Bus session bus for the Secret Service: ');
     for (const argv of [
       ['users', 'list', '-o', 'ids'],
       ['projects', 'list'],
