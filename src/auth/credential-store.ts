@@ -73,7 +73,9 @@ class AnnouncedFileStore implements CredentialStore {
 
 /**
  * The keychain while it answers; the file from the first call that fails or times out (a keychain can lock or
- * its daemon die after the probe). `kind` and `location` always tell the store in use.
+ * its daemon die after the probe). `kind` and `location` always tell the store in use. While the keychain is in use,
+ * a profile's credential lives there only: one the file still holds from a time without a keychain moves into it
+ * when first read, and storing or deleting one removes the file's copy.
  */
 class FallbackCredentialStore implements CredentialStore {
   private active: CredentialStore;
@@ -93,16 +95,33 @@ class FallbackCredentialStore implements CredentialStore {
     return this.active.location;
   }
 
-  get(profile: string) {
-    return this.run((s) => s.get(profile));
+  async get(profile: string) {
+    const found = await this.run((s) => s.get(profile));
+    if (found !== undefined || this.active !== this.keychain) return found;
+    return this.adoptFromFile(profile);
   }
-  set(profile: string, credential: StoredCredential) {
-    return this.run((s) => s.set(profile, credential));
+  async set(profile: string, credential: StoredCredential) {
+    await this.run((s) => s.set(profile, credential));
+    await this.dropFileCopy(profile);
   }
   async delete(profile: string) {
     await this.run((s) => s.delete(profile));
     // A credential left in the file by an earlier fallback must not outlive a logout.
-    if (this.active === this.keychain) await this.file.delete(profile).catch(() => {});
+    await this.dropFileCopy(profile);
+  }
+
+  /** A credential the file holds from a time without a keychain, moved into the keychain that works now. */
+  private async adoptFromFile(profile: string): Promise<StoredCredential | undefined> {
+    if (!existsSync(this.file.location)) return undefined;
+    const held = await this.file.get(profile).catch(() => undefined); // a damaged file holds nothing usable
+    if (held !== undefined) await this.set(profile, held);
+    return held;
+  }
+
+  private async dropFileCopy(profile: string): Promise<void> {
+    if (this.active === this.keychain && existsSync(this.file.location)) {
+      await this.file.delete(profile).catch(() => {});
+    }
   }
 
   private async run<T>(op: (store: CredentialStore) => Promise<T>): Promise<T> {

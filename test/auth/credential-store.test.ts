@@ -180,6 +180,32 @@ describe('falling back from the keychain', () => {
     await expect(fileStore.get('default')).resolves.toBeUndefined();
   });
 
+  it('moves a credential stored in the file (when no keychain worked) into a keychain that works now', async () => {
+    const fileStore = await openCredentialStore({ configDir: dir, warn, forceFile: true, env: {} });
+    await fileStore.set('default', cred);
+    await fileStore.set('other', { apiKey: 'plat_live_other' });
+    const fake = fakeKeytar();
+    const store = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar: async () => fake.keytar });
+    await expect(store.get('default')).resolves.toEqual(cred);
+    expect(store).toMatchObject({ kind: 'keychain', location: 'OS keychain (service plat)' });
+    expect(fake.items.get('plat/default')).toBe(JSON.stringify(cred));
+    await expect(fileStore.get('default')).resolves.toBeUndefined();
+    // Only what was read moved; nothing said about it.
+    await expect(fileStore.get('other')).resolves.toEqual({ apiKey: 'plat_live_other' });
+    expect(warnings).toEqual([]);
+  });
+
+  it('storing in the keychain removes the file copy, so an old credential cannot come back', async () => {
+    const fileStore = await openCredentialStore({ configDir: dir, warn, forceFile: true, env: {} });
+    await fileStore.set('default', { apiKey: 'plat_live_old' });
+    const fake = fakeKeytar();
+    const store = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar: async () => fake.keytar });
+    await store.set('default', cred);
+    await expect(fileStore.get('default')).resolves.toBeUndefined();
+    fake.items.clear();
+    await expect(store.get('default')).resolves.toBeUndefined();
+  });
+
   it('does not touch the file when the keychain works', async () => {
     const fake = fakeKeytar();
     mkdirSync(dir, { recursive: true });
