@@ -110,18 +110,35 @@ class FallbackCredentialStore implements CredentialStore {
     await this.dropFileCopy(profile);
   }
 
-  /** A credential the file holds from a time without a keychain, moved into the keychain that works now. */
+  /**
+   * A credential the file holds from a time without a keychain, moved into the keychain that works now — under the
+   * file's lock, and looking in the keychain again there: another plat may have moved it (and refreshed its tokens)
+   * meanwhile, and what it stored must not be overwritten with the file's older copy.
+   */
   private async adoptFromFile(profile: string): Promise<StoredCredential | undefined> {
     if (!existsSync(this.file.location)) return undefined;
-    const held = await this.file.get(profile).catch(() => undefined); // a damaged file holds nothing usable
-    if (held !== undefined) await this.set(profile, held);
-    return held;
+    let found: StoredCredential | undefined;
+    try {
+      await this.file.moveOut(profile, async (held) => {
+        found = await this.keychain.get(profile);
+        if (found === undefined) {
+          await this.keychain.set(profile, held);
+          found = held;
+        }
+      });
+      return found ?? (await this.keychain.get(profile));
+    } catch (err) {
+      if (!(err instanceof KeychainUnavailable)) return undefined; // a damaged file holds nothing usable
+      this.active = this.fallBack(err.message);
+      return this.active.get(profile);
+    }
   }
 
+  /** Removes the file's copy of a profile's credential while the keychain holds it (no lock taken for nothing). */
   private async dropFileCopy(profile: string): Promise<void> {
-    if (this.active === this.keychain && existsSync(this.file.location)) {
-      await this.file.delete(profile).catch(() => {});
-    }
+    if (this.active !== this.keychain || !existsSync(this.file.location)) return;
+    if ((await this.file.get(profile).catch(() => undefined)) === undefined) return;
+    await this.file.delete(profile).catch(() => {});
   }
 
   private async run<T>(op: (store: CredentialStore) => Promise<T>): Promise<T> {

@@ -37,6 +37,21 @@ export class FileCredentialStore implements CredentialStore {
     });
   }
 
+  /**
+   * Hands a profile's credential to `into` (another store) under the store-wide lock, and removes it from the file
+   * once `into` has succeeded (if `into` throws, the file keeps it). Nothing happens when the file does not hold it.
+   */
+  async moveOut(profile: string, into: (credential: StoredCredential) => Promise<void>): Promise<void> {
+    await this.locked(async () => {
+      const all = await this.read();
+      const credential = all.get(profile);
+      if (credential === undefined) return;
+      await into(credential);
+      all.delete(profile);
+      await this.write(all);
+    });
+  }
+
   /** Runs a read-modify-write under the store-wide lock. Readers need none: the file is replaced atomically. */
   private locked(work: () => Promise<void>): Promise<void> {
     return withFileLock(`${this.location}.lock`, work);

@@ -77,13 +77,13 @@ async function acquire(path: string, opts: LockOptions): Promise<() => void> {
       };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'EEXIST') throw new AuthError('unexpected', `cannot create the refresh lock ${path} (${code})`);
+      if (code !== 'EEXIST') throw new AuthError('unexpected', `cannot create the lock file ${path} (${code})`);
     }
     if (removeIfAbandoned(path, staleMs)) continue;
     if (Date.now() > deadline) {
       throw new AuthError(
         'unexpected',
-        `another plat process has held the refresh lock ${path} for over ${Math.round(waitMs / 1000)} s; ` +
+        `another plat process has held the lock file ${path} for over ${Math.round(waitMs / 1000)} s; ` +
           'if no plat process is running, delete that file',
       );
     }

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { noSessionBus, openCredentialStore, type StoredCredential } from '../../src/auth/credential-store.js';
 import type { Keytar } from '../../src/auth/keychain-credential-store.js';
 import { ConfigError } from '../../src/config/errors.js';
@@ -132,6 +132,25 @@ describe('falling back from the keychain', () => {
     expect(warnings).toHaveLength(1);
   });
 
+  it('warns when a profile first goes to the file, not when a later command replaces it (a token refresh)', async () => {
+    const broken = async (): Promise<Keytar> => {
+      throw new Error('no keychain here');
+    };
+    // Each command is a process of its own: a fresh module, as plat starts with.
+    const command = async () => {
+      vi.resetModules();
+      const { openCredentialStore: open } = await import('../../src/auth/credential-store.js');
+      return open({ configDir: dir, warn, env: {}, loadKeytar: broken });
+    };
+    await (await command()).set('default', cred);
+    expect(warnings).toHaveLength(1);
+    await (await command()).set('default', { ...cred, scopes: ['users:write'] });
+    expect(warnings).toHaveLength(1);
+    await (await command()).set('other', cred);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[1]).toContain(file());
+  });
+
   it('gives up on a keychain that does not answer within the timeout', async () => {
     const hanging: Keytar = {
       getPassword: () => new Promise(() => {}),
@@ -193,6 +212,50 @@ describe('falling back from the keychain', () => {
     // Only what was read moved; nothing said about it.
     await expect(fileStore.get('other')).resolves.toEqual({ apiKey: 'plat_live_other' });
     expect(warnings).toEqual([]);
+  });
+
+  it('two commands moving the same credential at once keep the newer tokens', async () => {
+    const fileStore = await openCredentialStore({ configDir: dir, warn, forceFile: true, env: {} });
+    const older = { accessToken: 'at-older', refreshToken: 'rt-older' };
+    const newer = { accessToken: 'at-newer', refreshToken: 'rt-newer' };
+    await fileStore.set('default', older);
+    const fake = fakeKeytar();
+    // The first command's keychain writes are slow; the second reads, then refreshes (stores newer tokens).
+    const slow: Keytar = {
+      ...fake.keytar,
+      setPassword: async (s, a, p) => {
+        await new Promise((r) => setTimeout(r, 150));
+        return fake.keytar.setPassword(s, a, p);
+      },
+    };
+    const first = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar: async () => slow });
+    const second = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar: async () => fake.keytar });
+    const [read1, read2] = await Promise.all([
+      first.get('default'),
+      second.get('default').then(async (c) => {
+        await second.set('default', newer);
+        return c;
+      }),
+    ]);
+    expect([read1, read2]).toEqual([older, older]);
+    expect(JSON.parse(fake.items.get('plat/default') as string)).toEqual(newer);
+    await expect(fileStore.get('default')).resolves.toBeUndefined();
+    await expect(second.get('default')).resolves.toEqual(newer);
+  });
+
+  it('keeps a credential in the file, and reads it there, when the keychain fails while it is moved', async () => {
+    const fileStore = await openCredentialStore({ configDir: dir, warn, forceFile: true, env: {} });
+    await fileStore.set('default', cred);
+    const fake = fakeKeytar();
+    const store = await openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar: async () => fake.keytar });
+    const breakOnWrite: Keytar['setPassword'] = async () => {
+      fake.state.broken = true;
+      throw new Error('Cannot autolaunch D-Bus without X11 $DISPLAY');
+    };
+    fake.keytar.setPassword = breakOnWrite;
+    await expect(store.get('default')).resolves.toEqual(cred);
+    expect(store).toMatchObject({ kind: 'file', location: file() });
+    await expect(fileStore.get('default')).resolves.toEqual(cred);
   });
 
   it('storing in the keychain removes the file copy, so an old credential cannot come back', async () => {

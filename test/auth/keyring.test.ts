@@ -83,7 +83,12 @@ describe('credential store against real keychains', () => {
   });
 
   it('falls back to a 0600 file, with one warning naming it, where no Secret Service runs', () => {
-    const env = isolatedEnv('without-keyring');
+    // A session bus named but not there: keytar loads, and libsecret itself fails to reach the Secret Service (with
+    // no bus named at all, plat would not load keytar: the next test).
+    const env: NodeJS.ProcessEnv = {
+      ...isolatedEnv('without-keyring'),
+      DBUS_SESSION_BUS_ADDRESS: 'unix:path=/nonexistent/bus',
+    };
     const configDir = join(env.HOME as string, 'config');
     const r = spawnSync(process.execPath, [join(emitted.dir, 'keyring.mjs'), configDir], {
       env,
@@ -101,7 +106,7 @@ describe('credential store against real keychains', () => {
       fileMode: '600',
     });
     expect(out.warnings).toHaveLength(1);
-    expect(out.warnings[0]).toMatch(/^no usable OS keychain \(.+\); credentials are stored in /);
+    expect(out.warnings[0]).toMatch(/^no usable OS keychain \(keychain probe failed: .+\); credentials are stored in /);
     expect(out.warnings[0]).toContain(file);
     expect(out.warnings[0]).not.toContain('keyringsecret');
   });

@@ -71,7 +71,7 @@ describe('the refresh lock', () => {
     writeFileSync(path, JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() }));
     await expect(withFileLock(path, async () => 'never', { waitMs: 200 })).rejects.toMatchObject({
       name: 'AuthError',
-      message: expect.stringContaining(`another plat process has held the refresh lock ${path}`),
+      message: expect.stringContaining(`another plat process has held the lock file ${path}`),
     });
     expect(existsSync(path)).toBe(true); // not ours to remove
   });
