@@ -1,7 +1,8 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Resolved } from '../../config/resolve.js';
 import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
+import { removeDatabaseFiles } from '../../platform/store/files.js';
 import type { Context } from '../context.js';
 import { credentialAccount } from '../credential.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, openPlatform } from '../embedded.js';
@@ -113,9 +114,7 @@ const reset = verb<Record<string, never>>({
     const r = await embedded(ctx, 'local reset');
     // The database and the rate-limit buckets kept beside it (`<db>.limits`), each with the journal or WAL files
     // SQLite may have left.
-    for (const file of [r.db, `${r.db}.limits`]) {
-      for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
-    }
+    for (const file of [r.db, `${r.db}.limits`]) removeDatabaseFiles(file);
     await (await ctx.credentials()).delete(credentialAccount(r));
     const config = await ctx.config();
     const profile = config.profiles[r.profile];

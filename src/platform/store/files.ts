@@ -1,4 +1,4 @@
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
 
 /**
  * Creates a database file readable by its owner only (it holds signing keys and SSO secrets), before SQLite opens it:
@@ -11,4 +11,12 @@ export function createPrivately(path: string): void {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
+}
+
+/** What SQLite may keep beside a database file: its rollback journal, or its WAL files. */
+const SIDE_FILES = ['-journal', '-wal', '-shm'];
+
+/** Removes a database file and whatever SQLite kept beside it; a file that is not there is no error. */
+export function removeDatabaseFiles(path: string): void {
+  for (const suffix of ['', ...SIDE_FILES]) rmSync(`${path}${suffix}`, { force: true });
 }

@@ -1,6 +1,6 @@
-import { rmSync } from 'node:fs';
 import type { Bucket } from '../limits/bucket.js';
 import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY } from '../limits/store.js';
+import { removeDatabaseFiles } from './files.js';
 import { type Db, openSqlite } from './sqlite.js';
 
 /**
@@ -23,9 +23,6 @@ CREATE TABLE buckets (
 export function bucketsFilePath(dbPath: string): string {
   return `${dbPath}.limits`;
 }
-
-/** The files a bucket file may have beside it: a rollback journal, or the WAL files an earlier plat kept. */
-const SIDE_FILES = ['-journal', '-wal', '-shm'];
 
 /** An open bucket file and its statements. */
 type Buckets = ReturnType<typeof bucketsOf>;
@@ -103,7 +100,7 @@ export function sqliteBucketStore(path: string): BucketStore {
       if (!isDamaged(err)) throw err;
       file?.db.close();
       file = undefined;
-      for (const suffix of ['', ...SIDE_FILES]) rmSync(`${path}${suffix}`, { force: true });
+      removeDatabaseFiles(path);
       file = openBucketsFile(path);
       return op(file);
     }
