@@ -62,9 +62,7 @@ class AnnouncedFileStore implements CredentialStore {
     return this.file.get(profile);
   }
   async set(profile: string, credential: StoredCredential) {
-    const first = (await this.file.get(profile)) === undefined;
-    await this.file.set(profile, credential);
-    if (first) this.announce();
+    if (await this.file.put(profile, credential)) this.announce();
   }
   delete(profile: string) {
     return this.file.delete(profile);

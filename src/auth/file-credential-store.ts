@@ -23,11 +23,19 @@ export class FileCredentialStore implements CredentialStore {
   }
 
   async set(profile: string, credential: StoredCredential): Promise<void> {
+    await this.put(profile, credential);
+  }
+
+  /** Stores a profile's credential; true when the file did not hold one for that profile before. */
+  async put(profile: string, credential: StoredCredential): Promise<boolean> {
+    let added = false;
     await this.locked(async () => {
       const all = await this.read();
+      added = !all.has(profile);
       all.set(profile, credential);
       await this.write(all);
     });
+    return added;
   }
 
   async delete(profile: string): Promise<void> {
