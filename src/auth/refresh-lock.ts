@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
+import { removeQuietly } from '../config/atomic-write.js';
 import { AuthError } from './errors.js';
 
 /** How long to wait for the lock, and when a lock left behind counts as abandoned. */
@@ -73,7 +74,7 @@ async function acquire(path: string, opts: LockOptions): Promise<() => void> {
       return () => {
         clearInterval(touch);
         // Only our own file: had it been taken over as stale, the file there now is another holder's.
-        if (readOrEmpty(path) === owner) unlinkIfThere(path);
+        if (readOrEmpty(path) === owner) removeQuietly(path);
       };
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -136,13 +137,5 @@ function readOrEmpty(path: string): string {
     return readFileSync(path, 'utf8');
   } catch {
     return '';
-  }
-}
-
-function unlinkIfThere(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already removed.
   }
 }

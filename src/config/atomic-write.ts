@@ -30,11 +30,14 @@ export function writeFileAtomic(path: string, content: string): void {
   }
 }
 
-/** Removes a temporary file left by a failed write; a failure to remove it must not hide the write's own error. */
-function removeQuietly(path: string): void {
+/**
+ * Removes a file if it can, saying nothing when it cannot: a temporary file left by a failed write (whose own error
+ * is the one to report), a lock file being released (already removed, or taken over).
+ */
+export function removeQuietly(path: string): void {
   try {
     unlinkSync(path);
   } catch {
-    // Never created, or not removable: the write's error is the one to report.
+    // Not there, or not removable: the caller's own outcome is what matters.
   }
 }
