@@ -9,10 +9,10 @@
  * What cannot be in a snapshot is loaded at run time, through `__platRequire` (see scripts/bundle.mjs): the SQLite
  * addon, keytar and the undici package — and what most commands never use is left out of it the same way: the
  * CommonJS copies of jose and openid-client made beside it, @hono/node-server; and some of Node's own modules, which
- * the build checks for (LEFT_OUT_OF_SNAPSHOT in warm-up.ts). No state of the build machine is kept
- * either: every module reads `process`, the environment and the clock when a command runs, never when it is
- * evaluated. Keep it so: a value a module makes while it is evaluated — a random id or key (crypto.randomUUID,
- * randomBytes), a timestamp, a path — would be made once, when the snapshot is built, and be the same in every run.
+ * the build checks for (LEFT_OUT_OF_SNAPSHOT in warm-up.ts). No state of the build machine is kept either: every
+ * module reads `process`, the environment and the clock when a command runs, never when it is evaluated. Keep it so:
+ * a value a module makes while it is evaluated — a random id or key (crypto.randomUUID, randomBytes), a timestamp, a
+ * path — would be made once, when the snapshot is built, and be the same in every run.
  */
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
