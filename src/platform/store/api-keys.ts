@@ -3,29 +3,6 @@ import type { Permission } from '../../contract/permissions.js';
 import type { Db } from './db.js';
 import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
 
-/** API keys: only a SHA-256 hash of the secret is stored, with its display prefix and last four characters. */
-export const SCHEMA = `
-CREATE TABLE api_keys (
-  id TEXT PRIMARY KEY,
-  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-  user_id TEXT NOT NULL,
-  name TEXT NOT NULL,
-  environment TEXT NOT NULL,
-  prefix TEXT NOT NULL,
-  last4 TEXT NOT NULL,
-  secret_hash TEXT NOT NULL UNIQUE,
-  project_ids TEXT,
-  permissions TEXT,
-  multi_org INTEGER NOT NULL DEFAULT 0,
-  created_at TEXT NOT NULL,
-  expires_at TEXT,
-  last_used_at TEXT,
-  revoked_at TEXT
-);
-CREATE INDEX api_keys_created ON api_keys (org_id, created_at, id);
-CREATE INDEX api_keys_user ON api_keys (user_id);
-`;
-
 type Row = {
   id: string;
   org_id: string;
@@ -66,7 +43,10 @@ function toApiKey(r: Row): ApiKey {
 /** A stored key with its hash, for authentication. */
 export type StoredApiKey = ApiKey & { secretHash: string };
 
-/** API keys: their SQL in one place. */
+/**
+ * API keys: their SQL in one place. Only a SHA-256 hash of the secret is stored, with its display prefix and last
+ * four characters. (Tables: see migrations/.)
+ */
 export function apiKeysStore(db: Db) {
   const get = db.prepare<[string, string], Row>('SELECT * FROM api_keys WHERE org_id = ? AND id = ?');
   const byHash = db.prepare<[string], Row>('SELECT * FROM api_keys WHERE secret_hash = ?');

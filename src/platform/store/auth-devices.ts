@@ -1,28 +1,5 @@
 import type { Db } from './db.js';
 
-/** Device authorizations (RFC 8628): the device code stored as a hash, the user code as typed (normalized). */
-export const DEVICES_SCHEMA = `
-CREATE TABLE device_codes (
-  device_code_hash TEXT PRIMARY KEY,
-  user_code TEXT NOT NULL UNIQUE,
-  client_id TEXT NOT NULL,
-  requested_scope TEXT,
-  requested_org TEXT,
-  status TEXT NOT NULL,
-  user_id TEXT,
-  org_id TEXT,
-  scopes TEXT,
-  ip_address TEXT,
-  user_agent TEXT,
-  poll_interval INTEGER NOT NULL,
-  last_polled_at TEXT,
-  created_at TEXT NOT NULL,
-  expires_at TEXT NOT NULL,
-  session_id TEXT
-);
-CREATE INDEX device_codes_expiry ON device_codes (expires_at);
-`;
-
 /** The states of a device authorization. */
 export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'redeemed';
 
@@ -86,7 +63,10 @@ function toDevice(r: DeviceRow): StoredDeviceCode {
   };
 }
 
-/** Device authorizations: their SQL (part of `stores.auth`). */
+/**
+ * Device authorizations (RFC 8628): their SQL (part of `stores.auth`). The device code is stored as a hash, the user
+ * code as typed (normalized).
+ */
 export function devicesStatements(db: Db) {
   const insertDevice = db.prepare(
     `INSERT INTO device_codes (device_code_hash, user_code, client_id, requested_scope, requested_org, status,

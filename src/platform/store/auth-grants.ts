@@ -1,34 +1,5 @@
 import type { Db } from './db.js';
 
-/** Authorization codes and refresh tokens: stored as SHA-256 hashes, redeemed by compare-and-set. */
-export const GRANTS_SCHEMA = `
-CREATE TABLE authorization_codes (
-  code_hash TEXT PRIMARY KEY,
-  client_id TEXT NOT NULL,
-  redirect_uri TEXT NOT NULL,
-  code_challenge TEXT NOT NULL,
-  scopes TEXT NOT NULL,
-  user_id TEXT NOT NULL,
-  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-  ip_address TEXT,
-  user_agent TEXT,
-  created_at TEXT NOT NULL,
-  expires_at TEXT NOT NULL,
-  used_at TEXT,
-  session_id TEXT
-);
-CREATE INDEX authorization_codes_expiry ON authorization_codes (expires_at);
-CREATE TABLE refresh_tokens (
-  token_hash TEXT PRIMARY KEY,
-  session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-  client_id TEXT NOT NULL,
-  scopes TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  used_at TEXT
-);
-CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id);
-`;
-
 /** What an authorization code grants, fixed when the user signs in. */
 export interface NewAuthorizationCode {
   codeHash: string;
@@ -95,7 +66,10 @@ function toCode(r: CodeRow): StoredAuthorizationCode {
   };
 }
 
-/** Codes and refresh tokens: their SQL (part of `stores.auth`). */
+/**
+ * Authorization codes and refresh tokens: their SQL (part of `stores.auth`). Both are stored as SHA-256 hashes and
+ * redeemed by compare-and-set.
+ */
 export function grantsStatements(db: Db) {
   const insertCode = db.prepare(
     `INSERT INTO authorization_codes (code_hash, client_id, redirect_uri, code_challenge, scopes, user_id, org_id,

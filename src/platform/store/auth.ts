@@ -1,5 +1,5 @@
-import { DEVICES_SCHEMA, devicesStatements } from './auth-devices.js';
-import { GRANTS_SCHEMA, grantsStatements } from './auth-grants.js';
+import { devicesStatements } from './auth-devices.js';
+import { grantsStatements } from './auth-grants.js';
 import type { Db } from './db.js';
 
 export type { DeviceStatus, StoredDeviceCode } from './auth-devices.js';
@@ -9,35 +9,6 @@ export type {
   StoredAuthorizationCode,
   StoredRefreshToken,
 } from './auth-grants.js';
-
-/**
- * Sign-in: signing keys, authorization codes, refresh tokens, device codes, login tickets, failed-attempt counters.
- * Every secret (code, refresh token, device code, ticket) is stored only as its SHA-256 hash; each is redeemed by one
- * compare-and-set UPDATE … RETURNING, so of N racing requests exactly one wins.
- */
-export const SCHEMA = `
-CREATE TABLE signing_keys (
-  kid TEXT PRIMARY KEY,
-  alg TEXT NOT NULL,
-  private_jwk TEXT NOT NULL,
-  public_jwk TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  retired_at TEXT
-);
-${GRANTS_SCHEMA}${DEVICES_SCHEMA}CREATE TABLE login_tickets (
-  ticket_hash TEXT PRIMARY KEY,
-  user_id TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  expires_at TEXT NOT NULL,
-  used_at TEXT
-);
-CREATE TABLE login_attempts (
-  key TEXT PRIMARY KEY,
-  failures INTEGER NOT NULL,
-  last_failure_at TEXT NOT NULL,
-  locked_until TEXT
-);
-`;
 
 /** A persisted signing key pair, as JWK JSON. */
 export interface StoredSigningKey {
@@ -55,7 +26,12 @@ export interface LoginAttempts {
   lockedUntil: string | null;
 }
 
-/** Sign-in state: its SQL in one place (codes and refresh tokens in auth-grants.ts, devices in auth-devices.ts). */
+/**
+ * Sign-in state — signing keys, login tickets, failed-attempt counters — its SQL in one place (codes and refresh tokens
+ * in auth-grants.ts, devices in auth-devices.ts). Every secret (code, refresh token, device code, ticket) is stored only
+ * as its SHA-256 hash; each is redeemed by one compare-and-set UPDATE … RETURNING, so of N racing requests exactly
+ * one wins.
+ */
 export function authStore(db: Db) {
   const keys = db.prepare<[], StoredSigningKey>(
     `SELECT kid, alg, private_jwk AS privateJwk, public_jwk AS publicJwk, created_at AS createdAt

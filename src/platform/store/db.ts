@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import { type Db, openSqlite } from './sqlite.js';
 
 export type { Db } from './sqlite.js';
@@ -16,24 +15,50 @@ export function openDatabase(path: string): Db {
   db.pragma('foreign_keys = ON');
   // SQLite's lower() and LIKE fold ASCII only; searches compare with JavaScript's Unicode case folding instead.
   db.function('casefold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
-  migrate(db);
+  try {
+    migrate(db, path);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
 }
 
-/** Applies every migration above `PRAGMA user_version`, each in one immediate transaction. */
-export function migrate(db: Db): void {
+/** A database written by a newer plat: opening it is refused, so that nothing an older plat does can damage it. */
+export class DatabaseTooNewError extends Error {
+  constructor(
+    readonly path: string,
+    readonly found: number,
+  ) {
+    super(
+      `${path} was written by a newer version of plat (schema version ${found}; this one knows up to ` +
+        `${SCHEMA_VERSION}): upgrade plat to use it. Nothing was changed.`,
+    );
+    this.name = 'DatabaseTooNewError';
+  }
+}
+
+const versionOf = (db: Db) => db.pragma('user_version', { simple: true }) as number;
+
+/**
+ * Brings the schema up to date: applies every migration above `PRAGMA user_version`, each in one immediate
+ * transaction (all of it or nothing, and other processes wait). Refuses a database of a newer schema than this code
+ * knows, before writing anything.
+ */
+export function migrate(db: Db, path = db.name): void {
   // The common case, an up-to-date file, costs one read and no write lock.
-  if ((db.pragma('user_version', { simple: true }) as number) >= MIGRATIONS.length) return;
-  for (const [index, sql] of MIGRATIONS.entries()) {
-    const version = index + 1;
+  const found = versionOf(db);
+  if (found === SCHEMA_VERSION) return;
+  if (found > SCHEMA_VERSION) throw new DatabaseTooNewError(path, found);
+  for (const migration of MIGRATIONS) {
     db.transaction(() => {
-      // Re-read inside the write lock: another process may have migrated meanwhile.
-      if ((db.pragma('user_version', { simple: true }) as number) >= version) return;
-      db.exec(sql);
-      if (version === 1) {
-        db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('cursor_secret', randomBytes(32).toString('hex'));
-      }
-      db.pragma(`user_version = ${version}`);
+      // Re-read inside the write lock: another process may have migrated meanwhile (or a newer plat, since).
+      const now = versionOf(db);
+      if (now > SCHEMA_VERSION) throw new DatabaseTooNewError(path, now);
+      if (now >= migration.version) return;
+      db.exec(migration.sql);
+      migration.after?.(db);
+      db.pragma(`user_version = ${migration.version}`);
     }).immediate();
   }
 }

@@ -2,24 +2,6 @@ import type { Event } from '../../contract/events.js';
 import type { Db } from './db.js';
 import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
 
-/** The audit log: one row per write, inserted in the write's own transaction. */
-export const SCHEMA = `
-CREATE TABLE events (
-  id TEXT PRIMARY KEY,
-  org_id TEXT NOT NULL,
-  type TEXT NOT NULL,
-  actor_type TEXT NOT NULL,
-  actor_id TEXT NOT NULL,
-  target_type TEXT,
-  target_id TEXT,
-  request_id TEXT,
-  data TEXT NOT NULL DEFAULT '{}',
-  created_at TEXT NOT NULL
-);
-CREATE INDEX events_org ON events (org_id, created_at, id);
-CREATE INDEX events_type ON events (org_id, type, created_at, id);
-`;
-
 type Row = {
   id: string;
   org_id: string;
@@ -46,7 +28,7 @@ function toEvent(r: Row): Event {
   };
 }
 
-/** Events: their SQL in one place. */
+/** The audit log: its SQL in one place. One row per write, inserted in the write's own transaction. */
 export function eventsStore(db: Db) {
   const insert = db.prepare(
     `INSERT INTO events (id, org_id, type, actor_type, actor_id, target_type, target_id, request_id, data, created_at)

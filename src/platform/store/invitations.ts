@@ -1,33 +1,7 @@
 import type { OrgRole } from '../../contract/permissions.js';
 import type { Invitation } from '../../contract/users.js';
 import type { Db } from './db.js';
-import { OUTBOX_SCHEMA } from './outbox.js';
 import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
-
-/**
- * Invitations, and the outbox every e-mail goes through (see outbox.ts). The invitation's link token is stored only
- * as its SHA-256 hash. `status` holds pending/accepted/revoked; `expired` is derived from `expires_at` when read.
- */
-export const SCHEMA = `
-CREATE TABLE invitations (
-  id TEXT PRIMARY KEY,
-  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-  user_id TEXT NOT NULL,
-  email TEXT NOT NULL,
-  name TEXT,
-  role TEXT NOT NULL,
-  teams TEXT NOT NULL DEFAULT '[]',
-  status TEXT NOT NULL,
-  token_hash TEXT NOT NULL UNIQUE,
-  invited_by TEXT,
-  created_at TEXT NOT NULL,
-  expires_at TEXT NOT NULL,
-  accepted_at TEXT,
-  revoked_at TEXT
-);
-CREATE INDEX invitations_org ON invitations (org_id, created_at, id);
-CREATE INDEX invitations_user ON invitations (org_id, user_id);
-${OUTBOX_SCHEMA}`;
 
 /** The stored states; `expired` is a pending invitation read at or after its `expires_at`. */
 type StoredStatus = 'pending' | 'accepted' | 'revoked';
@@ -67,7 +41,10 @@ function toInvitation(r: Row, now: string): Invitation {
 /** A new invitation as written: the record (status `pending`) plus the hash of its link token and who sent it. */
 export type NewInvitation = Omit<Invitation, 'status'> & { tokenHash: string; invitedBy: string | null };
 
-/** Invitations: their SQL in one place. Reads take `now` to tell `expired` from `pending`. */
+/**
+ * Invitations: their SQL in one place. The link token is stored only as its SHA-256 hash. `status` holds
+ * pending/accepted/revoked; `expired` is derived from `expires_at` when read, so reads take `now`.
+ */
 export function invitationsStore(db: Db) {
   const get = db.prepare<[string, string], Row>('SELECT * FROM invitations WHERE org_id = ? AND id = ?');
   const insert = db.prepare(

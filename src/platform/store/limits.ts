@@ -3,12 +3,6 @@ import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY } from '../limi
 import { removeDatabaseFiles } from './files.js';
 import { type Db, openSqlite } from './sqlite.js';
 
-/**
- * The main database holds no buckets: they live in a file of their own (see `openBucketsFile`). The empty slot stays
- * so that migration 1 keeps its text.
- */
-export const SCHEMA = '';
-
 /** The bucket file's layout; a file of another version is a disposable cache and is simply rebuilt. */
 const BUCKETS_VERSION = 1;
 const BUCKETS_SCHEMA = `

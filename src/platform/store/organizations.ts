@@ -1,16 +1,6 @@
 import type { Organization, Plan } from '../../contract/organizations.js';
 import type { Db } from './db.js';
 
-export const SCHEMA = `
-CREATE TABLE organizations (
-  id TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  slug TEXT NOT NULL UNIQUE,
-  plan TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);`;
-
 type Row = { id: string; name: string; slug: string; plan: Plan; created_at: string; updated_at: string };
 
 function toOrganization(r: Row): Organization {

@@ -1,25 +1,5 @@
 import type { Db } from './db.js';
 
-/**
- * The outbox every e-mail goes through. The embedded platform keeps every message here as its local mailbox (what
- * `plat local mail` shows); a server with SMTP also sends them and stamps `sent_at`. Its DDL is part of the
- * invitations store's SCHEMA (one migration slot per store module).
- */
-export const OUTBOX_SCHEMA = `
-CREATE TABLE outbox (
-  id TEXT PRIMARY KEY,
-  org_id TEXT,
-  to_addr TEXT NOT NULL,
-  subject TEXT NOT NULL,
-  text TEXT NOT NULL,
-  links TEXT NOT NULL DEFAULT '[]',
-  created_at TEXT NOT NULL,
-  sent_at TEXT
-);
-CREATE INDEX outbox_created ON outbox (created_at, id);
-CREATE INDEX outbox_to ON outbox (to_addr COLLATE NOCASE, created_at);
-`;
-
 /** One e-mail as the mailbox shows it. */
 export interface Mail {
   id: string;
@@ -44,7 +24,10 @@ function toMail(r: Row): Mail {
   };
 }
 
-/** The outbox: its SQL in one place. */
+/**
+ * The outbox every e-mail goes through: its SQL in one place. The embedded platform keeps every message here as its
+ * local mailbox (what `plat local mail` shows); a server with SMTP also sends them and stamps `sent_at`.
+ */
 export function outboxStore(db: Db) {
   const insert = db.prepare(
     `INSERT INTO outbox (id, org_id, to_addr, subject, text, links, created_at)

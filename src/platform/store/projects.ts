@@ -3,42 +3,6 @@ import type { Environment, Member, Project, ProjectSettings, ProjectStatus } fro
 import type { Db } from './db.js';
 import { type Listing, type ListSpec, newestFirst, runList, type SortPosition } from './paging.js';
 
-/** Projects, their members and their environments. Deleting a project cascades to both. */
-export const SCHEMA = `
-CREATE TABLE projects (
-  id TEXT PRIMARY KEY,
-  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-  name TEXT NOT NULL,
-  slug TEXT NOT NULL,
-  description TEXT,
-  status TEXT NOT NULL,
-  settings TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  UNIQUE (org_id, slug)
-);
-CREATE INDEX projects_created ON projects (org_id, created_at, id);
-CREATE TABLE project_members (
-  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-  org_id TEXT NOT NULL,
-  user_id TEXT NOT NULL,
-  role TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  PRIMARY KEY (project_id, user_id)
-);
-CREATE INDEX project_members_user ON project_members (org_id, user_id);
-CREATE INDEX project_members_created ON project_members (project_id, created_at, user_id);
-CREATE TABLE environments (
-  id TEXT PRIMARY KEY,
-  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
-  name TEXT NOT NULL,
-  config TEXT NOT NULL DEFAULT '{}',
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  UNIQUE (project_id, name)
-);
-`;
-
 type ProjectRow = {
   id: string;
   org_id: string;
@@ -106,7 +70,7 @@ function toEnvironment(r: EnvironmentRow): Environment {
 const MEMBER_FROM = 'FROM project_members pm JOIN org_users u ON u.org_id = pm.org_id AND u.user_id = pm.user_id';
 const MEMBER_COLUMNS = 'pm.user_id, pm.role, pm.created_at, u.name, u.email, u.avatar_url';
 
-/** Projects, members and environments: their SQL in one place. */
+/** Projects, members and environments: their SQL in one place. Deleting a project cascades to both. */
 export function projectsStore(db: Db) {
   const get = db.prepare<[string, string], ProjectRow>('SELECT * FROM projects WHERE org_id = ? AND id = ?');
   const slugTaken = db.prepare<[string, string], { one: 1 }>(

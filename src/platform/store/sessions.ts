@@ -1,30 +1,5 @@
 import type { Db } from './db.js';
 
-/** Sign-in sessions, one per login, in the organization signed into. */
-export const SCHEMA = `
-CREATE TABLE sessions (
-  id TEXT PRIMARY KEY,
-  user_id TEXT NOT NULL,
-  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-  client_id TEXT,
-  ip_address TEXT,
-  user_agent TEXT,
-  created_at TEXT NOT NULL,
-  last_active TEXT NOT NULL,
-  expires_at TEXT,
-  revoked_at TEXT
-);
-CREATE INDEX sessions_user ON sessions (user_id, org_id);
-CREATE TABLE session_cutoffs (
-  org_id TEXT NOT NULL,
-  user_id TEXT NOT NULL,
-  cut_at TEXT NOT NULL,
-  kept_session_id TEXT,
-  PRIMARY KEY (org_id, user_id),
-  FOREIGN KEY (org_id, user_id) REFERENCES org_users (org_id, user_id) ON DELETE CASCADE
-);
-`;
-
 /**
  * A membership's session cutoff: sessions of the user's other organizations created at or before `cutAt` may no
  * longer act in this one (their own organization's revocation cannot reach them), except `keptSessionId`.
@@ -88,7 +63,7 @@ export function isActive(s: StoredSession, now: string): boolean {
 /** The SQL form of `isActive`, with `now` as its one parameter. */
 const ACTIVE = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)';
 
-/** Sessions: their SQL in one place. */
+/** Sign-in sessions, one per login, in the organization signed into: their SQL in one place. */
 export function sessionsStore(db: Db) {
   const insert = db.prepare(
     `INSERT INTO sessions (id, user_id, org_id, client_id, ip_address, user_agent, created_at, last_active, expires_at)

@@ -1,25 +1,6 @@
 import type { SsoConfig } from '../../contract/sso.js';
 import type { Db } from './db.js';
 
-/** One SSO configuration per organization. The OIDC client secret is stored for sign-in but never read back out. */
-export const SCHEMA = `
-CREATE TABLE sso_configs (
-  org_id TEXT PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,
-  protocol TEXT NOT NULL,
-  provider TEXT NOT NULL,
-  enabled INTEGER NOT NULL,
-  metadata_url TEXT,
-  metadata_xml TEXT,
-  issuer TEXT,
-  client_id TEXT,
-  client_secret TEXT,
-  attribute_mapping TEXT NOT NULL,
-  domains TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-`;
-
 type Row = {
   org_id: string;
   protocol: SsoConfig['protocol'];

@@ -2,26 +2,6 @@ import type { Team, TeamMember } from '../../contract/teams.js';
 import type { Db } from './db.js';
 import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
 
-export const SCHEMA = `
-CREATE TABLE teams (
-  id TEXT PRIMARY KEY,
-  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-  name TEXT NOT NULL,
-  created_at TEXT NOT NULL
-);
-CREATE UNIQUE INDEX teams_name ON teams (org_id, name COLLATE NOCASE);
-CREATE INDEX teams_created ON teams (org_id, created_at, id);
-CREATE TABLE team_members (
-  team_id TEXT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
-  org_id TEXT NOT NULL,
-  user_id TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  PRIMARY KEY (team_id, user_id)
-);
-CREATE INDEX team_members_user ON team_members (org_id, user_id);
-CREATE INDEX team_members_created ON team_members (team_id, created_at, user_id);
-`;
-
 type Row = { id: string; org_id: string; name: string; created_at: string };
 type MemberRow = {
   user_id: string;

@@ -3,58 +3,6 @@ import type { User, UserSort, UserStatus } from '../../contract/users.js';
 import type { Db } from './db.js';
 import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
 
-/**
- * A user is an account (e-mail, password, verification) plus one membership per organization. The membership holds
- * everything an organization may change (name, avatar, role, status, metadata), so no organization can write what
- * another sees. The account's e-mail is copied into the membership (it never changes) for sorting and search.
- */
-export const SCHEMA = `
-CREATE TABLE accounts (
-  id TEXT PRIMARY KEY,
-  email TEXT NOT NULL UNIQUE COLLATE NOCASE,
-  email_verified INTEGER NOT NULL DEFAULT 0,
-  password_hash TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL
-);
-CREATE TABLE org_users (
-  seq INTEGER PRIMARY KEY,
-  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-  user_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
-  email TEXT NOT NULL,
-  name TEXT,
-  avatar_url TEXT,
-  role TEXT NOT NULL,
-  status TEXT NOT NULL,
-  metadata TEXT NOT NULL DEFAULT '{}',
-  last_login_at TEXT,
-  joined_at TEXT,
-  created_at TEXT NOT NULL,
-  updated_at TEXT NOT NULL,
-  UNIQUE (org_id, user_id)
-);
-CREATE INDEX org_users_user ON org_users (user_id);
-CREATE INDEX org_users_role ON org_users (org_id, role, status);
-CREATE INDEX org_users_status ON org_users (org_id, status);
-CREATE INDEX org_users_created ON org_users (org_id, created_at, user_id);
-CREATE INDEX org_users_email ON org_users (org_id, email COLLATE NOCASE, user_id);
-CREATE INDEX org_users_name_asc ON org_users (org_id, (name IS NULL), name COLLATE NOCASE, user_id);
-CREATE INDEX org_users_name_desc ON org_users (org_id, (name IS NULL), name COLLATE NOCASE DESC, user_id DESC);
-CREATE INDEX org_users_login_asc ON org_users (org_id, (last_login_at IS NULL), last_login_at, user_id);
-CREATE INDEX org_users_login_desc ON org_users (org_id, (last_login_at IS NULL), last_login_at DESC, user_id DESC);
-CREATE VIRTUAL TABLE org_users_search USING fts5 (name, email, content = 'org_users', content_rowid = 'seq', tokenize = 'trigram');
-CREATE TRIGGER org_users_search_insert AFTER INSERT ON org_users BEGIN
-  INSERT INTO org_users_search (rowid, name, email) VALUES (new.seq, new.name, new.email);
-END;
-CREATE TRIGGER org_users_search_delete AFTER DELETE ON org_users BEGIN
-  INSERT INTO org_users_search (org_users_search, rowid, name, email) VALUES ('delete', old.seq, old.name, old.email);
-END;
-CREATE TRIGGER org_users_search_update AFTER UPDATE OF name, email ON org_users BEGIN
-  INSERT INTO org_users_search (org_users_search, rowid, name, email) VALUES ('delete', old.seq, old.name, old.email);
-  INSERT INTO org_users_search (rowid, name, email) VALUES (new.seq, new.name, new.email);
-END;
-`;
-
 type Row = {
   org_id: string;
   user_id: string;
@@ -101,7 +49,12 @@ const SORT_EXPR: Record<UserSort, ListSpec['sort']> = {
 /** An account as stored (for sign-in and invitations). */
 export type Account = { id: string; email: string; emailVerified: boolean; passwordHash: string | null };
 
-/** Users and their memberships: their SQL in one place. */
+/**
+ * Users and their memberships: their SQL in one place. A user is an account (e-mail, password, verification) plus one
+ * membership per organization. The membership holds everything an organization may change (name, avatar, role, status,
+ * metadata), so no organization can write what another sees. The account's e-mail is copied into the membership (it
+ * never changes) for sorting and search.
+ */
 export function usersStore(db: Db) {
   const get = db.prepare<[string, string], Row>(`SELECT ${COLUMNS} ${FROM} WHERE m.org_id = ? AND m.user_id = ?`);
   const accountByEmail = db.prepare<

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../sqlite.js';
+import { sql as initial } from './0001_initial.js';
+
+/** One step of the schema's history: SQL run in one transaction, then an optional step of code in the same one. */
+export interface Migration {
+  /** What `PRAGMA user_version` reads once it has run. */
+  version: number;
+  name: string;
+  sql: string;
+  /** Data the SQL cannot make (a generated secret), written in the migration's transaction. */
+  after?: (db: Db) => void;
+}
+
+/**
+ * The schema's history, oldest first: migration N takes `PRAGMA user_version` from N-1 to N. A released migration is
+ * frozen — its text is what every database of that release holds (test/platform/migrations.test.ts pins each one's
+ * hash) — so a schema change is always a new migration appended here, in a file of its own.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial',
+    sql: initial,
+    after: (db) => {
+      db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('cursor_secret', randomBytes(32).toString('hex'));
+    },
+  },
+];
+
+/** The schema version this code reads and writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -1,0 +1,207 @@
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/platform/clock.js';
+import { createPlatform, type Platform } from '../../src/platform/index.js';
+import { SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
+import { send } from '../helpers/platform.js';
+import { cleanUpProcesses, startPlat } from '../helpers/spawn.js';
+import { FormBrowser, formFields } from './auth/helpers.js';
+
+/**
+ * Databases written by released versions of plat (made by scripts/make-upgrade-fixture.mjs with that release), opened
+ * by this one: everything the release answered is still answered, every credential it issued still works, and the
+ * upgraded database takes writes. One block per released schema version.
+ */
+const RELEASES = ['0.1.0'];
+
+const ORIGIN = 'http://plat.test';
+
+interface Manifest {
+  version: string;
+  madeAt: string;
+  organizationId: string;
+  secondOrganizationId: string;
+  ownerId: string;
+  ownerEmail: string;
+  ownerPassword: string;
+  ownerKey: string;
+  restrictedKey: string;
+  revokedKey: string;
+  projectId: string;
+  teamId: string;
+  adaUserId: string;
+  malloryUserId: string;
+  ssoClientSecret: string;
+  session: { id: string; refreshToken: string; clientId: string };
+  answers: Record<string, any>;
+}
+
+/** The key records without `lastUsedAt`, which the requests of the test itself move forward. */
+function withoutLastUse(list: { data: Record<string, unknown>[] }) {
+  return { ...list, data: list.data.map(({ lastUsedAt: _, ...k }) => k) };
+}
+
+describe.each(RELEASES)('a database made by plat %s', (release) => {
+  const fixture = new URL(`../fixtures/upgrade/${release}/`, import.meta.url).pathname;
+  const m = JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')) as Manifest;
+  let dir: string;
+  let db: string;
+  let platform: Platform;
+  const call = (method: string, path: string, opts: Parameters<typeof send>[5] = {}, key: string | null = m.ownerKey) =>
+    send(platform.fetch, ORIGIN, key, method, path, opts);
+  const org = `/organizations/${m.organizationId}`;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), `plat-upgrade-${release}-`));
+    db = join(dir, 'local.db');
+    // A copy: opening the fixture itself would migrate it.
+    for (const file of ['local.db', 'local.db.limits']) copyFileSync(join(fixture, file), join(dir, file));
+    // An hour after the fixture was made: its session (30 days) and refresh token are still valid.
+    const clock = fixedClock(new Date(Date.parse(m.madeAt) + 3_600_000).toISOString());
+    platform = createPlatform({ db, clock, publicUrl: ORIGIN, logger: () => {} });
+  });
+  afterAll(() => {
+    platform.close();
+    cleanUpProcesses();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is migrated to the current schema version', () => {
+    expect(platform.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+  });
+
+  it('answers everything the release answered', async () => {
+    const a = m.answers;
+    const reads: [string, string][] = [
+      ['organizations', '/organizations'],
+      ['organization', org],
+      ['users', `${org}/users?per_page=100&sort=email&order=asc`],
+      ['invitations', `${org}/invitations?per_page=100`],
+      ['teams', `${org}/teams?per_page=100`],
+      ['teamMembers', `/teams/${m.teamId}/members?per_page=100`],
+      ['projects', `${org}/projects?per_page=100`],
+      ['environments', `/projects/${m.projectId}/environments`],
+      ['members', `/projects/${m.projectId}/members?per_page=100`],
+      ['sso', `${org}/sso`],
+      ['sessions', `/users/${m.ownerId}/sessions`],
+    ];
+    for (const [name, path] of reads) {
+      const r = await call('GET', path);
+      expect(r.status, name).toBe(200);
+      expect(r.body, name).toMatchObject(a[name]);
+    }
+    const keys = await call('GET', `${org}/api-keys?per_page=100`);
+    expect(withoutLastUse(keys.body)).toMatchObject(withoutLastUse(a.apiKeys));
+    const events = await call('GET', `${org}/events?limit=100`);
+    expect(events.body.data).toMatchObject(a.events);
+    expect(platform.base().stores.outbox.list({})).toMatchObject(a.mail);
+  });
+
+  it('still authenticates the keys it issued, and still refuses the revoked one', async () => {
+    expect((await call('GET', '/auth/whoami')).body).toMatchObject({ type: 'api_key', user: { id: m.ownerId } });
+    const restricted = await call('GET', `/projects/${m.projectId}`, {}, m.restrictedKey);
+    expect(restricted).toMatchObject({ status: 200, body: { id: m.projectId } });
+    // Restrictions survived: the restricted key may not read users, and sees only its project.
+    expect((await call('GET', `${org}/users`, {}, m.restrictedKey)).status).toBe(403);
+    const projects = await call('GET', `${org}/projects`, {}, m.restrictedKey);
+    expect(projects.body.data.map((p: { id: string }) => p.id)).toEqual([m.projectId]);
+    expect((await call('GET', '/auth/whoami', {}, m.revokedKey)).status).toBe(401);
+  });
+
+  it("keeps the release's session: its refresh token rotates, and the new access token works", async () => {
+    const r = await call(
+      'POST',
+      '/auth/refresh',
+      { body: { refreshToken: m.session.refreshToken, clientId: m.session.clientId } },
+      null,
+    );
+    expect(r.status).toBe(200);
+    const me = await send(platform.fetch, ORIGIN, null, 'GET', '/auth/whoami', {
+      headers: { Authorization: `Bearer ${r.body.accessToken}` },
+    });
+    expect(me.body).toMatchObject({ type: 'user', user: { id: m.ownerId }, sessionId: m.session.id });
+  });
+
+  it('signs the owner in with the password set by the release', async () => {
+    const browser = new FormBrowser(platform.fetch);
+    const authorize = `${ORIGIN}/v2/auth/authorize?${new URLSearchParams({
+      response_type: 'code',
+      client_id: 'plat-cli',
+      redirect_uri: 'http://127.0.0.1:49152/callback',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    })}`;
+    const page = await browser.get(authorize);
+    const signedIn = await browser.post(`${ORIGIN}/v2/auth/authorize`, {
+      ...formFields(page.text),
+      email: m.ownerEmail,
+      password: m.ownerPassword,
+    });
+    // The owner belongs to two organizations: a correct password leads to the organization picker.
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.text).toContain('Choose an organization');
+  });
+
+  it('keeps its rate-limit file: the buckets it held are still there, and requests are counted in it', async () => {
+    const buckets = () => {
+      const limits = new Database(join(dir, 'local.db.limits'), { readonly: true });
+      try {
+        return (limits.prepare('SELECT key FROM buckets').all() as { key: string }[]).map((b) => b.key);
+      } finally {
+        limits.close();
+      }
+    };
+    const fixtureBuckets = new Database(join(fixture, 'local.db.limits'), { readonly: true });
+    const before = (fixtureBuckets.prepare('SELECT key FROM buckets').all() as { key: string }[]).map((b) => b.key);
+    fixtureBuckets.close();
+    expect(before.length).toBeGreaterThan(0);
+    const r = await call('GET', org);
+    expect(r.headers.get('x-ratelimit-limit')).toBe('6000');
+    expect(buckets()).toEqual(expect.arrayContaining(before));
+  });
+
+  it('takes writes: a project with environments, an invitation, a key', async () => {
+    const project = await call('POST', `${org}/projects`, { body: { name: 'After The Upgrade' } });
+    expect(project).toMatchObject({ status: 201, body: { slug: 'after-the-upgrade' } });
+    const env = await call('PATCH', `/projects/${project.body.id}/environments/staging`, {
+      body: { config: { A: '1' } },
+    });
+    expect(env).toMatchObject({ status: 200, body: { config: { A: '1' } } });
+    const invited = await call('POST', `${org}/users`, { body: { email: 'new@example.com', name: 'New Person' } });
+    expect(invited).toMatchObject({ status: 201, body: { status: 'pending' } });
+    const key = await call('POST', `${org}/api-keys`, { body: { name: 'after', environment: 'live' } });
+    expect(key.status).toBe(201);
+    expect((await call('GET', '/auth/whoami', {}, key.body.key)).status).toBe(200);
+    const users = await call('GET', `${org}/users?per_page=100`);
+    expect(users.body.pagination.total).toBe(m.answers.users.pagination.total + 1);
+    // A slug the release already used is still taken.
+    const again = await call('POST', `${org}/projects`, { body: { name: 'Payments API' } });
+    expect(again.body.slug).toBe('payments-api-2');
+  });
+
+  it('works for the CLI: plat users list on the upgraded file, as a spawned process', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'plat-upgrade-cli-'));
+    try {
+      copyFileSync(join(fixture, 'local.db'), join(home, 'local.db'));
+      const env = {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        PLAT_DATA_DIR: home,
+        PLAT_CONFIG_DIR: join(home, 'config'),
+        PLAT_CREDENTIAL_STORE: 'file',
+        PLAT_API_KEY: m.ownerKey,
+      };
+      const run = await startPlat(env, ['users', 'list', '--org', m.organizationId, '--sort', 'email', '-o', 'ids'])
+        .done;
+      expect(run).toMatchObject({ code: 0, stderr: '' });
+      expect(run.stdout.trim().split('\n').sort()).toEqual(
+        m.answers.users.data.map((u: { id: string }) => u.id).sort(),
+      );
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
