@@ -192,4 +192,37 @@ describe('GET /organizations/{orgId}/events', () => {
     expect((await t.call('GET', `/organizations/${other.orgId}/events`)).status).toBe(404);
     expect((await t.call('GET', `/organizations/${t.orgId}/events`, { key: other.key })).status).toBe(404);
   });
+
+  it('shows a key restricted to some projects no event about another project', async () => {
+    const t = testPlatform();
+    const create = async (name: string) =>
+      (await t.call('POST', `/organizations/${t.orgId}/projects`, { body: { name } })).body.id as string;
+    const mine = await create('Mine');
+    const theirs = await create('Theirs');
+    const dev = t.addUser({ email: 'dev@acme.test', name: 'Dev' });
+    await t.call('POST', `/projects/${theirs}/members`, { body: { userId: dev.userId, role: 'developer' } });
+    await t.call('PATCH', `/projects/${theirs}/environments/staging`, { body: { config: { SECRET_HOST: 'x' } } });
+    await t.call('PATCH', `/projects/${mine}/environments/staging`, { body: { config: { A: '1' } } });
+    const both = await t.call('POST', `/organizations/${t.orgId}/api-keys`, {
+      body: { name: 'both', environment: 'live', projectIds: [mine, theirs] },
+    });
+    const restricted = t.keyFor(t.ownerId, { projectIds: [mine], permissions: ['events:read'] });
+    const line = (e: { type: string; target: { id: string } }) => `${e.type} ${e.target.id}`;
+    const seen = (await list(t, 'limit=100', restricted)).body.data;
+    expect(seen.map(line)).toEqual([
+      `environment.updated env_0002`, // Mine's staging
+      `project.created ${mine}`,
+      `organization.created ${t.orgId}`,
+    ]);
+    expect((await list(t, 'limit=100')).body.data.map(line)).toEqual([
+      `api_key.created ${both.body.id}`, // a key for [mine, theirs]: it names a project out of reach
+      `environment.updated env_0002`,
+      `environment.updated env_0005`, // Theirs' staging
+      `member.added ${theirs}`,
+      `project.created ${theirs}`,
+      `project.created ${mine}`,
+      `organization.created ${t.orgId}`,
+    ]);
+    expect(both.status).toBe(201);
+  });
 });

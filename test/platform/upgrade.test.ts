@@ -32,6 +32,7 @@ interface Manifest {
   revokedKey: string;
   projectId: string;
   teamId: string;
+  archivedProjectId: string;
   adaUserId: string;
   malloryUserId: string;
   ssoClientSecret: string;
@@ -109,6 +110,14 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     const projects = await call('GET', `${org}/projects`, {}, m.restrictedKey);
     expect(projects.body.data.map((p: { id: string }) => p.id)).toEqual([m.projectId]);
     expect((await call('GET', '/auth/whoami', {}, m.revokedKey)).status).toBe(401);
+  });
+
+  it('shows the restricted key only the logged events within its reach (filled in by migration 2)', async () => {
+    const all = m.answers.events as { id: string; target: { type: string; id: string } | null; data: any }[];
+    const other = all.filter((e) => JSON.stringify(e).includes(m.archivedProjectId));
+    expect(other.map((e: any) => e.type).sort()).toEqual(['project.archived', 'project.created']);
+    const seen = (await call('GET', `${org}/events?limit=100`, {}, m.restrictedKey)).body.data as { id: string }[];
+    expect(seen.map((e) => e.id)).toEqual(all.filter((e) => !other.includes(e)).map((e) => e.id));
   });
 
   it("keeps the release's session: its refresh token rotates, and the new access token works", async () => {

@@ -6,7 +6,8 @@ import { requireOrg, requirePermission } from './access.js';
 
 /**
  * `GET /organizations/{orgId}/events`: the audit log, newest first, in cursor mode only (an append-only log has no
- * stable page numbers). Filters: `type` (exact), `since` (inclusive; any offset, compared in UTC).
+ * stable page numbers). Filters: `type` (exact), `since` (inclusive; any offset, compared in UTC). A key restricted
+ * to some projects reads no event about another project, as it reads no such project.
  */
 export function listEvents(
   ctx: Ctx,
@@ -29,6 +30,7 @@ export function listEvents(
     orgId,
     listing,
     listing.filters as { type?: string; since?: string },
+    ctx.principal.projectIds,
     (pos) => ctx.cursors.encode(scope, listing.filters, pos),
   );
   return { data, pagination: pagination as CursorPagination };

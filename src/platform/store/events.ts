@@ -28,15 +28,30 @@ function toEvent(r: Row): Event {
   };
 }
 
+/**
+ * The projects an event is about: the project it targets, its data's `projectId` and each of its `projectIds` (the
+ * rule migration 2 applied to the events logged before it).
+ */
+export function projectsOf(e: Pick<Event, 'target' | 'data'>): string[] {
+  const ids = new Set<string>();
+  if (e.target?.type === 'project') ids.add(e.target.id);
+  const { projectId, projectIds } = e.data as { projectId?: unknown; projectIds?: unknown };
+  if (typeof projectId === 'string') ids.add(projectId);
+  if (Array.isArray(projectIds)) for (const id of projectIds) if (typeof id === 'string') ids.add(id);
+  return [...ids];
+}
+
 /** The audit log: its SQL in one place. One row per write, inserted in the write's own transaction. */
 export function eventsStore(db: Db) {
   const insert = db.prepare(
     `INSERT INTO events (id, org_id, type, actor_type, actor_id, target_type, target_id, request_id, data, created_at)
      VALUES (@id, @organizationId, @type, @actorType, @actorId, @targetType, @targetId, @requestId, @data, @createdAt)`,
   );
+  const link = db.prepare('INSERT OR IGNORE INTO event_projects (event_id, project_id) VALUES (?, ?)');
   return {
-    insert: (e: Event) =>
-      void insert.run({
+    /** Logs an event, with the projects it is about. Runs inside the write's own transaction. */
+    insert: (e: Event) => {
+      insert.run({
         id: e.id,
         organizationId: e.organizationId,
         type: e.type,
@@ -47,16 +62,28 @@ export function eventsStore(db: Db) {
         requestId: e.requestId,
         data: JSON.stringify(e.data),
         createdAt: e.createdAt,
-      }),
-    /** Newest first; filters `type` and `since` (inclusive). */
+      });
+      for (const projectId of projectsOf(e)) link.run(e.id, projectId);
+    },
+    /**
+     * Newest first; filters `type` and `since` (inclusive). `reach` (a key restricted to some projects) leaves out
+     * every event about a project outside it.
+     */
     list: (
       orgId: string,
       listing: Listing,
       f: { type?: string; since?: string },
+      reach: readonly string[] | null,
       next: (p: SortPosition) => string,
     ) => {
       const where = ['org_id = ?'];
       const params: unknown[] = [orgId];
+      if (reach !== null) {
+        where.push(
+          'NOT EXISTS (SELECT 1 FROM event_projects ep WHERE ep.event_id = events.id AND ep.project_id NOT IN (SELECT value FROM json_each(?)))',
+        );
+        params.push(JSON.stringify(reach));
+      }
       if (f.type) {
         where.push('type = ?');
         params.push(f.type);

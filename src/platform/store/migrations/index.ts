@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../sqlite.js';
 import { sql as initial } from './0001_initial.js';
+import { sql as eventProjects } from './0002_event_projects.js';
 
 /** One step of the schema's history: SQL run in one transaction, then an optional step of code in the same one. */
 export interface Migration {
@@ -26,6 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
       db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('cursor_secret', randomBytes(32).toString('hex'));
     },
   },
+  { version: 2, name: 'event_projects', sql: eventProjects },
 ];
 
 /** The schema version this code reads and writes. */
