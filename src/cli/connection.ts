@@ -49,6 +49,11 @@ export function oauthTransport(transport: Transport, o: ClientSettings): OAuthTr
   };
 }
 
+/** `PLAT_SECRET_KEY`, the key the embedded platform's secrets are sealed with, when set. */
+export function secretKeyOf(env: Record<string, string | undefined>): string | undefined {
+  return env.PLAT_SECRET_KEY || undefined;
+}
+
 /** The transport the settings call for: the embedded platform in-process, or a remote instance over undici. */
 export async function openTransport(deps: CliDeps, r: Resolved): Promise<Transport> {
   if (deps.transport) return deps.transport(r);
@@ -58,6 +63,7 @@ export async function openTransport(deps: CliDeps, r: Resolved): Promise<Transpo
       db: r.db as string,
       mode: r.sandbox ? 'sandbox' : 'live',
       lightFetch: deps.lightFetch,
+      secretKey: secretKeyOf(deps.env),
     });
   const remote = await transports.remoteTransport();
   return { fetch: remote.fetch, baseUrl: r.baseUrl as string, close: () => remote.close() };

@@ -27,7 +27,13 @@ export function needsBootstrap(r: Resolved): boolean {
 export async function openPlatform(ctx: Context, db: string, sandbox: boolean): Promise<Platform> {
   mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
   const { createPlatform } = await import('../platform/index.js');
-  return createPlatform({ db, mode: sandbox ? 'sandbox' : 'live', ...ctx.deps.platform });
+  const { secretKeyOf } = await import('./connection.js');
+  return createPlatform({
+    db,
+    mode: sandbox ? 'sandbox' : 'live',
+    secretKey: secretKeyOf(ctx.env),
+    ...ctx.deps.platform,
+  });
 }
 
 /**

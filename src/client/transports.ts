@@ -20,11 +20,13 @@ export async function embeddedTransport(opts: {
   db: string;
   mode?: 'live' | 'sandbox';
   lightFetch?: boolean;
+  /** `PLAT_SECRET_KEY`: the key the database's secrets are sealed with (default: the key file beside it). */
+  secretKey?: string;
 }): Promise<{ fetch: Fetch; baseUrl: string; close(): void }> {
   if (opts.lightFetch) (await import('./light-fetch.js')).installLightFetch();
   if (opts.db !== ':memory:') mkdirSync(dirname(opts.db), { recursive: true, mode: 0o700 });
   const { createPlatform } = await import('../platform/index.js');
-  const platform = createPlatform({ db: opts.db, mode: opts.mode });
+  const platform = createPlatform({ db: opts.db, mode: opts.mode, secretKey: opts.secretKey });
   return {
     fetch: (request) => platform.fetch(request),
     baseUrl: EMBEDDED_BASE_URL,

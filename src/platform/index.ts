@@ -9,6 +9,7 @@ import { type Limiter, type LimitsOptions, openLimiter } from './limits/index.js
 import { type Db, openDatabase, readMeta } from './store/db.js';
 import { createStores, type Stores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
+import { type SecretKeySource, secretBox, secretKeyFilePath } from './store/secret-box.js';
 
 export type { AuthOptions, OAuthClient } from './auth/settings.js';
 export type { FetchBindings, Mode } from './context.js';
@@ -32,6 +33,11 @@ export interface PlatformOptions {
   auth?: AuthOptions;
   /** Rate limits (contract §7): on by default, buckets shared through a file beside the database. */
   limits?: LimitsOptions;
+  /**
+   * The key secrets are sealed with in the database (`PLAT_SECRET_KEY`: 32 bytes, base64 or hex); default a key file
+   * beside the database (`<db>.key`, mode 0600, made on first use).
+   */
+  secretKey?: string;
 }
 
 /** The embedded platform: one `fetch` that answers the whole API, in-process or behind a listener. */
@@ -45,8 +51,15 @@ export interface Platform {
 
 /** Opens the database at `opts.db` (migrating it) and returns the platform over it. */
 export function createPlatform(opts: PlatformOptions): Platform {
-  const db = openDatabase(opts.db);
-  const stores = createStores(db);
+  const source: SecretKeySource =
+    opts.secretKey !== undefined
+      ? { kind: 'env', value: opts.secretKey }
+      : opts.db === ':memory:'
+        ? { kind: 'memory' }
+        : { kind: 'file', path: secretKeyFilePath(opts.db) };
+  const secrets = secretBox(source);
+  const db = openDatabase(opts.db, { secrets });
+  const stores = createStores(db, secrets);
   const clock = opts.clock ?? systemClock;
   const limiter = openLimiter(opts.db, opts.limits ?? {}, {
     clock,

@@ -197,6 +197,18 @@ describe('plat local', () => {
     expect((await w.runCli(['users', 'list', '-o', 'ids'])).stderr).toContain('Created the embedded platform');
   });
 
+  it('reset also removes the key the platform sealed its secrets with', async () => {
+    const sso = ['sso', 'set', '--protocol', 'oidc', '--provider', 'custom-oidc', '--issuer', 'https://id.acme.test'];
+    const set = await w.runCli([...sso, '--client-id', 'c', '--client-secret-stdin', '--map', 'email=email'], {
+      stdin: 'an OIDC client secret',
+    });
+    expect(set.code).toBe(0);
+    const keyFile = join(w.dataDir, 'local.db.key');
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect((await w.runCli(['local', 'reset', '--yes'])).code).toBe(0);
+    expect(existsSync(keyFile)).toBe(false);
+  });
+
   it('refuses on a remote profile (2)', async () => {
     expect(await w.runCli(['--base-url', 'http://127.0.0.1:9', 'local', 'path'])).toMatchObject({
       code: 2,

@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseTooNewError, openDatabase } from '../../src/platform/store/db.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
+import { secretBox } from '../../src/platform/store/secret-box.js';
 
 /**
  * Every released migration's SHA-256, with the release that shipped it. A database of that release holds exactly
@@ -16,6 +17,7 @@ const RELEASED: Record<number, { release: string; sha256: string }> = {
   1: { release: '0.1.0', sha256: 'b463320bfbaa86b11a3807728256dc427919af59cebdb8748cd5b38daf257a89' },
 };
 
+const env = { secrets: secretBox({ kind: 'memory' }) };
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -63,18 +65,18 @@ describe('migrations', () => {
 
   it('bring a database of every earlier schema version to the same schema as a new one', () => {
     const fresh = tempDb();
-    openDatabase(fresh).close();
+    openDatabase(fresh, env).close();
     const expected = schemaOf(fresh);
     for (let from = 1; from < SCHEMA_VERSION; from++) {
       const path = tempDb();
       const old = new Database(path);
       for (const m of MIGRATIONS.slice(0, from)) {
         old.exec(m.sql);
-        m.after?.(old);
+        m.after?.(old, env);
       }
       old.pragma(`user_version = ${from}`);
       old.close();
-      const db = openDatabase(path);
+      const db = openDatabase(path, env);
       expect(db.pragma('user_version', { simple: true }), `from version ${from}`).toBe(SCHEMA_VERSION);
       db.close();
       expect(schemaOf(path), `from version ${from}`).toEqual(expected);
@@ -83,7 +85,7 @@ describe('migrations', () => {
 
   it('refuse a database written by a newer plat, and leave it as it was', () => {
     const path = tempDb();
-    openDatabase(path).close();
+    openDatabase(path, env).close();
     const newer = new Database(path);
     newer.exec('CREATE TABLE from_the_future (x TEXT)');
     newer.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
@@ -91,7 +93,7 @@ describe('migrations', () => {
     const before = readFileSync(path);
     let thrown: unknown;
     try {
-      openDatabase(path);
+      openDatabase(path, env);
     } catch (err) {
       thrown = err;
     }

@@ -101,6 +101,17 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(platform.base().stores.outbox.list({})).toMatchObject(a.mail);
   });
 
+  it('seals the secrets the release kept in clear (migration 3), and still reads them', () => {
+    const raw = new Database(db, { readonly: true });
+    const clientSecret = raw.prepare('SELECT client_secret FROM sso_configs').pluck().get() as string;
+    const privateKeys = raw.prepare('SELECT private_jwk FROM signing_keys').pluck().all() as string[];
+    raw.close();
+    expect(clientSecret).toMatch(/^enc:v1:/);
+    expect(privateKeys.length).toBeGreaterThan(0);
+    for (const k of privateKeys) expect(k).toMatch(/^enc:v1:/);
+    expect(platform.base().stores.sso.clientSecret(m.organizationId)).toBe(m.ssoClientSecret);
+  });
+
   it('still authenticates the keys it issued, and still refuses the revoked one', async () => {
     expect((await call('GET', '/auth/whoami')).body).toMatchObject({ type: 'api_key', user: { id: m.ownerId } });
     const restricted = await call('GET', `/projects/${m.projectId}`, {}, m.restrictedKey);

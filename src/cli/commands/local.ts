@@ -1,8 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Resolved } from '../../config/resolve.js';
 import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
 import { removeDatabaseFiles } from '../../platform/store/files.js';
+import { secretKeyFilePath } from '../../platform/store/secret-box.js';
 import type { Context } from '../context.js';
 import { credentialAccount } from '../credential.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, openPlatform } from '../embedded.js';
@@ -115,6 +116,8 @@ const reset = verb<Record<string, never>>({
     // The database and the rate-limit buckets kept beside it (`<db>.limits`), each with the journal or WAL files
     // SQLite may have left.
     for (const file of [r.db, `${r.db}.limits`]) removeDatabaseFiles(file);
+    // The key its secrets were sealed with goes too: nothing it could open is left.
+    rmSync(secretKeyFilePath(r.db), { force: true });
     await (await ctx.credentials()).delete(credentialAccount(r));
     const config = await ctx.config();
     const profile = config.profiles[r.profile];

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { secretKeyOf } from '../connection.js';
 import type { Context } from '../context.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap } from '../embedded.js';
 import { UsageError } from '../errors.js';
@@ -37,6 +38,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
     publicUrl: o.publicUrl,
     mode: r.sandbox ? 'sandbox' : 'live',
     limits: { enabled: o.rateLimits },
+    secretKey: secretKeyOf(ctx.env),
     accessLog: (line) => ctx.io.err(line),
     logger: (line) => ctx.io.err(line),
     ...ctx.deps.platform,

@@ -1,6 +1,7 @@
 import { devicesStatements } from './auth-devices.js';
 import { grantsStatements } from './auth-grants.js';
 import type { Db } from './db.js';
+import { SEALED, type SecretBox } from './secret-box.js';
 
 export type { DeviceStatus, StoredDeviceCode } from './auth-devices.js';
 export type {
@@ -10,7 +11,7 @@ export type {
   StoredRefreshToken,
 } from './auth-grants.js';
 
-/** A persisted signing key pair, as JWK JSON. */
+/** A persisted signing key pair, as JWK JSON (the private key sealed at rest, given in clear here). */
 export interface StoredSigningKey {
   kid: string;
   alg: string;
@@ -30,9 +31,9 @@ export interface LoginAttempts {
  * Sign-in state — signing keys, login tickets, failed-attempt counters — its SQL in one place (codes and refresh tokens
  * in auth-grants.ts, devices in auth-devices.ts). Every secret (code, refresh token, device code, ticket) is stored only
  * as its SHA-256 hash; each is redeemed by one compare-and-set UPDATE … RETURNING, so of N racing requests exactly
- * one wins.
+ * one wins. The signing keys' private halves are kept sealed (store/secret-box.ts).
  */
-export function authStore(db: Db) {
+export function authStore(db: Db, secrets: SecretBox) {
   const keys = db.prepare<[], StoredSigningKey>(
     `SELECT kid, alg, private_jwk AS privateJwk, public_jwk AS publicJwk, created_at AS createdAt
      FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid`,
@@ -68,8 +69,10 @@ export function authStore(db: Db) {
     ...grants,
     ...devices,
     /** The signing keys in use, newest first. */
-    signingKeys: () => keys.all(),
-    insertSigningKey: (k: StoredSigningKey) => void insertKey.run(k),
+    signingKeys: () =>
+      keys.all().map((k) => ({ ...k, privateJwk: secrets.open(k.privateJwk, SEALED.signingKey(k.kid)) })),
+    insertSigningKey: (k: StoredSigningKey) =>
+      void insertKey.run({ ...k, privateJwk: secrets.seal(k.privateJwk, SEALED.signingKey(k.kid)) }),
 
     insertLoginTicket: (hash: string, userId: string, now: string, expiresAt: string) =>
       void insertTicket.run(hash, userId, now, expiresAt),

@@ -1,4 +1,4 @@
-import { MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
+import { MIGRATIONS, type MigrationEnv, SCHEMA_VERSION } from './migrations/index.js';
 import { type Db, openSqlite } from './sqlite.js';
 
 export type { Db } from './sqlite.js';
@@ -8,7 +8,7 @@ export type { Db } from './sqlite.js';
  * committed write survives a power cut (several processes may share it: see `openSqlite`), then brings the schema up
  * to date.
  */
-export function openDatabase(path: string): Db {
+export function openDatabase(path: string, env: MigrationEnv): Db {
   const db = openSqlite(path);
   if (path !== ':memory:') db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -16,7 +16,7 @@ export function openDatabase(path: string): Db {
   // SQLite's lower() and LIKE fold ASCII only; searches compare with JavaScript's Unicode case folding instead.
   db.function('casefold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
   try {
-    migrate(db, path);
+    migrate(db, env, path);
   } catch (err) {
     db.close();
     throw err;
@@ -45,7 +45,7 @@ const versionOf = (db: Db) => db.pragma('user_version', { simple: true }) as num
  * transaction (all of it or nothing, and other processes wait). Refuses a database of a newer schema than this code
  * knows, before writing anything.
  */
-export function migrate(db: Db, path = db.name): void {
+export function migrate(db: Db, env: MigrationEnv, path = db.name): void {
   // The common case, an up-to-date file, costs one read and no write lock.
   const found = versionOf(db);
   if (found === SCHEMA_VERSION) return;
@@ -57,7 +57,7 @@ export function migrate(db: Db, path = db.name): void {
       if (now > SCHEMA_VERSION) throw new DatabaseTooNewError(path, now);
       if (now >= migration.version) return;
       db.exec(migration.sql);
-      migration.after?.(db);
+      migration.after?.(db, env);
       db.pragma(`user_version = ${migration.version}`);
     }).immediate();
   }

@@ -6,6 +6,7 @@ import { invitationsStore } from './invitations.js';
 import { organizationsStore } from './organizations.js';
 import { outboxStore } from './outbox.js';
 import { projectsStore } from './projects.js';
+import type { SecretBox } from './secret-box.js';
 import { sessionsStore } from './sessions.js';
 import { ssoStore } from './sso.js';
 import { teamsStore } from './teams.js';
@@ -30,15 +31,16 @@ export type Stores = { readonly [K in keyof typeof FACTORIES]: ReturnType<(typeo
 
 /**
  * Every store over one database, each built (its statements prepared) on first use and then kept: a CLI command
- * that touches two stores does not prepare the statements of all eleven.
+ * that touches two stores does not prepare the statements of all eleven. `secrets` seals what the stores must read
+ * back (store/secret-box.ts).
  */
-export function createStores(db: Db): Stores {
+export function createStores(db: Db, secrets: SecretBox): Stores {
   const stores = {} as Record<string, unknown>;
   for (const [name, factory] of Object.entries(FACTORIES)) {
     Object.defineProperty(stores, name, {
       enumerable: true,
       get() {
-        const store = (factory as (db: Db) => unknown)(db);
+        const store = (factory as (db: Db, secrets: SecretBox) => unknown)(db, secrets);
         Object.defineProperty(stores, name, { value: store, enumerable: true });
         return store;
       },

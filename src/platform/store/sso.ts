@@ -1,5 +1,6 @@
 import type { SsoConfig } from '../../contract/sso.js';
 import type { Db } from './db.js';
+import { SEALED, type SecretBox } from './secret-box.js';
 
 type Row = {
   org_id: string;
@@ -38,8 +39,11 @@ function toConfig(r: Row): SsoConfig {
 /** A configuration to write: the record's fields plus the secret itself (null for none). */
 export type SsoWrite = Omit<SsoConfig, 'clientSecretSet'> & { clientSecret: string | null };
 
-/** SSO configurations: their SQL in one place. */
-export function ssoStore(db: Db) {
+/**
+ * SSO configurations: their SQL in one place. The OIDC client secret is kept sealed (store/secret-box.ts), opened for
+ * sign-in only, and never read back out through the API.
+ */
+export function ssoStore(db: Db, secrets: SecretBox) {
   const get = db.prepare<[string], Row>('SELECT * FROM sso_configs WHERE org_id = ?');
   const upsert = db.prepare(
     `INSERT INTO sso_configs (org_id, protocol, provider, enabled, metadata_url, metadata_xml, issuer, client_id,
@@ -59,12 +63,17 @@ export function ssoStore(db: Db) {
       return r && toConfig(r);
     },
     /** The stored OIDC client secret, for sign-in through the identity provider. */
-    clientSecret: (orgId: string) => get.get(orgId)?.client_secret ?? null,
+    clientSecret: (orgId: string) => {
+      const sealed = get.get(orgId)?.client_secret;
+      return sealed == null ? null : secrets.open(sealed, SEALED.ssoClientSecret(orgId));
+    },
     /** Creates or replaces the configuration (keeping its `createdAt`). */
     put: (c: SsoWrite) =>
       void upsert.run({
         ...c,
         enabled: c.enabled ? 1 : 0,
+        clientSecret:
+          c.clientSecret === null ? null : secrets.seal(c.clientSecret, SEALED.ssoClientSecret(c.organizationId)),
         attributeMapping: JSON.stringify(c.attributeMapping),
         domains: JSON.stringify(c.domains),
       }),

@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import type { SecretBox } from '../secret-box.js';
 import type { Db } from '../sqlite.js';
 import { sql as initial } from './0001_initial.js';
 import { sql as eventProjects } from './0002_event_projects.js';
+import { sealSecrets } from './0003_seal_secrets.js';
+
+/** What a migration's code may use besides the database. */
+export interface MigrationEnv {
+  /** Seals secrets with the key kept apart from the database. */
+  secrets: SecretBox;
+}
 
 /** One step of the schema's history: SQL run in one transaction, then an optional step of code in the same one. */
 export interface Migration {
@@ -9,8 +17,8 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
-  /** Data the SQL cannot make (a generated secret), written in the migration's transaction. */
-  after?: (db: Db) => void;
+  /** What the SQL cannot do (generate a secret, seal one), in the migration's transaction. Frozen like the SQL. */
+  after?: (db: Db, env: MigrationEnv) => void;
 }
 
 /**
@@ -28,6 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   { version: 2, name: 'event_projects', sql: eventProjects },
+  { version: 3, name: 'seal_secrets', sql: '', after: sealSecrets },
 ];
 
 /** The schema version this code reads and writes. */

@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { signingKeys } from '../../src/platform/auth/signing-keys.js';
+import { bootstrap, createPlatform, type Platform } from '../../src/platform/index.js';
+import { parseSecretKey, SecretKeyError, SecretOpenError, secretBox } from '../../src/platform/store/secret-box.js';
+import { send } from '../helpers/platform.js';
+
+const SECRET = 'oidc-client-secret-that-must-not-be-on-disk';
+const OIDC = {
+  protocol: 'oidc',
+  provider: 'custom-oidc',
+  issuer: 'https://id.acme.test',
+  clientId: 'plat-acme',
+  clientSecret: SECRET,
+  attributeMapping: { email: 'email' },
+};
+
+const dirs: string[] = [];
+const open: Platform[] = [];
+afterEach(() => {
+  for (const p of open.splice(0)) p.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'plat-secrets-'));
+  dirs.push(dir);
+  return dir;
+}
+function platformAt(db: string, secretKey?: string): Platform {
+  const p = createPlatform({ db, secretKey, logger: () => {}, limits: { enabled: false } });
+  open.push(p);
+  return p;
+}
+
+/** Every byte SQLite keeps of a database: the file and its write-ahead log. */
+function onDisk(db: string): Buffer {
+  return Buffer.concat([db, `${db}-wal`].filter(existsSync).map((f) => readFileSync(f)));
+}
+
+/** A platform on a file with an OIDC configuration saved through the API, and a signing key made. */
+async function configured(db: string, secretKey?: string) {
+  const p = platformAt(db, secretKey);
+  const boot = bootstrap(p.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+  const r = await send(p.fetch, 'http://plat.test', boot.apiKey, 'PUT', `/organizations/${boot.organizationId}/sso`, {
+    body: OIDC,
+  });
+  expect(r.status).toBe(200);
+  expect(r.body).toMatchObject({ clientSecretSet: true });
+  signingKeys(p.base());
+  return { p, orgId: boot.organizationId };
+}
+
+describe('secrets at rest', () => {
+  it('keeps the SSO client secret and the signing keys sealed in the database, readable by the platform', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'local.db');
+    const { p, orgId } = await configured(db);
+    const raw = new Database(db, { readonly: true });
+    const stored = raw.prepare('SELECT client_secret FROM sso_configs').pluck().get() as string;
+    const privateJwk = raw.prepare('SELECT private_jwk FROM signing_keys').pluck().get() as string;
+    raw.close();
+    expect(stored).toMatch(/^enc:v1:[\w-]{8}:[\w-]+:[\w-]+$/);
+    expect(privateJwk).toMatch(/^enc:v1:/);
+    expect(onDisk(db).includes(SECRET)).toBe(false);
+    expect(onDisk(db).includes('"d":')).toBe(false);
+    expect(p.base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect(signingKeys(p.base(), true)[0]?.privateKey.asymmetricKeyType).toBe('ec');
+    // The key lives beside the database, readable by its owner only; another process opens with it.
+    expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600);
+    expect(platformAt(db).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+  });
+
+  it('takes the key from PLAT_SECRET_KEY instead of a file, and says plainly when the key is another', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'local.db');
+    const key = randomBytes(32).toString('base64');
+    const { orgId } = await configured(db, key);
+    expect(existsSync(`${db}.key`)).toBe(false);
+    expect(platformAt(db, key).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    const other = platformAt(db, randomBytes(32).toString('hex'));
+    expect(() => other.base().stores.sso.clientSecret(orgId)).toThrow(SecretOpenError);
+    expect(() => other.base().stores.sso.clientSecret(orgId)).toThrow(
+      /^a secret in the database was sealed with key [\w-]{8}, but the key in use \(PLAT_SECRET_KEY\) is [\w-]{8}: give the key the database was written with/,
+    );
+  });
+
+  it('refuses a PLAT_SECRET_KEY that is not 32 bytes, without echoing it', () => {
+    for (const bad of [
+      'short',
+      'x'.repeat(64),
+      randomBytes(16).toString('base64'),
+      `${randomBytes(32).toString('hex')}0`,
+    ]) {
+      expect(() => parseSecretKey(bad, 'PLAT_SECRET_KEY')).toThrow(SecretKeyError);
+      try {
+        parseSecretKey(bad, 'PLAT_SECRET_KEY');
+      } catch (err) {
+        expect((err as Error).message).toBe(
+          'PLAT_SECRET_KEY must be 32 random bytes in base64 or hex (make one with: openssl rand -base64 32)',
+        );
+      }
+    }
+    const key = randomBytes(32);
+    for (const text of [
+      key.toString('hex'),
+      key.toString('base64'),
+      key.toString('base64url'),
+      ` ${key.toString('hex')}\n`,
+    ]) {
+      expect(parseSecretKey(text, 'PLAT_SECRET_KEY').equals(key)).toBe(true);
+    }
+  });
+
+  it('binds each sealed value to its row: moved to another row, it does not open', () => {
+    const box = secretBox({ kind: 'memory' });
+    const sealed = box.seal('s3cret', 'sso_configs.client_secret:org_A');
+    expect(box.open(sealed, 'sso_configs.client_secret:org_A')).toBe('s3cret');
+    expect(() => box.open(sealed, 'sso_configs.client_secret:org_B')).toThrow(SecretOpenError);
+    expect(box.seal('s3cret', 'x')).not.toBe(box.seal('s3cret', 'x'));
+  });
+
+  it('gives every platform over one database the one key file the first one made', () => {
+    const dir = tempDir();
+    const path = join(dir, 'db.key');
+    const boxes = Array.from({ length: 8 }, () => secretBox({ kind: 'file', path }));
+    const sealed = boxes.map((b, i) => b.seal(`value ${i}`, 'ctx'));
+    boxes.forEach((b, i) => {
+      for (const [j, s] of sealed.entries()) expect(b.open(s, 'ctx'), `box ${i} opens value ${j}`).toBe(`value ${j}`);
+    });
+    expect(readFileSync(path, 'utf8')).toMatch(/^[A-Za-z0-9+/]{43}=\n$/);
+  });
+});
