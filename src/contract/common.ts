@@ -85,8 +85,20 @@ export function idParam(prefix: string) {
     .regex(new RegExp(`^${prefix}_[A-Za-z0-9]+$`), `must be a ${prefix}_ identifier`);
 }
 
-/** A display name as accepted on writes. */
-export const nameSchema = z.string().trim().min(1).max(100);
+/**
+ * Characters that show nothing: controls, format characters (zero-width spaces and joiners, bidi overrides and
+ * isolates, the BOM), separators, combining marks on their own, and the blank fillers of Hangul and Braille.
+ */
+const INVISIBLE = /^[\p{Cc}\p{Cf}\p{Z}\p{M}\s\u115F\u1160\u3164\uFFA0\u2800]*$/u;
+
+/** A display name as accepted on writes: something a person can see (not only invisible characters), ≤ 100. */
+export const nameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  // An empty name is min(1)'s to report, once.
+  .refine((s) => s === '' || !INVISIBLE.test(s), 'must contain a visible character');
 
 export const healthSchema = z
   .lazy(() => z.object({ status: z.literal('ok'), version: z.string(), mode: z.enum(['live', 'sandbox']) }))

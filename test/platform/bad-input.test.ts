@@ -108,4 +108,34 @@ describe('bad input on every write route', () => {
       expect(changes()).toBe(before);
     }
   });
+
+  it('refuses a name made only of invisible characters (controls, zero-width, bidi overrides) with 422', async () => {
+    const { t, f, changes } = await setup();
+    const invisible = [
+      '\u200b',
+      '\u202e\u202d',
+      '\u0000\u0007',
+      '\u2066\u2069\ufeff',
+      ' \u200d\u200c ',
+      '\u0301',
+      '\u3164',
+    ];
+    const named = WRITE_ROUTES.filter((r) => 'name' in (exampleBody(r, f) as Record<string, unknown>));
+    expect(named.map(routeKey)).toEqual(expect.arrayContaining(['POST /organizations', 'PATCH /users/{userId}']));
+    for (const route of named) {
+      const example = exampleBody(route, f) as Record<string, unknown>;
+      const before = changes();
+      for (const name of invisible) {
+        const r = await t.call(route.method, pathFor(route, f), { body: { ...example, name } });
+        expect(r.status, `${routeKey(route)} ${JSON.stringify(name)}`).toBe(422);
+        // Environment names are slugs, refused by their own rule; every other name by this one.
+        const message = route.path.endsWith('/environments') ? expect.any(String) : 'must contain a visible character';
+        expect(r.body.error.details).toEqual([{ field: 'name', message }]);
+      }
+      expect(changes(), routeKey(route)).toBe(before);
+    }
+    // A name with such characters among visible ones is still a name.
+    const ok = await t.call('POST', '/organizations', { body: { name: 'Acme\u200b Labs' } });
+    expect(ok.status).toBe(201);
+  });
 });

@@ -75,6 +75,11 @@ describe('POST /organizations/{orgId}/projects', () => {
     expect((await create({ name: 'Café Crème — Déjà Vu!' })).slug).toBe('cafe-creme-deja-vu');
     expect((await create({ name: '  __Hello,   World__  ' })).slug).toBe('hello-world');
     expect((await create({ name: '!!!' })).slug).toBe('project');
+    // Letters that decompose to nothing ASCII are spelled in ASCII, not dropped.
+    expect((await create({ name: 'Søren Kierkegård' })).slug).toBe('soren-kierkegard');
+    expect((await create({ name: 'Æble Œuvre' })).slug).toBe('aeble-oeuvre');
+    expect((await create({ name: 'Straße' })).slug).toBe('strasse');
+    expect((await create({ name: 'Łódź Þing Đakovo' })).slug).toBe('lodz-thing-dakovo');
     const long = `${'A'.repeat(30)} ${'b'.repeat(30)}`;
     const first = await create({ name: long });
     expect(first.slug).toBe(`${'a'.repeat(30)}-${'b'.repeat(17)}`);

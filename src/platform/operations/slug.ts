@@ -1,12 +1,36 @@
 /**
- * A URL-safe slug (contract §5): lower-case, accents folded to ASCII, runs of other characters become one `-`,
- * trimmed, at most 48 characters; `fallback` when nothing is left.
+ * Latin letters that are not an ASCII letter plus accents, so that decomposing them leaves nothing to fold: each is
+ * written the way the languages that use it spell it in ASCII (Danish `ø` → `o`, German `ß` → `ss`, Polish `ł` → `l`…).
+ */
+const LETTERS: Record<string, string> = {
+  æ: 'ae',
+  ø: 'o',
+  œ: 'oe',
+  ß: 'ss',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
+  ħ: 'h',
+  ŧ: 't',
+  ŋ: 'n',
+  ĸ: 'k',
+  ŀ: 'l',
+  ſ: 's',
+};
+const OTHER_LETTERS = new RegExp(`[${Object.keys(LETTERS).join('')}]`, 'g');
+
+/**
+ * A URL-safe slug (contract §5): lower-case, accents folded to ASCII (and the letters above spelled in ASCII), runs
+ * of other characters become one `-`, trimmed, at most 48 characters; `fallback` when nothing is left.
  */
 export function slugify(name: string, fallback: string): string {
   const slug = name
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
+    .replace(OTHER_LETTERS, (c) => LETTERS[c] as string)
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 48)
