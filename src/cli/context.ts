@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CredentialStore } from '../auth/credential-store.js';
 import type { TokenSession } from '../auth/token-session.js';
@@ -6,7 +8,7 @@ import type { Config } from '../config/config.js';
 import { configDir, dataDir } from '../config/paths.js';
 import type { Resolved } from '../config/resolve.js';
 import { newClient, oauthTransport, openTransport } from './connection.js';
-import { type ActiveCredential, credentialAccount, findCredential, isSignedIn, storeApplies } from './credential.js';
+import { type ActiveCredential, findCredential, isSignedIn, storeApplies } from './credential.js';
 import type { CliDeps, Transport } from './deps.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap } from './embedded.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
@@ -58,6 +60,19 @@ export interface Context {
   /** The text piped to stdin, read once (for `--*-stdin` secrets). */
   stdinText(): Promise<string>;
   close(): Promise<void>;
+}
+
+/**
+ * A `--db` file must be in a directory that exists: plat makes its own data directory, never another one a typo
+ * named (`--db ~/projets/dev.db`).
+ */
+function checkDbDirectory(given: string, db: string, dataDir: string): void {
+  if (db === ':memory:') return;
+  const dir = dirname(db);
+  if (existsSync(dir) || resolve(dir) === resolve(dataDir)) return;
+  throw new UsageError(
+    `--db ${given}: the directory ${dir} does not exist; create it first (mkdir -p ${dir}) or choose a file in an existing directory`,
+  );
 }
 
 /** Caches an async factory's result: the first call does the work. */
@@ -136,7 +151,15 @@ export function createContext(
         const { resolveSettings } = await import('../config/resolve.js');
         const g = globals();
         const flags = { profile: g.profile, baseUrl: g.baseUrl, org: g.org, db: g.db, sandbox: g.sandbox };
-        return resolveSettings({ flags, env: deps.env, config: await ctx.config(), dataDir: dirs.data });
+        const r = resolveSettings({
+          flags,
+          env: deps.env,
+          config: await ctx.config(),
+          dataDir: dirs.data,
+          cwd: deps.cwd,
+        });
+        if (g.db !== undefined && r.db) checkDbDirectory(g.db, r.db, dirs.data);
+        return r;
       })();
       return settings;
     },
@@ -179,7 +202,7 @@ export function createContext(
       const stdinKey = globals().apiKeyStdin ? ctx.stdinText : undefined;
       const { normalizeBaseUrl } = await import('../config/resolve.js');
       applies = storeApplies(r, (await ctx.config()).profiles[r.profile], (u) => normalizeBaseUrl(u));
-      const account = credentialAccount(r);
+      const account = r.account;
       return findCredential({ stdinKey, env: deps.env, account, storeApplies: applies, store: ctx.credentials });
     }),
     client: (orgId) => {

@@ -18,11 +18,6 @@ export function isSignedIn(c: ActiveCredential | undefined): c is ActiveCredenti
   return c?.source === 'store' && c.type === 'access token' && c.stored !== undefined;
 }
 
-/** The credential store account of a resolved profile: the sandbox has its own credential (a `test` key). */
-export function credentialAccount(r: Pick<Resolved, 'profile' | 'sandbox'>): string {
-  return r.sandbox ? `${r.profile}:sandbox` : r.profile;
-}
-
 const apiKey = (key: string) => ({ 'X-API-Key': key });
 const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 

@@ -3,7 +3,6 @@ import { dirname } from 'node:path';
 import type { Resolved } from '../config/resolve.js';
 import type { Platform } from '../platform/index.js';
 import type { Context } from './context.js';
-import { credentialAccount } from './credential.js';
 
 /** What a bootstrap made: the ids, and the owner's multi-organization key (shown only by `local init --json`). */
 export interface LocalPlatform {
@@ -38,13 +37,14 @@ export async function openPlatform(ctx: Context, db: string, sandbox: boolean): 
 
 /**
  * Creates the embedded platform: an organization on `enterprise`, its owner, and the owner's multi-organization API
- * key, which goes to the credential store under the profile. The live platform's organization becomes the profile's
- * (the sandbox has another database, so its organization is left to the key's own default).
+ * key, which goes to the credential store under the settings' account (the profile's, its sandbox's, or that of the
+ * `--db` file). The new organization is recorded as the profile's (or its sandbox's); a `--db` other than the
+ * profile's own changes nothing in the profile, and its key acts in its own organization by default.
  */
 export async function bootstrapEmbedded(
   ctx: Context,
   r: Resolved,
-  opts: { orgName?: string; email?: string; password?: string; recordDb?: boolean } = {},
+  opts: { orgName?: string; email?: string; password?: string } = {},
 ): Promise<LocalPlatform> {
   const db = r.db as string;
   const platform = await openPlatform(ctx, db, r.sandbox);
@@ -57,12 +57,12 @@ export async function bootstrapEmbedded(
     platform.close();
   }
   const store = await ctx.credentials();
-  await store.set(credentialAccount(r), { apiKey: made.apiKey });
-  const config = await ctx.config();
-  const profile = { ...config.profiles[r.profile] };
-  if (!r.sandbox) profile.org = made.organizationId;
-  if (opts.recordDb) profile.db = db;
-  await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
+  await store.set(r.account, { apiKey: made.apiKey });
+  if (r.orgSlot) {
+    const config = await ctx.config();
+    const profile = { ...config.profiles[r.profile], [r.orgSlot]: made.organizationId };
+    await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
+  }
   return { ...made, db };
 }
 

@@ -1,7 +1,6 @@
 import type { Profile } from '../config/config.js';
 import type { Resolved } from '../config/resolve.js';
 import type { Context } from './context.js';
-import { credentialAccount } from './credential.js';
 import { UsageError } from './errors.js';
 
 /** Where `plat login` signs in, and the credential store account the tokens go to. */
@@ -46,6 +45,7 @@ export async function signInTarget(ctx: Context): Promise<SignInTarget> {
     env: ctx.env as NodeJS.ProcessEnv,
     config: { ...config, profiles },
     dataDir: ctx.dataDir(),
+    cwd: ctx.deps.cwd,
   });
   const own = profiles[name];
   if (r.kind !== 'remote' || !r.baseUrl || (!own?.baseUrl && !own?.sandboxBaseUrl)) {
@@ -59,5 +59,5 @@ export async function signInTarget(ctx: Context): Promise<SignInTarget> {
         `plat --profile NAME login --base-url ${r.baseUrl}`,
     );
   }
-  return { r: r as SignInTarget['r'], account: credentialAccount(r), newProfile };
+  return { r: r as SignInTarget['r'], account: r.account, newProfile };
 }

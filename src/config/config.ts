@@ -12,6 +12,8 @@ export interface Profile {
   sandboxBaseUrl?: string;
   /** The organization sent as `X-Org-Id`. */
   org?: string;
+  /** The organization sent as `X-Org-Id` to the profile's sandbox (an instance with organizations of its own). */
+  sandboxOrg?: string;
   /** The embedded platform's database file. */
   db?: string;
 }
@@ -30,6 +32,7 @@ const profileSchema = z.looseObject({
   baseUrl: z.string().optional(),
   sandboxBaseUrl: z.string().optional(),
   org: z.string().optional(),
+  sandboxOrg: z.string().optional(),
   db: z.string().optional(),
 });
 const configSchema = z.looseObject({

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Config, Profile } from './config.js';
 import { UsageError } from './errors.js';
 
@@ -25,6 +25,17 @@ export interface Resolved {
   /** The organization to send as `X-Org-Id`, if any. */
   org?: string;
   sandbox: boolean;
+  /**
+   * The credential store account of this endpoint: `<profile>`, `<profile>:sandbox` for its sandbox, and
+   * `<profile>@<database file>` for a `--db` other than the profile's own — each database keeps its own key.
+   */
+  account: string;
+  /**
+   * Where the profile records the organization of this endpoint (a bootstrap, `orgs use`): `org` for its live
+   * endpoint, `sandboxOrg` for its sandbox (another instance, with organizations of its own), none for a `--db`
+   * other than the profile's own.
+   */
+  orgSlot?: 'org' | 'sandboxOrg';
   /** A human reason for each choice: "from --profile", "from PLAT_BASE_URL", "default (no configuration)"… */
   why: Record<'profile' | 'endpoint' | 'org', string>;
 }
@@ -35,6 +46,8 @@ export interface ResolveInput {
   env: NodeJS.ProcessEnv;
   config: Config;
   dataDir: string;
+  /** What a relative `--db` is relative to (default the process's working directory). */
+  cwd?: string;
 }
 
 /**
@@ -123,37 +136,50 @@ export function resolveSettings(input: ResolveInput): Resolved {
   }
   const p: Profile = stored ?? {};
   const sandbox = flags.sandbox === true;
+  const remote = pickRemote(flags, env, profile, p, sandbox);
+  if (remote && flags.db) {
+    throw new UsageError(`--db applies to the embedded platform only, but the endpoint is remote (${remote.why})`);
+  }
+
+  // The embedded platform's file: --db, else the profile's own; the sandbox is a second file beside the live one.
+  const ownDb = p.db ?? join(dataDir, `${profile}.db`);
+  const liveDb =
+    !flags.db || flags.db === ':memory:' ? (flags.db ?? ownDb) : resolve(input.cwd ?? process.cwd(), flags.db);
+  const foreign = !remote && liveDb !== resolve(ownDb);
+  const orgSlot = foreign ? undefined : sandbox ? ('sandboxOrg' as const) : ('org' as const);
+  const account = foreign
+    ? `${profile}@${liveDb}${sandbox ? ':sandbox' : ''}`
+    : sandbox
+      ? `${profile}:sandbox`
+      : profile;
 
   let org: string | undefined;
   let whyOrg: string;
+  const recorded = orgSlot && p[orgSlot];
   if (flags.org) [org, whyOrg] = [flags.org, 'from --org'];
   else if (env.PLAT_ORG) [org, whyOrg] = [env.PLAT_ORG, 'from PLAT_ORG'];
-  else if (p.org) [org, whyOrg] = [p.org, `from profile "${profile}"`];
+  else if (recorded) [org, whyOrg] = [recorded, `from profile "${profile}"${sandbox ? ' (its sandbox)' : ''}`];
   else whyOrg = "none (the credential's own organization)";
 
-  const remote = pickRemote(flags, env, profile, p, sandbox);
   if (remote) {
-    if (flags.db) {
-      throw new UsageError(`--db applies to the embedded platform only, but the endpoint is remote (${remote.why})`);
-    }
     const why = { profile: whyProfile, endpoint: remote.why, org: whyOrg };
-    return { profile, kind: 'remote', baseUrl: normalizeBaseUrl(remote.url, remote.why), org, sandbox, why };
+    const baseUrl = normalizeBaseUrl(remote.url, remote.why);
+    return { profile, kind: 'remote', baseUrl, org, sandbox, account, orgSlot, why };
   }
 
-  let db: string;
   let whyEndpoint: string;
-  if (flags.db) [db, whyEndpoint] = [flags.db, 'embedded, from --db'];
-  else if (p.db) [db, whyEndpoint] = [sandbox ? sandboxDbPath(p.db) : p.db, `embedded, from profile "${profile}"`];
-  else {
-    db = join(dataDir, `${profile}${sandbox ? '-sandbox' : ''}.db`);
-    whyEndpoint = stored ? `embedded, default database of profile "${profile}"` : 'default (no configuration)';
-  }
+  if (flags.db) whyEndpoint = foreign ? 'embedded, from --db' : `embedded, from --db (profile "${profile}"'s own)`;
+  else if (p.db) whyEndpoint = `embedded, from profile "${profile}"`;
+  else whyEndpoint = stored ? `embedded, default database of profile "${profile}"` : 'default (no configuration)';
+  const db = sandbox && liveDb !== ':memory:' ? sandboxDbPath(liveDb) : liveDb;
   return {
     profile,
     kind: 'embedded',
     db,
     org,
     sandbox,
+    account,
+    orgSlot,
     why: { profile: whyProfile, endpoint: whyEndpoint, org: whyOrg },
   };
 }

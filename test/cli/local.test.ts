@@ -161,10 +161,33 @@ describe('plat local', () => {
     expect(passwordHash('admin@localhost')).toBe(hash);
   });
 
-  it('init --db records the database in the profile', async () => {
+  it('init --db makes that database with a key of its own, and leaves the profile as it was', async () => {
+    expect((await w.runCli(['users', 'list', '-q', '-o', 'ids'])).stdout).toBe('user_0001\n');
+    const config = w.configFiles().split('\n\n')[0] as string;
     const db = join(w.dir, 'dev.db');
-    expect((await w.runCli(['local', 'init', '--db', db, '-o', 'ids'])).stdout).toBe('org_0001\n');
-    expect((await w.runCli(['local', 'path'])).stdout).toBe('<tmp>/dev.db\n');
+    const made = await w.runCli(['local', 'init', '--db', db, '--json']);
+    expect(made).toMatchObject({ code: 0 });
+    expect(JSON.parse(made.stdout)).toEqual({
+      organizationId: 'org_0002',
+      userId: 'user_0002',
+      apiKey: expect.stringMatching(/^plat_live_/),
+      password: expect.any(String),
+      db: '<tmp>/dev.db',
+    });
+    expect(w.storedKey(`local@${db}`)).toBe(JSON.parse(made.stdout).apiKey);
+    expect(w.storedKey('local')).toMatch(/^plat_live_/);
+    expect(w.storedKey('local')).not.toBe(w.storedKey(`local@${db}`));
+    expect(w.configFiles().split('\n\n')[0]).toBe(config);
+    expect(JSON.parse(config)).toEqual({ profiles: { local: { org: 'org_0001' } } });
+    expect((await w.runCli(['local', 'path'])).stdout).toBe('<tmp>/data/local.db\n');
+    // Both databases work, each with its own key and organization.
+    expect((await w.runCli(['users', 'list', '-o', 'ids'])).stdout).toBe('user_0001\n');
+    expect((await w.runCli(['--db', db, 'users', 'list', '-o', 'ids'])).stdout).toBe('user_0002\n');
+    expect(await w.runCli(['--db', db, 'local', 'init', '-o', 'ids'])).toMatchObject({
+      code: 0,
+      stdout: 'org_0002\n',
+      stderr: 'The embedded platform at <tmp>/dev.db exists already.\n',
+    });
   });
 
   it('path, mail, reset', async () => {

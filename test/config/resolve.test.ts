@@ -23,6 +23,8 @@ describe('resolveSettings', () => {
       db: '/data/plat/local.db',
       org: undefined,
       sandbox: false,
+      account: 'local',
+      orgSlot: 'org',
       why: {
         profile: 'default (no configuration)',
         endpoint: 'default (no configuration)',
@@ -35,6 +37,57 @@ describe('resolveSettings', () => {
     expect(resolve({ flags: { sandbox: true } })).toMatchObject({ db: '/data/plat/local-sandbox.db', sandbox: true });
     expect(resolve({ flags: { sandbox: true, profile: 'dev' }, config })).toMatchObject({
       db: '/srv/plat/dev-sandbox.db',
+    });
+  });
+
+  it("gives the sandbox its own credential and organization: never the live profile's", () => {
+    const profiles = {
+      local: { org: 'org_live' },
+      dev: { db: '/srv/plat/dev.db', org: 'org_dev', sandboxOrg: 'org_sbx' },
+    };
+    expect(resolve({ flags: { sandbox: true }, config: { profiles } })).toMatchObject({
+      db: '/data/plat/local-sandbox.db',
+      account: 'local:sandbox',
+      orgSlot: 'sandboxOrg',
+      org: undefined,
+      why: { org: "none (the credential's own organization)" },
+    });
+    expect(resolve({ flags: { sandbox: true, profile: 'dev' }, config: { profiles } })).toMatchObject({
+      org: 'org_sbx',
+      why: { org: 'from profile "dev" (its sandbox)' },
+    });
+    expect(resolve({ flags: { sandbox: true }, config })).toMatchObject({
+      kind: 'remote',
+      baseUrl: 'https://sandbox.example.com/v2',
+      account: 'prod:sandbox',
+      org: undefined,
+    });
+  });
+
+  it("gives a --db other than the profile's own a credential of its own, and none of the profile's organization", () => {
+    const profiles = { local: { org: 'org_live' } };
+    expect(resolve({ flags: { db: 'other.db' }, config: { profiles }, cwd: '/home/ada' })).toMatchObject({
+      kind: 'embedded',
+      db: '/home/ada/other.db',
+      account: 'local@/home/ada/other.db',
+      orgSlot: undefined,
+      org: undefined,
+      why: { endpoint: 'embedded, from --db' },
+    });
+    expect(resolve({ flags: { db: '/x/other.db', sandbox: true }, config: { profiles } })).toMatchObject({
+      db: '/x/other-sandbox.db',
+      account: 'local@/x/other.db:sandbox',
+      orgSlot: undefined,
+    });
+    expect(resolve({ flags: { db: '/x/other.db', org: 'org_given' }, config: { profiles } })).toMatchObject({
+      org: 'org_given',
+    });
+    // The profile's own file named with --db is the profile's own.
+    expect(resolve({ flags: { db: '/data/plat/local.db' }, config: { profiles } })).toMatchObject({
+      account: 'local',
+      orgSlot: 'org',
+      org: 'org_live',
+      why: { endpoint: 'embedded, from --db (profile "local"\'s own)' },
     });
   });
 

@@ -49,10 +49,10 @@ export function processHome(prefix: string): Record<string, string> {
 export function startPlat(
   env: Record<string, string>,
   argv: string[],
-  opts: { input?: string; timeoutMs?: number; watch?: (stderr: string) => void; start?: Start } = {},
+  opts: { input?: string; timeoutMs?: number; watch?: (stderr: string) => void; start?: Start; cwd?: string } = {},
 ): { child: ChildProcess; done: Promise<Run> } {
   const [file, args] = command(opts.start ?? 'launcher', argv);
-  const child = spawn(file, args, { env, timeout: opts.timeoutMs ?? 20_000 });
+  const child = spawn(file, args, { env, cwd: opts.cwd, timeout: opts.timeoutMs ?? 20_000 });
   children.push(child);
   let [stdout, stderr] = ['', ''];
   child.stdout.on('data', (c: Buffer) => {

@@ -5,7 +5,6 @@ import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js'
 import { removeDatabaseFiles } from '../../platform/store/files.js';
 import { secretKeyFilePath } from '../../platform/store/secret-box.js';
 import type { Context } from '../context.js';
-import { credentialAccount } from '../credential.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, openPlatform } from '../embedded.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, list as listOf, record } from '../output/result.js';
@@ -77,6 +76,7 @@ const init = verb<InitOptions>({
       const passwordHash = o.password === undefined ? undefined : await hashPassword(o.password);
       const platform = await openPlatform(ctx, r.db, r.sandbox);
       let userId: string | null;
+      let organizationId: string | null;
       try {
         const base = platform.base();
         userId = base.stores.users.accountByEmail(email)?.id ?? null;
@@ -84,18 +84,19 @@ const init = verb<InitOptions>({
           if (!userId) throw new CliError('not_found', `no account ${email} on the embedded platform at ${r.db}`);
           base.stores.users.setPassword(userId, passwordHash, base.now());
         }
+        // The organization the profile records for this database, else the owner's first (a --db of its own).
+        const recorded = r.orgSlot && (await ctx.config()).profiles[r.profile]?.[r.orgSlot];
+        organizationId = recorded || (userId && base.stores.organizations.listForUser(userId)[0]?.id) || null;
       } finally {
         platform.close();
       }
       if (passwordHash) ctx.notice(`Set the sign-in password of ${email}.`);
-      const organizationId = (await ctx.config()).profiles[r.profile]?.org ?? null;
       return record({ organizationId, userId, db: r.db }, initView, passwordHash !== undefined);
     }
     const made = await bootstrapEmbedded(ctx, r, {
       orgName: g.org,
       email,
       password: o.password,
-      recordDb: g.db !== undefined,
     });
     ctx.notice(bootstrapNotice(made, email, (await ctx.credentials()).location, { passwordShown: true }));
     // The key appears in --json only (the contract's shape). A generated password is shown this once, in a PASSWORD
@@ -118,11 +119,11 @@ const reset = verb<Record<string, never>>({
     for (const file of [r.db, `${r.db}.limits`]) removeDatabaseFiles(file);
     // The key its secrets were sealed with goes too: nothing it could open is left.
     rmSync(secretKeyFilePath(r.db), { force: true });
-    await (await ctx.credentials()).delete(credentialAccount(r));
+    await (await ctx.credentials()).delete(r.account);
     const config = await ctx.config();
     const profile = config.profiles[r.profile];
-    if (profile?.org && !r.sandbox) {
-      const { org: _org, ...rest } = profile;
+    if (r.orgSlot && profile?.[r.orgSlot]) {
+      const { [r.orgSlot]: _gone, ...rest } = profile;
       await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [r.profile]: rest } });
     }
     return done(`Deleted the embedded platform at ${r.db}.`);

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { oauthTransport } from '../connection.js';
 import type { Context } from '../context.js';
-import { credentialAccount } from '../credential.js';
 import { UsageError } from '../errors.js';
 import { done, type Output } from '../output/result.js';
 import { embeddedProfileMessage } from '../sign-in.js';
@@ -15,7 +14,7 @@ import { asLeaf } from '../verb.js';
 async function logout(_o: Record<string, never>, ctx: Context): Promise<Output> {
   const r = await ctx.settings();
   if (r.kind === 'embedded') throw new UsageError(embeddedProfileMessage(r.profile, 'logout'));
-  const account = credentialAccount(r);
+  const account = r.account;
   const store = await ctx.credentials();
   const [{ withFileLock, refreshLockPath }, { revokeCredential }] = await Promise.all([
     import('../../auth/refresh-lock.js'),

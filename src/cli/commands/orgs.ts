@@ -69,12 +69,19 @@ const use = verb<{ id: string }>({
   examples: [`plat orgs use ${O}`],
   parse: ([id]) => ({ id }),
   run: async (o, ctx) => {
-    const org = await (await ctx.client(o.id)).organizations.get(o.id);
     const r = await ctx.settings();
+    if (!r.orgSlot) {
+      throw new UsageError(
+        `--db names a database other than profile "${r.profile}"'s own, so there is no profile to record an ` +
+          `organization in: pass --org ${o.id} on each command instead`,
+      );
+    }
+    const org = await (await ctx.client(o.id)).organizations.get(o.id);
     const config = await ctx.config();
-    const profile = { ...config.profiles[r.profile], org: org.id };
+    const profile = { ...config.profiles[r.profile], [r.orgSlot]: org.id };
     await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
-    ctx.notice(`Profile "${r.profile}" now acts in ${org.name} (${org.id}).`);
+    const where = r.sandbox ? `Profile "${r.profile}"'s sandbox` : `Profile "${r.profile}"`;
+    ctx.notice(`${where} now acts in ${org.name} (${org.id}).`);
     if (ctx.env.PLAT_ORG) ctx.warn('PLAT_ORG is set and still takes precedence over the profile');
     return record(org, organizationView, true);
   },

@@ -1,0 +1,126 @@
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
+import { cleanUpProcesses, processHome, startPlat } from '../helpers/spawn.js';
+
+/**
+ * The embedded platform's files as a user meets them, each command a spawned `plat`: the sandbox and the live
+ * platform in either order, a `--db` of another file, and the files plat refuses.
+ */
+afterAll(cleanUpProcesses);
+
+const plat = (env: Record<string, string>, argv: string[]) => startPlat(env, argv).done;
+const config = (env: Record<string, string>) =>
+  JSON.parse(readFileSync(join(env.PLAT_CONFIG_DIR as string, 'config.json'), 'utf8'));
+const credentials = (env: Record<string, string>) =>
+  Object.keys(JSON.parse(readFileSync(join(env.PLAT_CONFIG_DIR as string, 'credentials.json'), 'utf8')).profiles);
+
+/** `whoami --json` → the organization and user the command acted as. */
+async function whoami(env: Record<string, string>, argv: string[] = []) {
+  const r = await plat(env, [...argv, 'whoami', '--json']);
+  expect(r, r.stderr).toMatchObject({ code: 0 });
+  const me = JSON.parse(r.stdout);
+  return { org: me.organization.id as string, user: me.user.id as string, key: me.apiKey.environment as string };
+}
+
+describe('the embedded sandbox', () => {
+  for (const order of [
+    ['live', 'sandbox'],
+    ['sandbox', 'live'],
+  ]) {
+    it(`works ${order[0]} first, then ${order[1]}, then ${order[0]} again: each its own organization and key`, async () => {
+      const env = processHome('plat-sandbox');
+      const args = (which: string) => (which === 'sandbox' ? ['--sandbox'] : []);
+      const first = await whoami(env, args(order[0] as string));
+      const second = await whoami(env, args(order[1] as string));
+      const again = await whoami(env, args(order[0] as string));
+      expect(again).toEqual(first);
+      expect(second.org).not.toBe(first.org);
+      const [live, sandbox] = order[0] === 'live' ? [first, second] : [second, first];
+      expect(live.key).toBe('live');
+      expect(sandbox.key).toBe('test');
+      expect(config(env)).toEqual({ profiles: { local: { org: live.org, sandboxOrg: sandbox.org } } });
+      expect(credentials(env).sort()).toEqual(['local', 'local:sandbox']);
+      // Writes land in the database of each.
+      expect((await plat(env, ['--sandbox', 'teams', 'create', 'Only In Sandbox', '-o', 'ids'])).code).toBe(0);
+      expect((await plat(env, ['teams', 'list', '-o', 'ids'])).stdout).toBe('');
+    });
+  }
+});
+
+describe('--db OTHER.db', () => {
+  it("makes or uses that file with its own key, and never touches the default profile's", async () => {
+    const env = processHome('plat-db');
+    const live = await whoami(env);
+    const before = config(env);
+    const other = join(env.HOME as string, 'other.db');
+    const made = await plat(env, ['--db', other, 'whoami', '--json']);
+    expect(made.code).toBe(0);
+    expect(made.stderr).toContain(`Created the embedded platform at ${other}`);
+    const otherOrg = JSON.parse(made.stdout).organization.id;
+    expect(otherOrg).not.toBe(live.org);
+    expect(config(env)).toEqual(before);
+    expect(credentials(env).sort()).toEqual(['local', `local@${other}`]);
+    // Afterwards, both still work: the default profile on local.db, and the other file with its own key.
+    expect(await whoami(env)).toEqual(live);
+    expect((await whoami(env, ['--db', other])).org).toBe(otherOrg);
+    // A relative path names the same file.
+    const relative = await startPlat(env, ['--db', 'other.db', 'whoami', '--json'], { cwd: env.HOME }).done;
+    expect(JSON.parse(relative.stdout).organization.id).toBe(otherOrg);
+  });
+
+  it('refuses a file in a directory that does not exist (2), and creates nothing', async () => {
+    const env = processHome('plat-db');
+    const missing = join(env.HOME as string, 'no-such-dir', 'x.db');
+    expect(await plat(env, ['--db', missing, 'users', 'list'])).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr:
+        `plat: --db ${missing}: the directory ${join(env.HOME as string, 'no-such-dir')} does not exist; ` +
+        `create it first (mkdir -p ${join(env.HOME as string, 'no-such-dir')}) or choose a file in an existing directory\n`,
+    });
+    expect(existsSync(join(env.HOME as string, 'no-such-dir'))).toBe(false);
+    expect(existsSync(join(env.PLAT_CONFIG_DIR as string, 'credentials.json'))).toBe(false);
+  });
+
+  it("makes plat's own data directory when --db names a file in it", async () => {
+    const env = processHome('plat-db');
+    const r = await plat(env, ['--db', join(env.PLAT_DATA_DIR as string, 'dev.db'), 'users', 'list', '-o', 'ids']);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(env.PLAT_DATA_DIR as string, 'dev.db'))).toBe(true);
+  });
+});
+
+describe('databases plat refuses', () => {
+  it('a database written by a newer plat: a clear message, exit 1, the file unchanged', async () => {
+    const env = processHome('plat-newer');
+    expect((await plat(env, ['users', 'list'])).code).toBe(0);
+    const file = join(env.PLAT_DATA_DIR as string, 'local.db');
+    const db = new Database(file);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    const before = readFileSync(file);
+    expect(await plat(env, ['users', 'list'])).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr:
+        `plat: ${file} was written by a newer version of plat (schema version ${SCHEMA_VERSION + 1}; this one knows ` +
+        `up to ${SCHEMA_VERSION}): upgrade plat to use it. Nothing was changed.\n`,
+    });
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('a PLAT_SECRET_KEY that is not a 32-byte key: a clear message that does not echo it', async () => {
+    const env = { ...processHome('plat-key'), PLAT_SECRET_KEY: 'hunter2-hunter2' };
+    mkdirSync(env.PLAT_DATA_DIR, { recursive: true });
+    const r = await plat(env, ['users', 'list']);
+    expect(r).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr:
+        'plat: PLAT_SECRET_KEY must be 32 random bytes in base64 or hex (make one with: openssl rand -base64 32)\n',
+    });
+  });
+});
