@@ -16,6 +16,9 @@ export type { FetchBindings, Mode } from './context.js';
 export type { LimitsOptions } from './limits/index.js';
 export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
 
+/** The origin of `plat serve` with its default host and port (cli/commands/serve.ts; a test keeps them together). */
+export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
+
 /** How to build a platform. */
 export interface PlatformOptions {
   /** A SQLite file path, or `:memory:`. */
@@ -23,7 +26,10 @@ export interface PlatformOptions {
   clock?: Clock;
   ids?: IdFactory;
   mode?: Mode;
-  /** The public origin links in e-mails point at (default `http://localhost`). */
+  /**
+   * The public origin links in e-mails point at (and the issuer's): default `http://127.0.0.1:8080`, where
+   * `plat serve` listens unless told otherwise — so that a link made in-process opens once the platform is served.
+   */
   publicUrl?: string;
   /** Where unexpected server errors are reported; default stderr. */
   logger?: (line: string) => void;
@@ -86,7 +92,7 @@ export function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, '
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? randomIds;
   const mode = opts.mode ?? 'live';
-  const publicUrl = (opts.publicUrl ?? 'http://localhost').replace(/\/+$/, '');
+  const publicUrl = (opts.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
   const auth = resolveAuthSettings(opts.auth);
   const makeBase = (requestId: string): BaseCtx => ({
     db,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
-import { cleanUpProcesses, processHome, startPlat } from '../helpers/spawn.js';
+import { cleanUpProcesses, processHome, servePlat, startPlat } from '../helpers/spawn.js';
 
 /**
  * The embedded platform's files as a user meets them, each command a spawned `plat`: the sandbox and the live
@@ -113,8 +113,8 @@ describe('databases plat refuses', () => {
   });
 
   it('a PLAT_SECRET_KEY that is not a 32-byte key: a clear message that does not echo it', async () => {
-    const env = { ...processHome('plat-key'), PLAT_SECRET_KEY: 'hunter2-hunter2' };
-    mkdirSync(env.PLAT_DATA_DIR, { recursive: true });
+    const env: Record<string, string> = { ...processHome('plat-key'), PLAT_SECRET_KEY: 'hunter2-hunter2' };
+    mkdirSync(env.PLAT_DATA_DIR as string, { recursive: true });
     const r = await plat(env, ['users', 'list']);
     expect(r).toMatchObject({
       code: 1,
@@ -122,5 +122,29 @@ describe('databases plat refuses', () => {
       stderr:
         'plat: PLAT_SECRET_KEY must be 32 random bytes in base64 or hex (make one with: openssl rand -base64 32)\n',
     });
+  });
+});
+
+describe('invitation links of the embedded platform', () => {
+  it('point where plat serve listens by default, and open there; plat local mail says to start it', async () => {
+    const env = processHome('plat-links');
+    expect((await plat(env, ['users', 'invite', 'ada@example.com', '--name', 'Ada'])).code).toBe(0);
+    const mail = await plat(env, ['local', 'mail', '--json']);
+    expect(mail.stderr).toBe(
+      'The links open once the platform is served at http://127.0.0.1:8080: run plat serve (in another terminal).\n',
+    );
+    const [link] = JSON.parse(mail.stdout)[0].links as string[];
+    expect(link).toMatch(/^http:\/\/127\.0\.0\.1:8080\/v2\/auth\/invitations\/accept\?token=[\w-]+$/);
+    // That origin is plat serve's default host and port…
+    const help = (await plat(env, ['serve', '--help'])).stdout;
+    expect(help).toMatch(/--host <host> +interface to listen on \(default: "127\.0\.0\.1"\)/);
+    expect(help).toMatch(/--port <port> +port; 0 picks a free one \(default: 8080\)/);
+    // …and the page behind the link opens on a served platform (here on a free port, so as not to depend on 8080).
+    const served = await servePlat(env);
+    const page = await fetch(link?.replace('http://127.0.0.1:8080', served.url) as string);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('name="password"');
+    // With --quiet, nothing but the mail.
+    expect((await plat(env, ['local', 'mail', '--json', '-q'])).stderr).toBe('');
   });
 });

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Resolved } from '../../config/resolve.js';
 import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
 import { removeDatabaseFiles } from '../../platform/store/files.js';
+import type { Mail } from '../../platform/store/outbox.js';
 import { secretKeyFilePath } from '../../platform/store/secret-box.js';
 import type { Context } from '../context.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, openPlatform } from '../embedded.js';
@@ -143,11 +144,20 @@ const mail = verb<{ to?: string; limit?: number }>({
     const r = await embedded(ctx, 'local mail');
     if (!existsSync(r.db)) return listOf([], mailView);
     const platform = await openPlatform(ctx, r.db, r.sandbox);
+    let mails: Mail[];
     try {
-      return listOf(platform.base().stores.outbox.list({ to: o.to, limit: o.limit }), mailView);
+      mails = platform.base().stores.outbox.list({ to: o.to, limit: o.limit });
     } finally {
       platform.close();
     }
+    // Links made in-process point where `plat serve` listens by default: nothing answers there until it runs.
+    const { DEFAULT_PUBLIC_URL } = await import('../../platform/index.js');
+    if (mails.some((m) => m.links.some((l) => l.startsWith(`${DEFAULT_PUBLIC_URL}/`)))) {
+      ctx.notice(
+        `The links open once the platform is served at ${DEFAULT_PUBLIC_URL}: run plat serve (in another terminal).`,
+      );
+    }
+    return listOf(mails, mailView);
   },
 });
 
