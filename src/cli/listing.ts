@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { Query } from '../client/client.js';
-import type { List } from '../contract/common.js';
+import { type List, PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../contract/common.js';
 import type { Context } from './context.js';
-import { positiveInt } from './parse.js';
+import { intBetween, positiveInt } from './parse.js';
 
 /** The paging options every paginated list verb takes. */
 export interface PageOptions {
@@ -12,13 +12,17 @@ export interface PageOptions {
   all?: boolean;
 }
 
-/** Adds `--page --per-page --limit --all` (offset paging unless `--limit`, which selects cursor paging). */
+/**
+ * Adds `--page --per-page --limit --all` (offset paging unless `--limit`, which selects cursor paging). A page size
+ * outside the contract's 1–100 is refused here, as 0 always was, rather than sent for the API to refuse.
+ */
 export function pagingOptions(cmd: Command, opts: { offset?: boolean } = { offset: true }): void {
+  const pageSize = intBetween(1, PER_PAGE_MAX);
   if (opts.offset) {
     cmd.option('--page <n>', 'page number (offset paging)', positiveInt);
-    cmd.option('--per-page <n>', 'records per page, at most 100', positiveInt);
+    cmd.option('--per-page <n>', `records per page, at most ${PER_PAGE_MAX}`, pageSize);
   }
-  cmd.option('--limit <n>', 'records per page in cursor paging, at most 100', positiveInt);
+  cmd.option('--limit <n>', `records per page in cursor paging, at most ${PER_PAGE_MAX}`, pageSize);
   cmd.option('--all', 'fetch every page');
 }
 
@@ -32,9 +36,6 @@ export function pageOptions(raw: Record<string, unknown>): PageOptions {
   };
 }
 
-/** A first page's size when none is asked for: the API's default in either mode (contract §3). */
-const DEFAULT_PAGE_SIZE = 20;
-
 /**
  * The API's paging query for these options: offset paging when a page or a page size is asked for, and otherwise
  * cursor paging — the same first records in the same order, without the total that offset paging makes the server
@@ -42,7 +43,7 @@ const DEFAULT_PAGE_SIZE = 20;
  */
 export function pageQuery(o: PageOptions): Query {
   if (o.page !== undefined || o.perPage !== undefined) return { page: o.page, per_page: o.perPage, limit: o.limit };
-  return { limit: o.limit ?? DEFAULT_PAGE_SIZE };
+  return { limit: o.limit ?? PER_PAGE_DEFAULT };
 }
 
 /**
