@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import type { Query } from '../client/client.js';
 import { type List, PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../contract/common.js';
 import type { Context } from './context.js';
+import { list as listOf, type Output } from './output/result.js';
+import type { View } from './output/view.js';
 import { intBetween, positiveInt } from './parse.js';
 
 /** The paging options every paginated list verb takes. */
@@ -47,16 +49,20 @@ export function pageQuery(o: PageOptions): Query {
 }
 
 /**
- * The records of a list: one page through the resource's typed method, or with `--all` every page through the
- * client's cursor walk, drawing a running count on stderr when it is a terminal.
+ * A list verb's output: one page through the resource's typed method, or with `--all` every page through the
+ * client's cursor walk, drawing a running count on stderr when it is a terminal. One page of several carries the
+ * note that says so (`moreNote`), which the renderer shows under a table on a terminal.
  */
 export async function fetchList<T>(
   ctx: Context,
   o: PageOptions,
   // `q` is built from options already checked against the contract's enums, so it is typed loosely here.
-  list: { first: (q: any) => Promise<List<T>>; path: string; query: Query; what: string },
-): Promise<T[]> {
-  if (!o.all) return (await list.first({ ...list.query, ...pageQuery(o) })).data;
+  list: { first: (q: any) => Promise<List<T>>; path: string; query: Query; what: string; view: View },
+): Promise<Output> {
+  if (!o.all) {
+    const page = await list.first({ ...list.query, ...pageQuery(o) });
+    return listOf(page.data, list.view, moreNote(page, list.what));
+  }
   const client = await ctx.client();
   const draw = ctx.io.stderrTty && !ctx.globals().quiet;
   const items: T[] = [];
@@ -65,7 +71,24 @@ export async function fetchList<T>(
   };
   for await (const item of client.all<T>(list.path, { ...list.query, limit: o.limit }, onPage)) items.push(item);
   if (draw) ctx.io.stderr.write('\r\x1b[K');
-  return items;
+  return listOf(items, list.view);
+}
+
+/**
+ * What a page leaves out, when it does: how many it shows of how many, and how to see the rest (as gh says it).
+ * A cursor page knows no total (plat's default first page is one, so the server counts nothing).
+ */
+export function moreNote(page: List<unknown>, what: string): string | undefined {
+  const p = page.pagination;
+  if (!p?.hasMore) return undefined;
+  const n = page.data.length;
+  if (!('total' in p)) {
+    const shown = n === 1 ? `the first ${what.replace(/s$/, '')}` : `the first ${n} ${what}`;
+    return `Showing ${shown}; there are more: --all lists every one`;
+  }
+  const where = p.page > 1 ? ` (page ${p.page} of ${p.totalPages})` : '';
+  const size = p.perPage === PER_PAGE_DEFAULT ? '' : ` --per-page ${p.perPage}`;
+  return `Showing ${n} of ${p.total} ${what}${where}; use --all to list every one, or --page ${p.page + 1}${size} for the next`;
 }
 
 /** A path segment, escaped as the client escapes them. */
