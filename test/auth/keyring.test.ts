@@ -31,12 +31,48 @@ const fileMode = existsSync(file) ? (statSync(file).mode & 0o777).toString(8) : 
 console.log(JSON.stringify({ kind: store.kind, location: store.location, readBack, inKeyring, afterDelete, warnings, fileMode }));
 `;
 
+/**
+ * Two commands on one keyring. `during`: tokens are stored in the keyring, then the keyring fails (keytar made to
+ * fail from then on, as when its daemon dies) while a refresh saves the rotated tokens, which go to the file. `after`:
+ * a fresh process, the keyring answering again, reads the credential through plat's store and reports what it got
+ * and what the keyring and the file hold then.
+ */
+const MID_RUN_SCRIPT = `
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+const { openCredentialStore } = await import('./src/auth/credential-store.js');
+const keytar = (await import('keytar')).default;
+const [configDir, phase] = process.argv.slice(2);
+const spent = { accessToken: 'at-spent', refreshToken: 'rt-spent', expiresAt: '2026-01-01T01:00:00.000Z' };
+const rotated = { accessToken: 'at-rotated', refreshToken: 'rt-rotated', expiresAt: '2026-01-01T02:00:00.000Z' };
+const inKeyring = async () => JSON.parse((await keytar.getPassword('plat', 'ci-refresh')) ?? 'null');
+const file = join(configDir, 'credentials.json');
+const inFile = () => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')).profiles['ci-refresh'] ?? null) : null);
+const warnings = [];
+const warn = (m) => warnings.push(m);
+if (phase === 'during') {
+  let broken = false;
+  const call = (name) => (...args) => (broken ? Promise.reject(new Error('the keyring went away')) : keytar[name](...args));
+  const failing = { getPassword: call('getPassword'), setPassword: call('setPassword'), deletePassword: call('deletePassword') };
+  const store = await openCredentialStore({ configDir, warn, env: process.env, loadKeytar: async () => failing });
+  await store.set('ci-refresh', spent);
+  broken = true;
+  await store.set('ci-refresh', rotated);
+  console.log(JSON.stringify({ kind: store.kind, inKeyring: await inKeyring(), inFile: inFile(), warnings: warnings.length }));
+} else {
+  const store = await openCredentialStore({ configDir, warn, env: process.env });
+  const got = await store.get('ci-refresh');
+  console.log(JSON.stringify({ kind: store.kind, got, inKeyring: await inKeyring(), inFile: inFile(), warnings: warnings.length }));
+}
+`;
+
 describe('credential store against real keychains', () => {
   let emitted: Emitted;
   let home: string;
   beforeAll(() => {
     emitted = emitSources(['src/auth/credential-store.ts']);
     writeFileSync(join(emitted.dir, 'keyring.mjs'), SCRIPT);
+    writeFileSync(join(emitted.dir, 'mid-run.mjs'), MID_RUN_SCRIPT);
     home = mkdtempSync(join(tmpdir(), 'plat-keyring-'));
   }, 120_000);
   afterAll(() => {
@@ -80,6 +116,33 @@ describe('credential store against real keychains', () => {
       warnings: [],
       fileMode: null,
     });
+  });
+
+  it('after a refresh saved in the file while the keyring failed, the next command gets the rotated tokens', () => {
+    const env = isolatedEnv('mid-run');
+    const configDir = join(env.HOME as string, 'config');
+    const script = join(emitted.dir, 'mid-run.mjs');
+    const shell =
+      `printf 'plat-test-password' | gnome-keyring-daemon --unlock --components=secrets >/dev/null && ` +
+      `"$0" "$1" "$2" during && "$0" "$1" "$2" after`;
+    const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', shell, process.execPath, script, configDir], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (r.error) throw r.error;
+    if (r.status !== 0) throw new Error(`the keyring script failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+    const [during, after] = r.stdout
+      .trim()
+      .split('\n')
+      .slice(-2)
+      .map((line) => JSON.parse(line));
+    const spent = { accessToken: 'at-spent', refreshToken: 'rt-spent', expiresAt: '2026-01-01T01:00:00.000Z' };
+    const rotated = { accessToken: 'at-rotated', refreshToken: 'rt-rotated', expiresAt: '2026-01-01T02:00:00.000Z' };
+    // The fault, as it happens: the rotated tokens in the file, the spent ones left in the keyring.
+    expect(during).toEqual({ kind: 'file', inKeyring: spent, inFile: rotated, warnings: 1 });
+    // The next command: the rotated tokens, now in the keyring only; the spent copy is gone.
+    expect(after).toEqual({ kind: 'keychain', got: rotated, inKeyring: rotated, inFile: null, warnings: 0 });
   });
 
   it('falls back to a 0600 file, with one warning naming it, where no Secret Service runs', () => {
