@@ -72,8 +72,9 @@ class AnnouncedFileStore implements CredentialStore {
 /**
  * The keychain while it answers; the file from the first call that fails or times out (a keychain can lock or
  * its daemon die after the probe). `kind` and `location` always tell the store in use. While the keychain is in use,
- * a profile's credential lives there only: one the file still holds from a time without a keychain moves into it
- * when first read, and storing or deleting one removes the file's copy.
+ * a profile's credential lives there only: a copy the file still holds — from a time without a keychain, or from a
+ * command whose keychain failed while it ran — is settled when first read (`settle`), and storing or deleting one
+ * removes the file's copy.
  */
 class FallbackCredentialStore implements CredentialStore {
   private active: CredentialStore;
@@ -95,8 +96,8 @@ class FallbackCredentialStore implements CredentialStore {
 
   async get(profile: string) {
     const found = await this.run((s) => s.get(profile));
-    if (found !== undefined || this.active !== this.keychain) return found;
-    return this.adoptFromFile(profile);
+    if (this.active !== this.keychain) return found;
+    return this.settle(profile, found);
   }
   async set(profile: string, credential: StoredCredential) {
     await this.run((s) => s.set(profile, credential));
@@ -109,26 +110,33 @@ class FallbackCredentialStore implements CredentialStore {
   }
 
   /**
-   * A credential the file holds from a time without a keychain, moved into the keychain that works now — under the
-   * file's lock, and looking in the keychain again there: another plat may have moved it (and refreshed its tokens)
-   * meanwhile, and what it stored must not be overwritten with the file's older copy.
+   * The credential to use when the file holds one for the profile beside the keychain's (`inKeychain`, read a moment
+   * ago) or instead of it: the later of the two (`later`) goes into the keychain and the file's copy is removed. A
+   * file copy beside a keychain copy is what a token refresh leaves when the keychain fails while it runs: the
+   * rotated tokens went to the file and the keychain kept the spent ones, which, presented again, would make the
+   * server end the session (refresh-token reuse). It is done under the file's lock, reading the keychain again
+   * there: another plat may have settled it (and refreshed its tokens) meanwhile.
    */
-  private async adoptFromFile(profile: string): Promise<StoredCredential | undefined> {
-    if (!existsSync(this.file.location)) return undefined;
+  private async settle(
+    profile: string,
+    inKeychain: StoredCredential | undefined,
+  ): Promise<StoredCredential | undefined> {
+    if (!existsSync(this.file.location)) return inKeychain;
+    // Read without the lock, so that a file holding nothing for this profile costs no lock.
+    if ((await this.file.get(profile).catch(() => undefined)) === undefined) return inKeychain;
     let found: StoredCredential | undefined;
     try {
       await this.file.moveOut(profile, async (held) => {
-        found = await this.keychain.get(profile);
-        if (found === undefined) {
-          await this.keychain.set(profile, held);
-          found = held;
-        }
+        const current = await this.keychain.get(profile);
+        found = current === undefined ? held : later(current, held);
+        if (found === held) await this.keychain.set(profile, held);
       });
       return found ?? (await this.keychain.get(profile));
     } catch (err) {
-      if (!(err instanceof KeychainUnavailable)) return undefined; // a damaged file holds nothing usable
+      if (!(err instanceof KeychainUnavailable)) return inKeychain; // a damaged file holds nothing usable
       this.active = this.fallBack(err.message);
-      return this.active.get(profile);
+      const held = await this.active.get(profile);
+      return inKeychain === undefined || held === undefined ? (held ?? inKeychain) : later(inKeychain, held);
     }
   }
 
@@ -150,6 +158,18 @@ class FallbackCredentialStore implements CredentialStore {
     }
     return op(this.active);
   }
+}
+
+/**
+ * Of a keychain copy and a file copy of one account's credential, the later one. Tokens tell by their expiry (a
+ * refresh moves it on), and the keychain's win only when they expire later. Otherwise (API keys, no expiry) the
+ * file's: while the keychain works every write goes there and removes the file's copy, so a file copy beside a
+ * keychain copy was written after it, by a command whose keychain had failed — unless that removal itself failed,
+ * which is rarer, and which the expiry of tokens still tells apart.
+ */
+function later(inKeychain: StoredCredential, inFile: StoredCredential): StoredCredential {
+  const expiry = (c: StoredCredential) => (c.expiresAt === undefined ? Number.NaN : Date.parse(c.expiresAt));
+  return expiry(inKeychain) > expiry(inFile) ? inKeychain : inFile;
 }
 
 /**

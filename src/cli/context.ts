@@ -8,7 +8,7 @@ import type { Config } from '../config/config.js';
 import { configDir, dataDir } from '../config/paths.js';
 import type { Resolved } from '../config/resolve.js';
 import { newClient, oauthTransport, openTransport } from './connection.js';
-import { type ActiveCredential, findCredential, isSignedIn, storeApplies } from './credential.js';
+import { type ActiveCredential, findCredential, isSignedIn, refusingUnsendable, storeApplies } from './credential.js';
 import type { CliDeps, Transport } from './deps.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap } from './embedded.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
@@ -166,7 +166,9 @@ export function createContext(
     credentials: once(async () => {
       const { openCredentialStore } = await import('../auth/credential-store.js');
       const warn = (m: string) => ctx.warn(m);
-      return openCredentialStore({ configDir: dirs.config, warn, env: deps.env, ...deps.credentialStore });
+      return refusingUnsendable(
+        await openCredentialStore({ configDir: dirs.config, warn, env: deps.env, ...deps.credentialStore }),
+      );
     }),
     program,
     stdinText: once(() => readAll(ctx.io.stdin)),

@@ -1,3 +1,4 @@
+import type { Keytar } from '../auth/keychain-credential-store.js';
 import type { Fetch } from '../client/client.js';
 import type { Resolved } from '../config/resolve.js';
 import type { IdFactory } from '../platform/clock.js';
@@ -22,8 +23,8 @@ export interface CliDeps {
   transport?: (r: Resolved) => Promise<Transport>;
   /** Options for the platforms the CLI opens itself (bootstrap, `local mail`, `serve`). */
   platform?: { clock?: () => Date; ids?: IdFactory; publicUrl?: string; logger?: (line: string) => void };
-  /** Credential store overrides (tests force the file store). */
-  credentialStore?: { forceFile?: boolean; timeoutMs?: number };
+  /** Credential store overrides (tests force the file store, or give a keychain that fails on cue). */
+  credentialStore?: { forceFile?: boolean; timeoutMs?: number; loadKeytar?: () => Promise<Keytar> };
   /** The client's wait between retries (tests make it instant). */
   sleep?: (ms: number) => Promise<void>;
   /** Opens a URL in the browser (`plat login`); default the desktop's opener. Resolves false when it could not. */

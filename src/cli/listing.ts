@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import type { Query } from '../client/client.js';
-import type { List } from '../contract/common.js';
+import { type List, PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../contract/common.js';
 import type { Context } from './context.js';
-import { positiveInt } from './parse.js';
+import { list as listOf, type Output } from './output/result.js';
+import type { View } from './output/view.js';
+import { intBetween, positiveInt } from './parse.js';
 
 /** The paging options every paginated list verb takes. */
 export interface PageOptions {
@@ -12,13 +14,17 @@ export interface PageOptions {
   all?: boolean;
 }
 
-/** Adds `--page --per-page --limit --all` (offset paging unless `--limit`, which selects cursor paging). */
+/**
+ * Adds `--page --per-page --limit --all` (offset paging unless `--limit`, which selects cursor paging). A page size
+ * outside the contract's 1–100 is refused here, as 0 always was, rather than sent for the API to refuse.
+ */
 export function pagingOptions(cmd: Command, opts: { offset?: boolean } = { offset: true }): void {
+  const pageSize = intBetween(1, PER_PAGE_MAX);
   if (opts.offset) {
     cmd.option('--page <n>', 'page number (offset paging)', positiveInt);
-    cmd.option('--per-page <n>', 'records per page, at most 100', positiveInt);
+    cmd.option('--per-page <n>', `records per page, at most ${PER_PAGE_MAX}`, pageSize);
   }
-  cmd.option('--limit <n>', 'records per page in cursor paging, at most 100', positiveInt);
+  cmd.option('--limit <n>', `records per page in cursor paging, at most ${PER_PAGE_MAX}`, pageSize);
   cmd.option('--all', 'fetch every page');
 }
 
@@ -32,9 +38,6 @@ export function pageOptions(raw: Record<string, unknown>): PageOptions {
   };
 }
 
-/** A first page's size when none is asked for: the API's default in either mode (contract §3). */
-const DEFAULT_PAGE_SIZE = 20;
-
 /**
  * The API's paging query for these options: offset paging when a page or a page size is asked for, and otherwise
  * cursor paging — the same first records in the same order, without the total that offset paging makes the server
@@ -42,20 +45,24 @@ const DEFAULT_PAGE_SIZE = 20;
  */
 export function pageQuery(o: PageOptions): Query {
   if (o.page !== undefined || o.perPage !== undefined) return { page: o.page, per_page: o.perPage, limit: o.limit };
-  return { limit: o.limit ?? DEFAULT_PAGE_SIZE };
+  return { limit: o.limit ?? PER_PAGE_DEFAULT };
 }
 
 /**
- * The records of a list: one page through the resource's typed method, or with `--all` every page through the
- * client's cursor walk, drawing a running count on stderr when it is a terminal.
+ * A list verb's output: one page through the resource's typed method, or with `--all` every page through the
+ * client's cursor walk, drawing a running count on stderr when it is a terminal. One page of several carries the
+ * note that says so (`moreNote`), which the renderer shows under a table on a terminal.
  */
 export async function fetchList<T>(
   ctx: Context,
   o: PageOptions,
   // `q` is built from options already checked against the contract's enums, so it is typed loosely here.
-  list: { first: (q: any) => Promise<List<T>>; path: string; query: Query; what: string },
-): Promise<T[]> {
-  if (!o.all) return (await list.first({ ...list.query, ...pageQuery(o) })).data;
+  list: { first: (q: any) => Promise<List<T>>; path: string; query: Query; what: string; view: View },
+): Promise<Output> {
+  if (!o.all) {
+    const page = await list.first({ ...list.query, ...pageQuery(o) });
+    return listOf(page.data, list.view, moreNote(page, list.what));
+  }
   const client = await ctx.client();
   const draw = ctx.io.stderrTty && !ctx.globals().quiet;
   const items: T[] = [];
@@ -64,7 +71,24 @@ export async function fetchList<T>(
   };
   for await (const item of client.all<T>(list.path, { ...list.query, limit: o.limit }, onPage)) items.push(item);
   if (draw) ctx.io.stderr.write('\r\x1b[K');
-  return items;
+  return listOf(items, list.view);
+}
+
+/**
+ * What a page leaves out, when it does: how many it shows of how many, and how to see the rest (as gh says it).
+ * A cursor page knows no total (plat's default first page is one, so the server counts nothing).
+ */
+export function moreNote(page: List<unknown>, what: string): string | undefined {
+  const p = page.pagination;
+  if (!p?.hasMore) return undefined;
+  const n = page.data.length;
+  if (!('total' in p)) {
+    const shown = n === 1 ? `the first ${what.replace(/s$/, '')}` : `the first ${n} ${what}`;
+    return `Showing ${shown}; there are more: --all lists every one`;
+  }
+  const where = p.page > 1 ? ` (page ${p.page} of ${p.totalPages})` : '';
+  const size = p.perPage === PER_PAGE_DEFAULT ? '' : ` --per-page ${p.perPage}`;
+  return `Showing ${n} of ${p.total} ${what}${where}; use --all to list every one, or --page ${p.page + 1}${size} for the next`;
 }
 
 /** A path segment, escaped as the client escapes them. */

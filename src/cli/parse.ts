@@ -14,6 +14,18 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+/**
+ * A commander argument parser for a whole number from `min` to `max`: a value out of range is refused like a
+ * malformed one (exit 2), with the range in the message, before any command runs.
+ */
+export function intBetween(min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = nonNegativeInt(value);
+    if (n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
+    return n;
+  };
+}
+
 /** commander collector for repeatable options (`--team A --team B`). */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

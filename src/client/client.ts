@@ -190,7 +190,14 @@ export class PlatformClient {
     if (body !== undefined) headers.set('Content-Type', 'application/json');
     if (o.orgId) headers.set('X-Org-Id', o.orgId);
     if (o.requestId) headers.set('X-Request-Id', o.requestId);
-    for (const [name, value] of Object.entries(await o.auth())) headers.set(name, value);
+    for (const [name, value] of Object.entries(await o.auth())) {
+      try {
+        headers.set(name, value);
+      } catch {
+        // Headers' own message quotes the value, which here is a secret.
+        throw new TypeError(`the credential cannot be sent: its ${name} header holds a character no header may carry`);
+      }
+    }
     try {
       const res = await o.fetch(new Request(url, { method, headers, body }));
       // Read here so that a connection dropped mid-body counts as a network failure, not a bad answer.

@@ -11,10 +11,13 @@
 type HeadersInput = LightHeaders | Headers | [string, string][] | Record<string, string> | undefined | null;
 type BodyInput = string | Uint8Array | ArrayBuffer | null | undefined;
 
-/** A header value as the Fetch standard keeps it: surrounding whitespace removed; NUL, CR or LF refused. */
-function headerValue(value: string): string {
+/**
+ * A header value as the Fetch standard keeps it: surrounding whitespace removed; NUL, CR or LF refused, and anything
+ * that is not a byte string (a character above U+00FF). The message does not quote the value: it may be a secret.
+ */
+function headerValue(name: string, value: string): string {
   const v = String(value).replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
-  if (/[\0\r\n]/.test(v)) throw new TypeError(`invalid header value: ${JSON.stringify(v)}`);
+  if (/[\0\r\n]|[^\0-\xff]/.test(v)) throw new TypeError(`invalid value for the header ${name}`);
   return v;
 }
 
@@ -55,14 +58,14 @@ export class LightHeaders {
 
   set(name: string, value: string): void {
     const key = name.toLowerCase();
-    const v = headerValue(value);
+    const v = headerValue(name, value);
     if (key === 'set-cookie') this.#cookies.splice(0, this.#cookies.length, v);
     else this.#values.set(key, v);
   }
 
   append(name: string, value: string): void {
     const key = name.toLowerCase();
-    const v = headerValue(value);
+    const v = headerValue(name, value);
     if (key === 'set-cookie') this.#cookies.push(v);
     else {
       const before = this.#values.get(key);

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { noSessionBus, openCredentialStore, type StoredCredential } from '../../src/auth/credential-store.js';
 import type { Keytar } from '../../src/auth/keychain-credential-store.js';
 import { ConfigError } from '../../src/config/errors.js';
+import { fakeKeytar, keychainItem } from '../helpers/keytar.js';
 
 const SECRET = 'plat_live_0123456789abcdefghijklmnopqrstuvwxyzAB';
 const cred: StoredCredential = { apiKey: SECRET };
@@ -22,30 +23,6 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const file = () => join(dir, 'credentials.json');
 const mode = (p: string) => statSync(p).mode & 0o777;
-
-/** An in-memory keychain that can be broken on demand: a fault injector, as real ones do not fail on cue. */
-function fakeKeytar() {
-  const items = new Map<string, string>();
-  const state = { broken: false };
-  const check = () => {
-    if (state.broken) throw new Error('Cannot autolaunch D-Bus without X11 $DISPLAY');
-  };
-  const keytar: Keytar = {
-    getPassword: async (s, a) => {
-      check();
-      return items.get(`${s}/${a}`) ?? null;
-    },
-    setPassword: async (s, a, p) => {
-      check();
-      items.set(`${s}/${a}`, p);
-    },
-    deletePassword: async (s, a) => {
-      check();
-      return items.delete(`${s}/${a}`);
-    },
-  };
-  return { keytar, items, state };
-}
 
 describe('the file store', () => {
   it('is used when forced, with no warning, and keeps the file 0600', async () => {
@@ -267,6 +244,74 @@ describe('falling back from the keychain', () => {
     await expect(fileStore.get('default')).resolves.toBeUndefined();
     fake.items.clear();
     await expect(store.get('default')).resolves.toBeUndefined();
+  });
+
+  describe('when the keychain failed while a command ran, the later copy wins the next time', () => {
+    const spent = {
+      accessToken: 'at-1',
+      refreshToken: 'rt-1',
+      expiresAt: '2026-01-01T01:00:00.000Z',
+      clientId: 'plat-cli',
+    };
+    const rotated = { ...spent, accessToken: 'at-2', refreshToken: 'rt-2', expiresAt: '2026-01-01T02:00:00.000Z' };
+    const open = (fake: ReturnType<typeof fakeKeytar>) =>
+      openCredentialStore({ configDir: dir, warn, env: {}, loadKeytar: async () => fake.keytar });
+    const inKeychain = (fake: ReturnType<typeof fakeKeytar>) => keychainItem(fake, 'default');
+    const fileStore = () => openCredentialStore({ configDir: dir, warn, forceFile: true, env: {} });
+
+    it('a refresh saved in the file while the keychain kept the spent tokens: the rotated ones, moved in', async () => {
+      const fake = fakeKeytar();
+      const run1 = await open(fake);
+      await run1.set('default', spent);
+      // The keychain fails mid-run: the refresh's rotated tokens go to the file; the keychain keeps the spent ones.
+      fake.state.broken = true;
+      await run1.set('default', rotated);
+      expect(run1.kind).toBe('file');
+      expect(inKeychain(fake)).toEqual(spent);
+
+      fake.state.broken = false;
+      const run2 = await open(fake);
+      await expect(run2.get('default')).resolves.toEqual(rotated);
+      expect(run2.kind).toBe('keychain');
+      expect(inKeychain(fake)).toEqual(rotated);
+      await expect((await fileStore()).get('default')).resolves.toBeUndefined();
+      // Settled once: the next read finds one copy.
+      await expect((await open(fake)).get('default')).resolves.toEqual(rotated);
+    });
+
+    it("keeps the keychain's tokens when they expire later than the file's (a copy left behind)", async () => {
+      await (await fileStore()).set('default', spent);
+      const fake = fakeKeytar();
+      fake.items.set('plat/default', JSON.stringify(rotated));
+      await expect((await open(fake)).get('default')).resolves.toEqual(rotated);
+      expect(inKeychain(fake)).toEqual(rotated);
+      await expect((await fileStore()).get('default')).resolves.toBeUndefined();
+    });
+
+    it("an API key (no expiry): the file's, written after the keychain's by the command whose keychain failed", async () => {
+      const fake = fakeKeytar();
+      const run1 = await open(fake);
+      await run1.set('default', { apiKey: 'plat_live_before' });
+      fake.state.broken = true;
+      await run1.set('default', { apiKey: 'plat_live_after' });
+      fake.state.broken = false;
+      await expect((await open(fake)).get('default')).resolves.toEqual({ apiKey: 'plat_live_after' });
+      expect(inKeychain(fake)).toEqual({ apiKey: 'plat_live_after' });
+      await expect((await fileStore()).get('default')).resolves.toBeUndefined();
+    });
+
+    it('the keychain failing again while they are settled: the later copy still, from the file', async () => {
+      await (await fileStore()).set('default', rotated);
+      const fake = fakeKeytar();
+      fake.items.set('plat/default', JSON.stringify(spent));
+      const store = await open(fake);
+      fake.keytar.setPassword = async () => {
+        throw new Error('Cannot autolaunch D-Bus without X11 $DISPLAY');
+      };
+      await expect(store.get('default')).resolves.toEqual(rotated);
+      expect(store.kind).toBe('file');
+      await expect((await fileStore()).get('default')).resolves.toEqual(rotated);
+    });
   });
 
   it('does not touch the file when the keychain works', async () => {

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,12 +31,63 @@ const fileMode = existsSync(file) ? (statSync(file).mode & 0o777).toString(8) : 
 console.log(JSON.stringify({ kind: store.kind, location: store.location, readBack, inKeyring, afterDelete, warnings, fileMode }));
 `;
 
+/**
+ * Two commands on one keyring. `during`: tokens are stored in the keyring, then the keyring fails (keytar made to
+ * fail from then on, as when its daemon dies) while a refresh saves the rotated tokens, which go to the file. `after`:
+ * a fresh process, the keyring answering again, reads the credential through plat's store and reports what it got
+ * and what the keyring and the file hold then.
+ */
+const MID_RUN_SCRIPT = `
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+const { openCredentialStore } = await import('./src/auth/credential-store.js');
+const keytar = (await import('keytar')).default;
+const [configDir, phase] = process.argv.slice(2);
+const spent = { accessToken: 'at-spent', refreshToken: 'rt-spent', expiresAt: '2026-01-01T01:00:00.000Z' };
+const rotated = { accessToken: 'at-rotated', refreshToken: 'rt-rotated', expiresAt: '2026-01-01T02:00:00.000Z' };
+const inKeyring = async () => JSON.parse((await keytar.getPassword('plat', 'ci-refresh')) ?? 'null');
+const file = join(configDir, 'credentials.json');
+const inFile = () => (existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')).profiles['ci-refresh'] ?? null) : null);
+const warnings = [];
+const warn = (m) => warnings.push(m);
+if (phase === 'during') {
+  let broken = false;
+  const call = (name) => (...args) => (broken ? Promise.reject(new Error('the keyring went away')) : keytar[name](...args));
+  const failing = { getPassword: call('getPassword'), setPassword: call('setPassword'), deletePassword: call('deletePassword') };
+  const store = await openCredentialStore({ configDir, warn, env: process.env, loadKeytar: async () => failing });
+  await store.set('ci-refresh', spent);
+  broken = true;
+  await store.set('ci-refresh', rotated);
+  console.log(JSON.stringify({ kind: store.kind, inKeyring: await inKeyring(), inFile: inFile(), warnings: warnings.length }));
+} else {
+  const store = await openCredentialStore({ configDir, warn, env: process.env });
+  const got = await store.get('ci-refresh');
+  console.log(JSON.stringify({ kind: store.kind, got, inKeyring: await inKeyring(), inFile: inFile(), warnings: warnings.length }));
+}
+`;
+
+/**
+ * Runs `plat` commands one after the other (argv lists on the command line, as JSON) and prints what each did, for a
+ * shell that runs it on the session bus of a real keyring.
+ */
+const PLAT_STEPS_SCRIPT = `
+import { spawnSync } from 'node:child_process';
+const [bin, steps] = process.argv.slice(2);
+const runs = JSON.parse(steps).map(({ argv, env }) => {
+  const r = spawnSync('sh', [bin, ...argv], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  return { argv: argv.join(' '), code: r.status, stdout: r.stdout, stderr: r.stderr };
+});
+console.log(JSON.stringify(runs));
+`;
+
 describe('credential store against real keychains', () => {
   let emitted: Emitted;
   let home: string;
   beforeAll(() => {
     emitted = emitSources(['src/auth/credential-store.ts']);
     writeFileSync(join(emitted.dir, 'keyring.mjs'), SCRIPT);
+    writeFileSync(join(emitted.dir, 'mid-run.mjs'), MID_RUN_SCRIPT);
+    writeFileSync(join(emitted.dir, 'plat-steps.mjs'), PLAT_STEPS_SCRIPT);
     home = mkdtempSync(join(tmpdir(), 'plat-keyring-'));
   }, 120_000);
   afterAll(() => {
@@ -80,6 +131,71 @@ describe('credential store against real keychains', () => {
       warnings: [],
       fileMode: null,
     });
+  });
+
+  it('after a refresh saved in the file while the keyring failed, the next command gets the rotated tokens', () => {
+    const env = isolatedEnv('mid-run');
+    const configDir = join(env.HOME as string, 'config');
+    const script = join(emitted.dir, 'mid-run.mjs');
+    const shell =
+      `printf 'plat-test-password' | gnome-keyring-daemon --unlock --components=secrets >/dev/null && ` +
+      `"$0" "$1" "$2" during && "$0" "$1" "$2" after`;
+    const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', shell, process.execPath, script, configDir], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (r.error) throw r.error;
+    if (r.status !== 0) throw new Error(`the keyring script failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+    const [during, after] = r.stdout
+      .trim()
+      .split('\n')
+      .slice(-2)
+      .map((line) => JSON.parse(line));
+    const spent = { accessToken: 'at-spent', refreshToken: 'rt-spent', expiresAt: '2026-01-01T01:00:00.000Z' };
+    const rotated = { accessToken: 'at-rotated', refreshToken: 'rt-rotated', expiresAt: '2026-01-01T02:00:00.000Z' };
+    // The fault, as it happens: the rotated tokens in the file, the spent ones left in the keyring.
+    expect(during).toEqual({ kind: 'file', inKeyring: spent, inFile: rotated, warnings: 1 });
+    // The next command: the rotated tokens, now in the keyring only; the spent copy is gone.
+    expect(after).toEqual({ kind: 'keychain', got: rotated, inKeyring: rotated, inFile: null, warnings: 0 });
+  });
+
+  it('plat, with the keyring back, uses the API key the file got after the keyring’s (not the stale one)', () => {
+    const env: NodeJS.ProcessEnv = { ...isolatedEnv('plat-stale-keyring'), NO_COLOR: '1' };
+    const file = join(env.HOME as string, '.config/plat/credentials.json');
+    // What a keyring failing during `local reset` and the next bootstrap leaves, made with the real binary: the
+    // keyring keeps the first platform's key, and the new platform's key goes to the file. (PLAT_CREDENTIAL_STORE=file
+    // stands for the failing keyring: those commands do not touch it.)
+    const steps = [
+      { argv: ['users', 'list', '-o', 'ids'], env: {} },
+      { argv: ['local', 'reset', '--yes'], env: { PLAT_CREDENTIAL_STORE: 'file' } },
+      { argv: ['users', 'list', '-o', 'ids'], env: { PLAT_CREDENTIAL_STORE: 'file' } },
+      // The keyring answers again.
+      { argv: ['users', 'list', '-o', 'ids'], env: {} },
+      { argv: ['auth', 'status', '--json'], env: {} },
+    ];
+    const shell = `printf 'plat-test-password' | gnome-keyring-daemon --unlock --components=secrets >/dev/null && exec "$0" "$1" "$2" "$3"`;
+    const bin = fileURLToPath(new URL('../../bin/plat.js', import.meta.url));
+    const r = spawnSync(
+      'dbus-run-session',
+      ['--', 'sh', '-c', shell, process.execPath, join(emitted.dir, 'plat-steps.mjs'), bin, JSON.stringify(steps)],
+      { env, encoding: 'utf8', timeout: 120_000 },
+    );
+    if (r.status !== 0) throw new Error(`the steps failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+    const [first, reset, second, after, status] = report(r.stdout);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^user_\w+\n$/);
+    expect(first.stderr).toContain('Its API key is stored in OS keychain (service plat).');
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`Its API key is stored in ${file}.`);
+    // The new platform's key, from the file, now in the keyring; the file keeps no copy.
+    expect(after).toMatchObject({ code: 0, stdout: second.stdout, stderr: '' });
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      credential: { source: 'store', why: 'stored for "local" in OS keychain (service plat)' },
+      store: { kind: 'keychain' },
+    });
+    expect(JSON.parse(readFileSync(file, 'utf8')).profiles).toEqual({});
   });
 
   it('falls back to a 0600 file, with one warning naming it, where no Secret Service runs', () => {

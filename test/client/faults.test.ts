@@ -256,3 +256,19 @@ describe('answers that are not the API envelope', () => {
     expect(s.requests).toHaveLength(1);
   });
 });
+
+describe('a credential no header can carry', () => {
+  it('is refused before anything is sent, in a message that does not quote it', async () => {
+    const s = await serve((_req, res) => json(res, 200, {}));
+    servers.push(s);
+    for (const key of ['plat_live_secret\nrest', 'plat_live_secret…']) {
+      const { client } = clientFor(s.origin, { auth: async () => ({ 'X-API-Key': key }) });
+      const err = (await client.request('GET', '/x').catch((e) => e)) as Error;
+      expect(err).toBeInstanceOf(TypeError);
+      expect(err.message).toBe(
+        'the credential cannot be sent: its X-API-Key header holds a character no header may carry',
+      );
+    }
+    expect(s.requests).toHaveLength(0);
+  });
+});

@@ -100,6 +100,8 @@ describe("plat's light fetch classes behave as Node's for what an in-process cal
         trimmed: await attempt(() => new H({ a: ' \t padded value \r\n' }).get('a')),
         newline: await attempt(() => new H({ a: 'two\nlines' })),
         nul: await attempt(() => new H().append('a', 'x\0y')),
+        notByteString: await attempt(() => new H({ a: 'plat_live_abc…' })),
+        latin1: await attempt(() => new H({ a: 'café' }).get('a')),
         methods: ['get', 'post', 'patch', 'Delete', 'PATCH', 'options'].map(
           (m) => new R('http://x/', { method: m }).method,
         ),
@@ -124,6 +126,14 @@ describe("plat's light fetch classes behave as Node's for what an in-process cal
     );
     expect(both[1]).toEqual(both[0]);
     expect(both[0]?.methods).toEqual(['GET', 'POST', 'patch', 'DELETE', 'PATCH', 'OPTIONS']);
+  });
+
+  it('never quotes a refused header value (it may be a secret), naming the header instead', () => {
+    for (const value of ['plat_live_secret\nrest', 'plat_live_secret…']) {
+      expect(() => new LightHeaders({ 'X-API-Key': value })).toThrow(
+        new TypeError('invalid value for the header X-API-Key'),
+      );
+    }
   });
 
   it('refuses a body it cannot carry in-process, with a TypeError', () => {

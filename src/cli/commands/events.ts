@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchList, pageOptions, pagingOptions, seg } from '../listing.js';
-import { list as listOf } from '../output/result.js';
 import { isoTimestamp } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { eventView } from '../views.js';
@@ -29,13 +28,13 @@ const list = verb<ListOptions>({
   }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
-    const events = await fetchList(ctx, o, {
+    return fetchList(ctx, o, {
       first: (q) => client.events.list(org, q),
       path: `/organizations/${seg(org)}/events`,
       query: { type: o.type, since: o.since },
       what: 'events',
+      view: eventView,
     });
-    return listOf(events, eventView);
   },
 });
 

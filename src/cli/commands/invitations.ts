@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { INVITATION_STATUSES } from '../../contract/users.js';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
-import { done, list as listOf, record } from '../output/result.js';
+import { done, record } from '../output/result.js';
 import { oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { invitationView } from '../views.js';
@@ -23,13 +23,13 @@ const list = verb<PageOptions & { status?: string }>({
   }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
-    const items = await fetchList(ctx, o, {
+    return fetchList(ctx, o, {
       first: (q) => client.invitations.list(org, q),
       path: `/organizations/${seg(org)}/invitations`,
       query: { status: o.status },
       what: 'invitations',
+      view: invitationView,
     });
-    return listOf(items, invitationView);
   },
 });
 

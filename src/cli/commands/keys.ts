@@ -4,7 +4,7 @@ import { KEY_ENVIRONMENTS } from '../../contract/api-keys.js';
 import { PERMISSIONS } from '../../contract/permissions.js';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
-import { done, list as listOf, record } from '../output/result.js';
+import { done, record } from '../output/result.js';
 import { collect, isoTimestamp, oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { apiKeyView, createdApiKeyView } from '../views.js';
@@ -17,13 +17,13 @@ const list = verb<PageOptions>({
   parse: (_args, o) => pageOptions(o),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
-    const keys = await fetchList(ctx, o, {
+    return fetchList(ctx, o, {
       first: (q) => client.apiKeys.list(org, q),
       path: `/organizations/${seg(org)}/api-keys`,
       query: {},
       what: 'keys',
+      view: apiKeyView,
     });
-    return listOf(keys, apiKeyView);
   },
 });
 

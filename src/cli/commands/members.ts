@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { PROJECT_ROLES, type ProjectRole } from '../../contract/permissions.js';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
-import { done, list as listOf, record } from '../output/result.js';
+import { done, record } from '../output/result.js';
 import { oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { memberView } from '../views.js';
@@ -19,13 +19,13 @@ const list = verb<PageOptions & { project: string }>({
   parse: ([project], o) => ({ project, ...pageOptions(o) }),
   run: async (o, ctx) => {
     const client = await ctx.client();
-    const members = await fetchList(ctx, o, {
+    return fetchList(ctx, o, {
       first: (q) => client.members.list(o.project, q),
       path: `/projects/${seg(o.project)}/members`,
       query: {},
       what: 'members',
+      view: memberView,
     });
-    return listOf(members, memberView);
   },
 });
 

@@ -4,7 +4,7 @@ import { PROJECT_STATUSES, type Project, type ProjectPatch, type ProjectStatus }
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
-import { done, list as listOf, record } from '../output/result.js';
+import { done, record } from '../output/result.js';
 import { oneOf } from '../parse.js';
 import { addVerbs, type Verb, verb } from '../verb.js';
 import { projectView } from '../views.js';
@@ -30,13 +30,13 @@ const list = verb<ListOptions>({
   }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
-    const projects = await fetchList(ctx, o, {
+    return fetchList(ctx, o, {
       first: (q) => client.projects.list(org, q),
       path: `/organizations/${seg(org)}/projects`,
       query: { status: o.status, search: o.search },
       what: 'projects',
+      view: projectView,
     });
-    return listOf(projects, projectView);
   },
 });
 

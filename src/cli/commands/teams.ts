@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
-import { done, list as listOf, record } from '../output/result.js';
+import { done, record } from '../output/result.js';
 import { addVerbs, verb } from '../verb.js';
 import { teamMemberView, teamView } from '../views.js';
 
@@ -15,13 +15,13 @@ const list = verb<PageOptions>({
   parse: (_args, o) => pageOptions(o),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
-    const teams = await fetchList(ctx, o, {
+    return fetchList(ctx, o, {
       first: (q) => client.teams.list(org, q),
       path: `/organizations/${seg(org)}/teams`,
       query: {},
       what: 'teams',
+      view: teamView,
     });
-    return listOf(teams, teamView);
   },
 });
 
@@ -68,13 +68,13 @@ const members = verb<PageOptions & { id: string }>({
   parse: ([id], o) => ({ id, ...pageOptions(o) }),
   run: async (o, ctx) => {
     const client = await ctx.client();
-    const items = await fetchList(ctx, o, {
+    return fetchList(ctx, o, {
       first: (q) => client.teams.members(o.id, q),
       path: `/teams/${seg(o.id)}/members`,
       query: {},
       what: 'members',
+      view: teamMemberView,
     });
-    return listOf(items, teamMemberView);
   },
 });
 

@@ -4,7 +4,7 @@ import { USER_SORTS, USER_STATUSES, type UserPatch, type UserSort, type UserStat
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
-import { done, list as listOf, record } from '../output/result.js';
+import { done, record } from '../output/result.js';
 import { collect, keyValue, oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { invitationView, userView } from '../views.js';
@@ -37,13 +37,13 @@ const list = verb<ListOptions>({
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     const query = { status: o.status, search: o.search, sort: o.sort, order: o.order };
-    const users = await fetchList(ctx, o, {
+    return fetchList(ctx, o, {
       first: (q) => client.users.list(org, q),
       path: `/organizations/${seg(org)}/users`,
       query,
       what: 'users',
+      view: userView,
     });
-    return listOf(users, userView);
   },
 });
 

@@ -62,6 +62,8 @@ export function render(io: Io, output: Output, opts: RenderOptions): void {
       else if (mode === 'table' && io.stdoutTty && output.items.length === 0) {
         if (!opts.quiet) io.err('No results.');
       } else io.out(renderRows(io, output.view, output.items, mode));
+      // For the person reading the table; a script reads the rows (or pages with --all) and gets nothing more.
+      if (output.more && mode === 'table' && io.stdoutTty && !opts.quiet) io.err(output.more);
       return;
     case 'record':
       renderRecord(io, output, mode, opts.quiet);

@@ -4,8 +4,11 @@ import type { View } from './view.js';
 export type Output =
   /** One record (get, create, update, state moves). `changed`: it was written, so `--quiet` may skip it. */
   | { kind: 'record'; value: unknown; view: View; changed?: boolean }
-  /** A list of records: a JSON array with `--json`, unless `json` gives another shape (`auth status`). */
-  | { kind: 'list'; items: unknown[]; view: View; json?: unknown }
+  /**
+   * A list of records: a JSON array with `--json`, unless `json` gives another shape (`auth status`). `more`: one
+   * page of several, what it leaves out and how to see the rest (a note under a table on a terminal only).
+   */
+  | { kind: 'list'; items: unknown[]; view: View; json?: unknown; more?: string }
   /** Nothing to print on stdout (a delete); the message goes to stderr unless `--quiet`. */
   | { kind: 'done'; message: string }
   /** Text printed as is on stdout (a path, a completion script). */
@@ -20,7 +23,8 @@ export const record = (value: unknown, view: View, changed = false): Output => (
   view,
   changed,
 });
-/** Builds a list output. */
-export const list = (items: unknown[], view: View): Output => ({ kind: 'list', items, view });
+/** Builds a list output; `more` says what a page leaves out. */
+export const list = (items: unknown[], view: View, more?: string): Output =>
+  more === undefined ? { kind: 'list', items, view } : { kind: 'list', items, view, more };
 /** Builds a "done" output for commands that leave nothing to print. */
 export const done = (message: string): Output => ({ kind: 'done', message });
