@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Query } from '../client/client.js';
-import { type List, PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../contract/common.js';
+import type { List } from '../contract/common.js';
+import { PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../contract/limits.js';
 import type { Context } from './context.js';
 import { list as listOf, type Output } from './output/result.js';
 import type { View } from './output/view.js';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { PER_PAGE_MAX } from './limits.js';
 
 // How the contract's schemas are made (every file of src/contract): each object schema — a record, a body, a query,
 // path parameters — is built when first used (`z.lazy`), not when its module loads; the small pieces many of them
@@ -51,8 +52,7 @@ export function intParam(min: number, max: number) {
     .pipe(z.number().int().min(min).max(max));
 }
 
-export const PER_PAGE_DEFAULT = 20;
-export const PER_PAGE_MAX = 100;
+export { PER_PAGE_DEFAULT, PER_PAGE_MAX } from './limits.js';
 
 /** Paging parameters shared by every paginated list (contract §3). */
 export const pagingQueryShape = {
