@@ -1,21 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { type Command, CommanderError } from 'commander';
+import { packageVersion } from '../contract/version.js';
 import { type CliDeps, createContext } from './context.js';
 import { EXIT_CODES, toFailure } from './errors.js';
 import type { GlobalOptions } from './globals.js';
 import { buildProgram } from './program.js';
 
 export type { CliDeps } from './context.js';
-
-/** package.json's version, written into the bundle by scripts/bundle.mjs; not defined when plat runs from source. */
-declare const PLAT_VERSION: string | undefined;
-
-/** The package's version: the bundle's own, or (from source) read from package.json beside `src/`. */
-export function packageVersion(): string {
-  if (typeof PLAT_VERSION === 'string') return PLAT_VERSION;
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
 
 /** commander's own "errors" that are not failures: `--help`, `--version`. */
 const CLEAN_EXITS = new Set(['commander.helpDisplayed', 'commander.version']);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { testPlatform } from '../helpers/platform.js';
 
@@ -38,7 +39,9 @@ describe('conventions (contract §1–§2)', () => {
   it('serves health and the OpenAPI document without credentials', async () => {
     const t = testPlatform();
     const health = await t.call('GET', '/health', { key: null });
-    expect(health.body).toEqual({ status: 'ok', version: expect.any(String), mode: 'live' });
+    // The version of the package, as `plat --version` reports it.
+    const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+    expect(health.body).toEqual({ status: 'ok', version, mode: 'live' });
     const doc = await t.call('GET', '/openapi.json', { key: null });
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toBe('3.1.0');

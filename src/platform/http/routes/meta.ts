@@ -1,7 +1,6 @@
 import { healthSchema } from '../../../contract/common.js';
+import { packageVersion } from '../../../contract/version.js';
 import { publicRoute, type RouteDef } from '../route.js';
-
-export const VERSION = '0.1.0';
 
 export const metaRoutes: RouteDef[] = [
   publicRoute({
@@ -12,6 +11,6 @@ export const metaRoutes: RouteDef[] = [
     tag: 'meta',
     access: 'public',
     response: healthSchema,
-    handler: (ctx, c) => c.json({ status: 'ok', version: VERSION, mode: ctx.mode }),
+    handler: (ctx, c) => c.json({ status: 'ok', version: packageVersion(), mode: ctx.mode }),
   }),
 ];
