@@ -9,6 +9,7 @@ import { randomBase62 } from '../clock.js';
 import type { BaseCtx, Credential, Ctx, FetchBindings, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { type Limiter, rateLimits } from '../limits/index.js';
+import { requestBounds } from './bounds.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDef } from './route.js';
 import { parseBody, parseParams, parseQuery } from './validate.js';
@@ -132,6 +133,8 @@ export function createApp(routes: readonly RouteDef[]): Hono<Env> {
     await next();
     c.res.headers.set('X-Request-Id', c.get('requestId'));
   });
+  // Before anything reads the body (the rate limits read an OAuth request's to find its client).
+  app.use(requestBounds());
 
   const apiRoute = (method: string, path: string) =>
     compiled.find((r) => r.route.kind === 'api' && r.route.method === method && r.regex.test(path));

@@ -2,8 +2,6 @@ import type * as z from 'zod';
 import type { ErrorDetail } from '../../contract/errors.js';
 import { PlatformError } from '../errors.js';
 
-const MAX_BODY_BYTES = 1024 * 1024;
-
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let v = input;
   for (const key of path) {
@@ -43,17 +41,11 @@ function summary(details: ErrorDetail[]): string {
 
 /**
  * Reads and validates a JSON body (contract §2): no body, wrong content type, malformed JSON or a missing required
- * field is `400 invalid_request`; a field present but invalid (or unknown) is `422 validation_error`.
+ * field is `400 invalid_request`; a field present but invalid (or unknown) is `422 validation_error`. The body's size
+ * was bounded before any route ran (bounds.ts).
  */
 export async function parseBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
-  const length = Number(request.headers.get('content-length') ?? '0');
-  if (length > MAX_BODY_BYTES) {
-    throw new PlatformError('invalid_request', 'request body too large (limit 1 MiB)', { status: 413 });
-  }
   const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new PlatformError('invalid_request', 'request body too large (limit 1 MiB)', { status: 413 });
-  }
   if (text.trim() === '') throw new PlatformError('invalid_request', 'a JSON request body is required');
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
