@@ -5,9 +5,11 @@ import { cleanUpProcesses, processHome, servePlat } from '../helpers/spawn.js';
 afterAll(cleanUpProcesses);
 
 let base: string;
+let log: () => string;
 beforeAll(async () => {
   const server = await servePlat(processHome('plat-serve-bounds'));
   base = server.url;
+  log = server.log;
 });
 
 /** The envelope every error carries, with the request id of the `X-Request-Id` header. */
@@ -63,6 +65,8 @@ function chunkedUpload(path: string, total: number) {
   );
 }
 
+const nested = (depth: number) => `{"refreshToken":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+
 describe('plat serve bounds what strangers send (contract §2)', () => {
   it('answers a chunked upload 413 once it passes 1 MiB, while the client is still sending, on every route', async () => {
     const total = 50 * 1024 * 1024;
@@ -74,5 +78,29 @@ describe('plat serve bounds what strangers send (contract §2)', () => {
       // The server answered from what it had read, not after reading (or holding) the whole upload.
       expect(r.sentWhenAnswered, path).toBeLessThan(total);
     }
+  });
+
+  it('answers JSON nested deeper than 64 levels 400, without a 500, the auth endpoints included', async () => {
+    const refresh = await fetch(`${base}/v2/auth/refresh`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: nested(7000),
+    });
+    expect(refresh.status).toBe(400);
+    expect(await refresh.json()).toEqual(
+      envelope(400, 'the request body nests deeper than 64 levels', refresh.headers.get('x-request-id')),
+    );
+    // The OAuth token endpoint accepts JSON too, and answers in the RFC 6749 form.
+    const token = await fetch(`${base}/v2/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: `{"grant_type":"refresh_token","x":${nested(7000)}}`,
+    });
+    expect(token.status).toBe(400);
+    expect(await token.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'the request body nests deeper than 64 levels',
+    });
+    expect(log()).not.toContain('internal error');
   });
 });
