@@ -32,9 +32,14 @@ type Env = { Bindings: AppBindings; Variables: { requestId: string; credential?:
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 const noQuery = z.strictObject({});
 
+/** A fresh request id (`req_…`), for a request that did not send a valid one of its own. */
+export function newRequestId(): string {
+  return `${ID_PREFIX.request}_${randomBase62(20)}`;
+}
+
 /** The error envelope of the seed, with the request id. */
-export function errorResponse(err: PlatformError, requestId: string): Response {
-  const body: ErrorBody = {
+export function errorBody(err: PlatformError, requestId: string): ErrorBody {
+  return {
     error: {
       code: err.code,
       message: err.message,
@@ -43,7 +48,11 @@ export function errorResponse(err: PlatformError, requestId: string): Response {
       ...(err.details && { details: err.details }),
     },
   };
-  return new Response(JSON.stringify(body), {
+}
+
+/** The error envelope of the seed as a response, with the request id. */
+export function errorResponse(err: PlatformError, requestId: string): Response {
+  return new Response(JSON.stringify(errorBody(err, requestId)), {
     status: err.status,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, ...err.headers },
   });
@@ -129,7 +138,7 @@ export function createApp(routes: readonly RouteDef[]): Hono<Env> {
 
   app.use(async (c, next) => {
     const sent = c.req.header('x-request-id');
-    c.set('requestId', sent && REQUEST_ID.test(sent) ? sent : `${ID_PREFIX.request}_${randomBase62(20)}`);
+    c.set('requestId', sent && REQUEST_ID.test(sent) ? sent : newRequestId());
     await next();
     c.res.headers.set('X-Request-Id', c.get('requestId'));
   });
