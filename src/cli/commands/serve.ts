@@ -2,8 +2,9 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap } from '../embedded.js';
 import { UsageError } from '../errors.js';
+import { listenFailure } from '../listen-failure.js';
 import { done, type Output } from '../output/result.js';
-import { nonNegativeInt } from '../parse.js';
+import { portNumber, positiveInt } from '../parse.js';
 import { asLeaf } from '../verb.js';
 
 interface ServeOptions {
@@ -12,6 +13,8 @@ interface ServeOptions {
   publicUrl?: string;
   /** false with --no-rate-limits (or PLAT_RATE_LIMITS=off): for local development only. */
   rateLimits: boolean;
+  /** The listener's connection cap; the platform's default (256) when not given. */
+  maxConnections?: number;
 }
 
 /**
@@ -37,9 +40,12 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
     publicUrl: o.publicUrl,
     mode: r.sandbox ? 'sandbox' : 'live',
     limits: { enabled: o.rateLimits },
+    ...(o.maxConnections !== undefined && { serverLimits: { maxConnections: o.maxConnections } }),
     accessLog: (line) => ctx.io.err(line),
     logger: (line) => ctx.io.err(line),
     ...ctx.deps.platform,
+  }).catch((err: unknown) => {
+    throw listenFailure(err, o.host, o.port) ?? err;
   });
   ctx.io.err(`Listening on ${server.url}/v2 (${r.sandbox ? 'sandbox' : 'live'}, ${r.db}); Ctrl-C stops.`);
   if (!o.rateLimits) ctx.io.err('Rate limits are off (--no-rate-limits): for local development only.');
@@ -67,15 +73,21 @@ export function register(cmd: Command, ctx: Context): void {
     ],
     options: (c) => {
       c.option('--host <host>', 'interface to listen on', '127.0.0.1');
-      c.option('--port <port>', 'port; 0 picks a free one', nonNegativeInt, 8080);
+      c.option('--port <port>', 'port; 0 picks a free one', portNumber, 8080);
       c.option('--public-url <url>', 'origin that links in e-mails point at (default http://HOST:PORT)');
       c.option('--no-rate-limits', 'turn rate limits off (local development; also PLAT_RATE_LIMITS=off)');
+      c.option(
+        '--max-connections <n>',
+        'connections held at once; more are closed unanswered (default 256)',
+        positiveInt,
+      );
     },
     parse: (_args, o) => ({
       host: o.host,
       port: o.port,
       publicUrl: o.publicUrl,
       rateLimits: o.rateLimits !== false && ctx.deps.env.PLAT_RATE_LIMITS !== 'off',
+      maxConnections: o.maxConnections,
     }),
     run: serve,
   });
