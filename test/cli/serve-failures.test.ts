@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect, createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listenFailure } from '../../src/cli/listen-failure.js';
 import { SERVER_LIMITS } from '../../src/platform/server.js';
@@ -87,5 +89,32 @@ describe('plat serve --max-connections', () => {
   it("documents the listener's own default", () => {
     const reference = readFileSync(new URL('../../docs/cli-reference.md', import.meta.url), 'utf8');
     expect(reference).toContain(`more are closed unanswered (default ${SERVER_LIMITS.maxConnections}) |`);
+  });
+});
+
+describe('plat serve and an internal error', () => {
+  it('answers a bare internal_error and logs a stack trace that names the TypeScript source', async () => {
+    const env = await initializedHome();
+    const server = await servePlat(env);
+    // Damage the database under the running server: refreshing a token now fails in SQLite.
+    const db = new Database(join(env.PLAT_DATA_DIR as string, 'local.db'));
+    db.exec('DROP TABLE refresh_tokens');
+    db.close();
+    const res = await fetch(`${server.url}/v2/auth/refresh`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ refreshToken: 'x'.repeat(43), clientId: 'plat-cli' }),
+    });
+    expect(res.status).toBe(500);
+    const requestId = res.headers.get('x-request-id');
+    // Nothing of the failure reaches the client: no stack, no SQL, no table.
+    expect(await res.text()).toBe(
+      JSON.stringify({ error: { code: 'internal_error', message: 'internal error', status: 500, requestId } }),
+    );
+    const log = server.log();
+    expect(log).toContain(`internal error (request ${requestId}): SqliteError: no such table: refresh_tokens`);
+    // Source-mapped: frames name src/platform/…ts lines, not the minified bundle's columns.
+    expect(log).toMatch(/\n {4}at .*\bsrc\/platform\/[\w/-]+\.ts:\d+:\d+\)?\n/);
+    expect(log).toMatch(new RegExp(`^POST /v2/auth/refresh 500 \\d+\\.\\dms ${requestId}$`, 'm'));
   });
 });

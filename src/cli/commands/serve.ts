@@ -22,6 +22,8 @@ interface ServeOptions {
  * close that lets in-flight requests finish. The bound URL goes to stderr first, so `--port 0` is usable by scripts.
  */
 async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
+  // First, before the platform's code is loaded: Node.js maps only what it loads afterwards.
+  ctx.deps.enableSourceMaps?.();
   const r = await ctx.settings();
   if (r.kind !== 'embedded' || !r.db) {
     throw new UsageError(
