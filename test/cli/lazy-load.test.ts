@@ -1,11 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** Where the packages really are: node_modules may be a link to a shared install (a git worktree's). */
+const PACKAGES = `${realpathSync(join(ROOT, 'node_modules'))}/`;
+
+/** A file as these tests name it: `node_modules/…` for a package's, else relative to the project. */
+const named = (path: string) =>
+  path.startsWith(PACKAGES) ? `node_modules/${path.slice(PACKAGES.length)}` : path.replace(ROOT, '');
 const dir = mkdtempSync(join(tmpdir(), 'plat-trace-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -14,7 +20,9 @@ function bundleInputs(): Map<string, string[]> {
   const meta = JSON.parse(readFileSync(join(ROOT, 'dist/bundle/meta.json'), 'utf8')) as {
     outputs: Record<string, { inputs: Record<string, unknown> }>;
   };
-  return new Map(Object.entries(meta.outputs).map(([out, o]) => [out, Object.keys(o.inputs)]));
+  return new Map(
+    Object.entries(meta.outputs).map(([out, o]) => [out, Object.keys(o.inputs).map((i) => named(resolve(ROOT, i)))]),
+  );
 }
 
 /**
@@ -39,7 +47,7 @@ function loaded(
     },
   });
   const urls = existsSync(trace) ? readFileSync(trace, 'utf8').split('\n') : [];
-  const files = urls.filter((u) => u.startsWith('file:')).map((u) => u.replace(`file://${ROOT}`, ''));
+  const files = urls.filter((u) => u.startsWith('file:')).map((u) => named(fileURLToPath(u)));
   const inputs = bundleInputs();
   const modules = [...new Set(files.flatMap((f) => inputs.get(f) ?? [f]))];
   return { code: r.status, stdout: r.stdout + r.stderr, modules, builtins: urls.filter((u) => u.startsWith('node:')) };
