@@ -29,6 +29,11 @@ export interface CliDeps {
   sleep?: (ms: number) => Promise<void>;
   /** Opens a URL in the browser (`plat login`); default the desktop's opener. Resolves false when it could not. */
   openBrowser?: (url: string) => Promise<boolean>;
+  /**
+   * Turns on source-mapped stack traces for the code loaded from then on (`serve` calls it first, so that its log
+   * names the TypeScript sources of an internal error); only the binary's entry point sets it, as it is process-wide.
+   */
+  enableSourceMaps?: () => void;
   /** Subscribes to the shutdown signal of `serve`; default SIGINT/SIGTERM. Returns an unsubscribe function. */
   onShutdown?: (handler: () => void) => () => void;
   version?: string;

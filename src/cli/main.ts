@@ -56,6 +56,14 @@ function onShutdown(handler: () => void): () => void {
   };
 }
 
+/**
+ * Source-mapped stack traces, where this Node.js has them (feature-detected). Only `plat serve` asks: turned on at
+ * every start, they would cost every command's cold start.
+ */
+function enableSourceMaps(): void {
+  if (typeof process.setSourceMapsEnabled === 'function') process.setSourceMapsEnabled(true);
+}
+
 /** The binary's entry point: the one place that reads `process` and sets the exit code. */
 export async function main(): Promise<void> {
   // `plat users list | head -1` closes the pipe early; that is not a failure worth a stack trace.
@@ -69,6 +77,7 @@ export async function main(): Promise<void> {
     env: process.env,
     cwd: process.cwd(),
     onShutdown,
+    enableSourceMaps,
     lightFetch: true,
   });
   // The command is over and has closed what it opened. Once the OS has everything written (stdout and stderr hold

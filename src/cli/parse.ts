@@ -26,6 +26,13 @@ export function intBetween(min: number, max: number): (value: string) => number 
   };
 }
 
+/** commander argument parser: a TCP port, 0–65535 (0: any free port). */
+export function portNumber(value: string): number {
+  const n = nonNegativeInt(value);
+  if (n > 65535) throw new InvalidArgumentError('expected a port number from 0 to 65535.');
+  return n;
+}
+
 /** commander collector for repeatable options (`--team A --team B`). */
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];

@@ -1,6 +1,11 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer, type Http2Bindings, type HttpBindings, type ServerType } from '@hono/node-server';
+import { getRequestListener, type Http2Bindings, type HttpBindings } from '@hono/node-server';
 import { createPlatform, type Platform, type PlatformOptions } from './index.js';
+import { answerClientError, missingHost, requestErrorResponse } from './listener-errors.js';
+import { appliedLimits, applyLimits, httpServerOptions, type ServerLimits, serverLimits } from './server-limits.js';
+
+export { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
 
 /** A running listener over a platform. */
 export interface RunningServer {
@@ -9,6 +14,8 @@ export interface RunningServer {
   platform: Platform;
   /** Requests being answered right now. */
   readonly inFlight: number;
+  /** The timeouts and connection cap the listener runs with, read back from it. */
+  readonly serverLimits: ServerLimits;
   /** Stops accepting connections, lets in-flight requests finish, then closes the database. */
   close(): Promise<void>;
 }
@@ -19,6 +26,8 @@ export interface ServerOptions extends Omit<PlatformOptions, 'publicUrl'> {
   publicUrl?: string;
   /** One line per request (method, path, status, time, request id); never headers or bodies. */
   accessLog?: (line: string) => void;
+  /** Timeouts and the connection cap; the defaults are `SERVER_LIMITS` (docs/api.md). */
+  serverLimits?: Partial<ServerLimits>;
 }
 
 /** Serves the platform over HTTP (what `plat serve` runs). */
@@ -27,14 +36,16 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let platform: Platform | undefined;
   let inFlight = 0;
   let drained: (() => void) | undefined;
-  const server: ServerType = createAdaptorServer({
-    hostname: host,
-    fetch: async (request: Request, env: HttpBindings | Http2Bindings) => {
+  const limits = serverLimits(opts.serverLimits);
+  const logger = opts.logger ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const listener = getRequestListener(
+    async (request: Request, env: HttpBindings | Http2Bindings) => {
       inFlight++;
       const started = performance.now();
       try {
         // The bindings carry the peer's address: failed authentication is limited per address.
-        const response = await (platform as Platform).fetch(request, env);
+        const response =
+          missingHost((env as HttpBindings).incoming) ?? (await (platform as Platform).fetch(request, env));
         if (opts.accessLog) {
           const ms = (performance.now() - started).toFixed(1);
           const path = new URL(request.url).pathname;
@@ -48,14 +59,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         if (inFlight === 0) drained?.();
       }
     },
-  });
+    {
+      hostname: host,
+      errorHandler: (err) => {
+        const response = requestErrorResponse(err, logger);
+        opts.accessLog?.(`- - ${response.status} - ${response.headers.get('x-request-id')}`);
+        return response;
+      },
+    },
+  );
+  const server = createServer(httpServerOptions(limits), (req, res) => listener(req, res));
+  applyLimits(server, limits);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket, opts.accessLog));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 8080, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  platform = createPlatform({ ...opts, publicUrl: opts.publicUrl ?? origin });
+  platform = createPlatform({ ...opts, logger, publicUrl: opts.publicUrl ?? origin });
   let closing: Promise<void> | undefined;
   return {
     url: origin,
@@ -63,17 +85,18 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     get inFlight() {
       return inFlight;
     },
+    serverLimits: appliedLimits(server, limits),
     close: () => {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {
           // Idle keep-alive sockets would hold close() open until they time out: end each one as soon as it has
           // answered its last request. Busy sockets finish their response first.
-          const reap = setInterval(() => 'closeIdleConnections' in server && server.closeIdleConnections(), 20);
+          const reap = setInterval(() => server.closeIdleConnections(), 20);
           server.close(() => {
             clearInterval(reap);
             resolve();
           });
-          if ('closeIdleConnections' in server) server.closeIdleConnections();
+          server.closeIdleConnections();
         });
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
         platform?.close();

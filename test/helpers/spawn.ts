@@ -75,11 +75,12 @@ export function cleanUpProcesses(): void {
   for (const h of homes) rmSync(h, { recursive: true, force: true });
 }
 
-/** Starts `plat serve --port 0` with `env` and resolves with the URL it prints, once it listens. */
+/** Starts `plat serve --port 0 …args` with `env` and resolves with the URL it prints, once it listens. */
 export function servePlat(
   env: Record<string, string>,
+  extra: string[] = [],
 ): Promise<{ url: string; child: ChildProcess; log: () => string }> {
-  const [file, args] = command('launcher', ['serve', '--port', '0']);
+  const [file, args] = command('launcher', ['serve', '--port', '0', ...extra]);
   const child = spawn(file, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let log = '';

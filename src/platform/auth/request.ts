@@ -1,5 +1,7 @@
 import type { Context } from 'hono';
 import type { FetchBindings } from '../context.js';
+import { MAX_JSON_DEPTH, nestsTooDeep } from '../http/json.js';
+import { OAuthError } from './oauth-error.js';
 
 /** The peer address of the connection (node-server's `incoming` binding), or null in-process. Proxies are not trusted. */
 export function clientAddress(c: Context): string | null {
@@ -38,7 +40,8 @@ const MAX_BODY = 64 * 1024;
 
 /**
  * A form-encoded body (or, where `json` is allowed, a JSON object of strings). Read through Hono's cached body, so a
- * middleware may have read it first. Undefined when the body is neither, or larger than 64 KiB.
+ * middleware may have read it first. Undefined when the body is neither, or larger than 64 KiB; JSON nested deeper
+ * than the API allows is an OAuth `invalid_request` (only the OAuth endpoints accept JSON here).
  */
 export async function bodyParams(c: Context, opts: { json?: boolean } = {}): Promise<Params | undefined> {
   const type = (c.req.header('content-type') ?? '').toLowerCase();
@@ -48,6 +51,9 @@ export async function bodyParams(c: Context, opts: { json?: boolean } = {}): Pro
   const text = await c.req.text();
   if (text.length > MAX_BODY) return undefined;
   if (form) return fromEntries(new URLSearchParams(text));
+  if (nestsTooDeep(text)) {
+    throw new OAuthError('invalid_request', `the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -9,6 +9,7 @@ import { randomBase62 } from '../clock.js';
 import type { BaseCtx, Credential, Ctx, FetchBindings, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { type Limiter, rateLimits } from '../limits/index.js';
+import { requestBounds } from './bounds.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDef } from './route.js';
 import { parseBody, parseParams, parseQuery } from './validate.js';
@@ -31,9 +32,14 @@ type Env = { Bindings: AppBindings; Variables: { requestId: string; credential?:
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 const noQuery = z.strictObject({});
 
+/** A fresh request id (`req_…`), for a request that did not send a valid one of its own. */
+export function newRequestId(): string {
+  return `${ID_PREFIX.request}_${randomBase62(20)}`;
+}
+
 /** The error envelope of the seed, with the request id. */
-export function errorResponse(err: PlatformError, requestId: string): Response {
-  const body: ErrorBody = {
+export function errorBody(err: PlatformError, requestId: string): ErrorBody {
+  return {
     error: {
       code: err.code,
       message: err.message,
@@ -42,7 +48,11 @@ export function errorResponse(err: PlatformError, requestId: string): Response {
       ...(err.details && { details: err.details }),
     },
   };
-  return new Response(JSON.stringify(body), {
+}
+
+/** The error envelope of the seed as a response, with the request id. */
+export function errorResponse(err: PlatformError, requestId: string): Response {
+  return new Response(JSON.stringify(errorBody(err, requestId)), {
     status: err.status,
     headers: { 'Content-Type': 'application/json', 'X-Request-Id': requestId, ...err.headers },
   });
@@ -128,10 +138,12 @@ export function createApp(routes: readonly RouteDef[]): Hono<Env> {
 
   app.use(async (c, next) => {
     const sent = c.req.header('x-request-id');
-    c.set('requestId', sent && REQUEST_ID.test(sent) ? sent : `${ID_PREFIX.request}_${randomBase62(20)}`);
+    c.set('requestId', sent && REQUEST_ID.test(sent) ? sent : newRequestId());
     await next();
     c.res.headers.set('X-Request-Id', c.get('requestId'));
   });
+  // Before anything reads the body (the rate limits read an OAuth request's to find its client).
+  app.use(requestBounds());
 
   const apiRoute = (method: string, path: string) =>
     compiled.find((r) => r.route.kind === 'api' && r.route.method === method && r.regex.test(path));

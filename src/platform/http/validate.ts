@@ -1,8 +1,7 @@
 import type * as z from 'zod';
 import type { ErrorDetail } from '../../contract/errors.js';
 import { PlatformError } from '../errors.js';
-
-const MAX_BODY_BYTES = 1024 * 1024;
+import { parseJsonText, reservedKeyPath } from './json.js';
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let v = input;
@@ -11,20 +10,6 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
     v = (v as Record<PropertyKey, unknown>)[key];
   }
   return v;
-}
-
-/**
- * The path of a `__proto__` key anywhere in a parsed body. JSON.parse keeps it as an own key, but zod and object
- * spreads would silently drop it: refusing it is better than storing something other than what was sent.
- */
-function reservedKeyPath(value: unknown, path: string[] = []): string | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const key of Object.keys(value)) {
-    if (key === '__proto__') return [...path, key].join('.');
-    const found = reservedKeyPath((value as Record<string, unknown>)[key], [...path, key]);
-    if (found) return found;
-  }
-  return undefined;
 }
 
 function detailsOf(error: z.ZodError): ErrorDetail[] {
@@ -42,29 +27,18 @@ function summary(details: ErrorDetail[]): string {
 }
 
 /**
- * Reads and validates a JSON body (contract §2): no body, wrong content type, malformed JSON or a missing required
- * field is `400 invalid_request`; a field present but invalid (or unknown) is `422 validation_error`.
+ * Reads and validates a JSON body (contract §2): no body, wrong content type, malformed JSON, JSON nested too deep or
+ * a missing required field is `400 invalid_request`; a field present but invalid (or unknown) is `422
+ * validation_error`. The body's size was bounded before any route ran (bounds.ts).
  */
 export async function parseBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
-  const length = Number(request.headers.get('content-length') ?? '0');
-  if (length > MAX_BODY_BYTES) {
-    throw new PlatformError('invalid_request', 'request body too large (limit 1 MiB)', { status: 413 });
-  }
   const text = await request.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new PlatformError('invalid_request', 'request body too large (limit 1 MiB)', { status: 413 });
-  }
   if (text.trim() === '') throw new PlatformError('invalid_request', 'a JSON request body is required');
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new PlatformError('invalid_request', 'Content-Type must be application/json');
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new PlatformError('invalid_request', 'the request body is not valid JSON');
-  }
+  const json = parseJsonText(text);
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new PlatformError('invalid_request', 'the request body must be a JSON object');
   }

@@ -1,3 +1,5 @@
+import { nestsTooDeep } from '../http/json.js';
+
 /**
  * The OAuth client a request to `/auth/token`, `/auth/refresh` or `/auth/revoke` names: HTTP Basic client
  * authentication first (RFC 6749 §2.3.1), else `client_id` (or `/auth/refresh`'s `clientId`) in a form or JSON body.
@@ -19,7 +21,8 @@ export async function clientIdOf(request: Request): Promise<string | undefined> 
   }
   const type = request.headers.get('content-type') ?? '';
   if (/^application\/x-www-form-urlencoded/i.test(type)) return usable(new URLSearchParams(text).get('client_id'));
-  if (/^application\/json/i.test(type)) {
+  // Deep nesting is refused by the route; parsing it here would only cost time.
+  if (/^application\/json/i.test(type) && !nestsTooDeep(text)) {
     try {
       const body: unknown = JSON.parse(text);
       if (body && typeof body === 'object') {

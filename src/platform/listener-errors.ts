@@ -1,0 +1,75 @@
+// Requests that Node.js or its adapter refuse before the platform sees them are answered with the platform's error
+// envelope and an `X-Request-Id` (contract §1–§2), where Node.js alone would send a bare status line.
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { RequestError } from '@hono/node-server';
+import { PlatformError } from './errors.js';
+import { errorBody, errorResponse, newRequestId } from './http/app.js';
+
+/** What a parse or timeout error of Node's HTTP parser means to the client. */
+function refusalOf(err: NodeJS.ErrnoException): PlatformError {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      // The request line counts too: a URL too long for it ends here.
+      return new PlatformError('invalid_request', 'request line and headers too large', { status: 431 });
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new PlatformError('invalid_request', 'chunk extensions too large', { status: 413 });
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new PlatformError('invalid_request', 'the request took too long to arrive', { status: 408 });
+    default:
+      return new PlatformError('invalid_request', 'malformed HTTP request');
+  }
+}
+
+/** The raw bytes of an error response on a connection that is closed after it. */
+function rawResponse(err: PlatformError, requestId: string): string {
+  const body = JSON.stringify(errorBody(err, requestId));
+  return [
+    `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `X-Request-Id: ${requestId}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/**
+ * The server's `clientError` handler: a request Node's parser refused (malformed, headers over 16 KiB, too slow) is
+ * answered `400`/`431`/`408` with the envelope, then the connection is closed. Nothing is written when the peer is
+ * gone or a response has already begun on the connection. `log` gets one access-log line.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, log?: (line: string) => void): void {
+  const inFlight = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
+  if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const refusal = refusalOf(err);
+  const requestId = newRequestId();
+  log?.(`- - ${refusal.status} - ${requestId}`);
+  socket.end(rawResponse(refusal, requestId), () => socket.destroy());
+}
+
+/**
+ * node-server's error handler: a request it cannot turn into a `Request` (an invalid `Host` header or request
+ * target) is a `400`; anything else that escapes the platform is a `500`.
+ */
+export function requestErrorResponse(err: unknown, logger: (line: string) => void): Response {
+  const requestId = newRequestId();
+  if (err instanceof RequestError) {
+    return errorResponse(
+      new PlatformError('invalid_request', 'malformed HTTP request: invalid Host or URL'),
+      requestId,
+    );
+  }
+  logger(`internal error (request ${requestId}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  return errorResponse(new PlatformError('internal_error', 'internal error'), requestId);
+}
+
+/** HTTP/1.1 requires a `Host` header (RFC 9112 §3.2): its absence is a `400`, answered before the platform. */
+export function missingHost(incoming: IncomingMessage): Response | undefined {
+  if (incoming.httpVersion !== '1.1' || incoming.headers.host !== undefined) return undefined;
+  return errorResponse(new PlatformError('invalid_request', 'a Host header is required'), newRequestId());
+}

@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type RunningServer, SERVER_LIMITS, type ServerLimits, startServer } from '../../src/platform/server.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'plat-server-'));
+const servers: RunningServer[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function serve(name: string, serverLimits: Partial<ServerLimits> = {}, log: string[] = []) {
+  const server = await startServer({
+    db: join(dir, `${name}.db`),
+    port: 0,
+    logger: () => {},
+    accessLog: (line) => log.push(line),
+    serverLimits,
+  });
+  servers.push(server);
+  return server;
+}
+
+/** A connection to the server, connected. */
+async function open(server: RunningServer): Promise<Socket> {
+  const { hostname, port } = new URL(server.url);
+  const socket = connect(Number(port), hostname);
+  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  return socket;
+}
+
+/** Everything the server sends on `socket` until it closes it. */
+function untilClosed(socket: Socket): Promise<string> {
+  let received = '';
+  socket.on('data', (chunk) => {
+    received += chunk.toString();
+  });
+  return new Promise((resolve) => socket.on('close', () => resolve(received)));
+}
+
+/** The `408` the listener sends on a connection too slow to send its request, as a raw response. */
+function expect408(raw: string) {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  expect(head.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+  expect(head).toContain('\r\nContent-Type: application/json\r\n');
+  const requestId = /\r\nX-Request-Id: (req_\w{20})\r\n/.exec(head)?.[1];
+  expect(JSON.parse(body)).toEqual({
+    error: { code: 'invalid_request', message: 'the request took too long to arrive', status: 408, requestId },
+  });
+}
+
+describe('the listener of plat serve (contract §2, docs/api.md)', () => {
+  it('runs with the documented timeouts and connection cap', async () => {
+    const server = await serve('defaults');
+    expect(SERVER_LIMITS).toEqual({
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 60_000,
+      checkIntervalMs: 10_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 256,
+    });
+    // Read back from the Node.js server itself.
+    expect(server.serverLimits).toEqual(SERVER_LIMITS);
+  });
+
+  it('answers 408 and closes a connection whose headers do not arrive in time, or whose body does not', async () => {
+    const log: string[] = [];
+    const server = await serve('slow', { headersTimeoutMs: 300, requestTimeoutMs: 600, checkIntervalMs: 50 }, log);
+    const headers = await open(server);
+    const slowHeaders = untilClosed(headers);
+    headers.write('GET /v2/health HTTP/1.1\r\nHost: x\r\n'); // and never the blank line
+    const body = await open(server);
+    const slowBody = untilClosed(body);
+    body.write(
+      'POST /v2/auth/refresh HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{',
+    );
+    const silent = await open(server);
+    const nothingSent = untilClosed(silent);
+    expect408(await slowHeaders);
+    expect408(await slowBody);
+    expect408(await nothingSent);
+    // Meanwhile a prompt request is served.
+    expect((await fetch(`${server.url}/v2/health`)).status).toBe(200);
+    expect(log.filter((l) => l.startsWith('- - 408 - req_'))).toHaveLength(3);
+    // The abandoned body is the client's doing, not an internal error (logged once the platform has seen it end).
+    while (!log.some((l) => /^POST \/v2\/auth\/refresh 400 /.test(l))) await new Promise((r) => setTimeout(r, 10));
+  });
+
+  it('closes connections past the cap at once, and serves those it holds', async () => {
+    const server = await serve('cap', { maxConnections: 2 });
+    const [first, second] = [await open(server), await open(server)];
+    // Accepted in the order they connected: the third is one too many.
+    const third = await open(server);
+    expect(await untilClosed(third)).toBe('');
+    const answer = untilClosed(first);
+    first.write('GET /v2/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect((await answer).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    second.destroy();
+  });
+
+  it('refuses inconsistent limits', async () => {
+    await expect(serve('bad', { headersTimeoutMs: 70_000 })).rejects.toThrow(
+      'headersTimeoutMs cannot exceed requestTimeoutMs',
+    );
+    await expect(serve('zero', { maxConnections: 0 })).rejects.toThrow('maxConnections must be a positive integer');
+  });
+});
