@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,8 @@ let serverEnv: Record<string, string>;
 let server: { url: string; log: () => string };
 let init: Run;
 const ptys: ChildProcess[] = [];
+
+const plat = (env: Record<string, string>, argv: string[]) => startPlat(env, argv).done;
 
 /** The stored password hash of `email` in the embedded database of a home. */
 function passwordHash(env: Record<string, string>, email = OWNER): string {
@@ -44,6 +46,19 @@ async function login(env: Record<string, string>, argv: string[]): Promise<Run> 
   const r = await run.done;
   expect(await visit, r.stderr).toMatchObject({ status: 200, code: expect.any(String) });
   return r;
+}
+
+/** Replaces the sign-in URL (random state and challenge) in what `login` printed. */
+const stable = (stderr: string) => stderr.replace(authorizeUrlIn(stderr) ?? '<none>', '<url>');
+const WAITING =
+  'Open this URL in a browser to sign in:\n  <url>\nWaiting for the browser (up to 5 min; Ctrl-C cancels)…\n';
+
+/** `whoami --json` → the user and organization a command acted as. */
+async function whoami(env: Record<string, string>) {
+  const r = await plat(env, ['whoami', '--json']);
+  expect(r.code, r.stderr).toBe(0);
+  const me = JSON.parse(r.stdout);
+  return { type: me.type as string, email: me.user.email as string, org: me.organization.id as string, r };
 }
 
 beforeAll(async () => {
@@ -108,4 +123,62 @@ describe('plat local init --password-stdin', () => {
     expect(shown).not.toContain(PASSWORD.slice(0, 8));
     await expect(verifyPassword(PASSWORD, passwordHash(env))).resolves.toBe(true);
   }, 30_000);
+});
+
+describe('plat login --base-url from the embedded default profile', () => {
+  it('signs in to the server under a new profile, which becomes current; profiles use local returns; again reuses it', async () => {
+    const env = processHome('plat-client');
+    const name = `127.0.0.1-${new URL(server.url).port}`;
+    const serverOrg = JSON.parse(init.stdout).organizationId as string;
+    const store = join(env.PLAT_CONFIG_DIR as string, 'credentials.json');
+
+    const first = await login(env, ['login', '--base-url', server.url, '--no-browser']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(
+      new RegExp(
+        `^PROFILE\\tENDPOINT\\tUSER\\tORGANIZATION\\tSCOPES\\tEXPIRES\\tSTORE\\n` +
+          `${name}\\t${server.url}/v2\\t${OWNER}\\tLocal \\(${serverOrg}\\)\\t17\\t\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\t${store}\\n$`,
+      ),
+    );
+    expect(stable(first.stderr)).toBe(
+      WAITING +
+        `Signed in to ${server.url}/v2 as ${OWNER} (organization ${serverOrg}) under profile "${name}" ` +
+        `(new profile for ${server.url}/v2); the tokens are stored in ${store}.\n` +
+        `Profile "${name}" is now the current one; back to the embedded platform with: plat profiles use local\n`,
+    );
+
+    // The next command goes to the server, signed in.
+    expect(await whoami(env)).toMatchObject({ type: 'user', email: OWNER, org: serverOrg });
+
+    // Back to the embedded platform: its own, made on first use.
+    expect((await plat(env, ['profiles', 'use', 'local'])).code).toBe(0);
+    const local = await whoami(env);
+    expect(local).toMatchObject({ type: 'api_key', email: OWNER });
+    expect(local.org).not.toBe(serverOrg);
+    expect(local.r.stderr).toContain('Created the embedded platform at');
+
+    // Signing in to that server again reuses its profile.
+    const again = await login(env, ['login', '--base-url', server.url, '--no-browser']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`under profile "${name}" (the profile for ${server.url}/v2);`);
+    expect((await plat(env, ['profiles', 'list', '-o', 'ids'])).stdout).toBe(`${name}\nlocal\n`);
+    expect(await whoami(env)).toMatchObject({ type: 'user', email: OWNER, org: serverOrg });
+    expect(JSON.parse(readFileSync(join(env.PLAT_CONFIG_DIR as string, 'config.json'), 'utf8'))).toEqual({
+      currentProfile: name,
+      profiles: { local: { org: local.org }, [name]: { baseUrl: `${server.url}/v2` } },
+    });
+  }, 120_000);
+
+  it('PLAT_BASE_URL does the same as --base-url', async () => {
+    const env = processHome('plat-client-env');
+    const name = `127.0.0.1-${new URL(server.url).port}`;
+    const r = await login({ ...env, PLAT_BASE_URL: server.url }, ['login', '--no-browser']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`under profile "${name}" (new profile for ${server.url}/v2);`);
+    expect(await whoami(env)).toMatchObject({
+      type: 'user',
+      email: OWNER,
+      org: JSON.parse(init.stdout).organizationId,
+    });
+  }, 60_000);
 });
