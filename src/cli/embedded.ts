@@ -81,7 +81,7 @@ export function bootstrapNotice(
     ? ''
     : opts.passwordShown
       ? `\nStore the owner's generated sign-in password now: it is not shown again.`
-      : `\nThe owner has a generated sign-in password (not shown); choose one with: plat local init --password …`;
+      : `\nThe owner has a generated sign-in password (not shown); choose one with: plat local init --password-stdin`;
   return (
     `Created the embedded platform at ${made.db}: organization ${made.organizationId}, owner ${email}.\n` +
     `Its API key is stored in ${storeLocation}.${password}`

@@ -1,5 +1,6 @@
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/platform/auth/passwords.js';
@@ -28,7 +29,8 @@ function passwordHash(email: string): string | null | undefined {
 }
 
 /** After an implicit bootstrap: the generated password is mentioned, never shown. */
-const HINT = 'The owner has a generated sign-in password (not shown); choose one with: plat local init --password …\n';
+const HINT =
+  'The owner has a generated sign-in password (not shown); choose one with: plat local init --password-stdin\n';
 /** After `local init` without --password: the password is in the command's output. */
 const STORE_IT = "Store the owner's generated sign-in password now: it is not shown again.\n";
 
@@ -237,6 +239,175 @@ describe('plat local', () => {
       code: 2,
       stderr: 'plat: local path works on the embedded platform, but profile "local" is remote (from --base-url)\n',
     });
+  });
+});
+
+/**
+ * A terminal for stdin that hands over the keys one chunk at a time, and only while it is in raw mode: had plat left
+ * echo on, nothing would be typed. `modes` records each raw-mode switch.
+ */
+function terminal(keys: string[]) {
+  const queue = [...keys];
+  const modes: boolean[] = [];
+  let wanted = false;
+  const pump = () => {
+    if (wanted && stream.isRaw && queue.length) {
+      wanted = false;
+      stream.push(queue.shift());
+    }
+  };
+  const stream = new Readable({
+    read() {
+      wanted = true;
+      pump();
+    },
+  }) as Readable & { isTTY: boolean; isRaw: boolean; setRawMode(raw: boolean): void };
+  stream.isTTY = true;
+  stream.isRaw = false;
+  stream.setRawMode = (raw) => {
+    modes.push(raw);
+    stream.isRaw = raw;
+    pump();
+  };
+  // What plat wrote on stderr, write by write, each with whether echo was off at the time.
+  const writes: [string, boolean][] = [];
+  let seen = 0;
+  const onStderr = (text: string) => {
+    writes.push([text.slice(seen), stream.isRaw]);
+    seen = text.length;
+  };
+  return { stream, modes, writes, onStderr, left: () => queue.length };
+}
+
+/** `plat local init --password-stdin` with stdin on terminal `t` (stdout and stderr are pipes). */
+const initOn = (t: ReturnType<typeof terminal>, argv: string[] = []) =>
+  w.runCli(['local', 'init', '--password-stdin', ...argv], { deps: { stdin: t.stream }, onStderr: t.onStderr });
+
+const DB = () => join(w.dataDir, 'local.db');
+const CREATED = 'ORGANIZATION\tOWNER\tDB\norg_0001\tuser_0001\t<tmp>/data/local.db\n';
+
+describe('plat local init --password-stdin', () => {
+  it('reads a piped password, dropping one trailing line break and nothing else', async () => {
+    const r = await w.runCli(['local', 'init', '--password-stdin'], { stdin: '  a long enough password \n' });
+    expect(r).toMatchObject({ code: 0, stdout: CREATED, stderr: NOTICE });
+    const hash = passwordHash('admin@localhost') as string;
+    await expect(verifyPassword('  a long enough password ', hash)).resolves.toBe(true);
+    expect(`${r.raw.stdout}${r.raw.stderr}`).not.toContain('long enough');
+  });
+
+  it('sets the password of an existing platform, and of --email’s account', async () => {
+    await w.runCli(['local', 'init', '--email', 'me@acme.test', '-q']);
+    const r = await w.runCli(['local', 'init', '--email', 'me@acme.test', '--password-stdin'], {
+      stdin: 'correct horse battery staple\r\n',
+    });
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: CREATED,
+      stderr:
+        'The embedded platform at <tmp>/data/local.db exists already.\nSet the sign-in password of me@acme.test.\n',
+    });
+    await expect(verifyPassword('correct horse battery staple', passwordHash('me@acme.test') as string)).resolves.toBe(
+      true,
+    );
+  });
+
+  it('refuses what the sign-in page could not take, and an empty stdin (7), creating nothing', async () => {
+    for (const [stdin, stderr] of [
+      ['', 'plat: --password-stdin: stdin was empty\n'],
+      ['\n', 'plat: --password-stdin: stdin was empty\n'],
+      ['too short\n', 'plat: --password-stdin: the password must be at least 15 characters\n'],
+      [
+        'first line of it\nsecond line of it\n',
+        'plat: --password-stdin: stdin holds more than one line; pipe the password alone\n',
+      ],
+    ] as const) {
+      expect(await w.runCli(['local', 'init', '--password-stdin'], { stdin })).toMatchObject({
+        code: 7,
+        stdout: '',
+        stderr,
+      });
+    }
+    expect(existsSync(DB())).toBe(false);
+    expect(w.configFiles()).toBe('\n');
+  });
+
+  it('not with --password, nor with --api-key-stdin (2), creating nothing', async () => {
+    const both = ['local', 'init', '--password', 'a long enough password', '--password-stdin'];
+    expect(await w.runCli(both, { stdin: 'a long enough password' })).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: "plat: option '--password <password>' cannot be used with option '--password-stdin'\n",
+    });
+    expect(
+      await w.runCli(['--api-key-stdin', 'local', 'init', '--password-stdin'], { stdin: 'a long enough password' }),
+    ).toMatchObject({ code: 2, stdout: '', stderr: 'plat: --password-stdin and --api-key-stdin both need stdin\n' });
+    expect(existsSync(DB())).toBe(false);
+  });
+
+  it('on a terminal, asks twice without echo (raw mode), with backspace; the keys typed appear nowhere', async () => {
+    const t = terminal(['correct horse', 'X', '\u007f', ' battery staple\r', 'correct horse battery staple\r']);
+    const r = await initOn(t);
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: CREATED,
+      stderr: `Password for admin@localhost: \nRepeat the password: \n${NOTICE}`,
+    });
+    // Each prompt shows once echo is off (what is typed after seeing it is never echoed), and echo is back after.
+    expect(t.writes.slice(0, 4)).toEqual([
+      ['Password for admin@localhost: ', true],
+      ['\n', false],
+      ['Repeat the password: ', true],
+      ['\n', false],
+    ]);
+    expect(t.modes).toEqual([true, false, true, false]);
+    expect(t.left()).toBe(0);
+    expect(`${r.raw.stdout}${r.raw.stderr}`).not.toMatch(/horse|battery|staple/);
+    await expect(
+      verifyPassword('correct horse battery staple', passwordHash('admin@localhost') as string),
+    ).resolves.toBe(true);
+  });
+
+  it('on a terminal, two passwords that differ, a short one or Ctrl-C change nothing; the terminal is restored', async () => {
+    const differ = terminal(['correct horse battery staple\r', 'correct horse battery stapel\r']);
+    expect(await initOn(differ)).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr:
+        'Password for admin@localhost: \nRepeat the password: \nplat: the two passwords differ; nothing was changed\n',
+    });
+    expect(differ.modes).toEqual([true, false, true, false]);
+
+    // A password too short is refused at once, before it is asked again.
+    const short = terminal(['too short\r', 'too short\r']);
+    expect(await initOn(short)).toMatchObject({
+      code: 7,
+      stderr:
+        'Password for admin@localhost: \nplat: the password must be at least 15 characters; nothing was changed\n',
+    });
+    expect(short.modes).toEqual([true, false]);
+
+    const interrupted = terminal(['correct horse', '\u0003']);
+    expect(await initOn(interrupted)).toMatchObject({
+      code: 2,
+      stderr: 'Password for admin@localhost: \nplat: aborted: nothing was changed\n',
+    });
+    expect(interrupted.modes).toEqual([true, false]);
+    expect(existsSync(DB())).toBe(false);
+  });
+
+  it('on a terminal, names the account --email gives, and sets its password on an existing platform', async () => {
+    await w.runCli(['local', 'init', '--email', 'me@acme.test', '-q']);
+    const t = terminal(['a passphrase for me only\r', 'a passphrase for me only\r']);
+    expect(await initOn(t, ['--email', 'me@acme.test'])).toMatchObject({
+      code: 0,
+      stdout: CREATED,
+      stderr:
+        'Password for me@acme.test: \nRepeat the password: \n' +
+        'The embedded platform at <tmp>/data/local.db exists already.\nSet the sign-in password of me@acme.test.\n',
+    });
+    await expect(verifyPassword('a passphrase for me only', passwordHash('me@acme.test') as string)).resolves.toBe(
+      true,
+    );
   });
 });
 

@@ -186,12 +186,24 @@ describe('plat login with a code (device grant, RFC 8628)', () => {
 });
 
 describe('where plat login signs in', () => {
-  it('not to the embedded profile: it has its local key (2)', async () => {
+  it('not to the embedded profile: it has its local key (2); with a URL, under the profile for that URL', async () => {
     const r = await w.runCli(['--profile', 'local', 'login']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('plat: profile "local" is the embedded platform: commands use its local API key');
-    expect(r.stderr).toContain('plat profiles add dev --base-url http://127.0.0.1:8080 --use && plat login');
-    expect((await w.runCli(['--profile', 'local', 'login', '--base-url', s.url])).code).toBe(2);
+    expect(r.stderr).toContain('give its URL: plat login --base-url http://127.0.0.1:8080\n');
+    const p = person();
+    const named = await w.runCli(['--profile', 'local', 'login', '--base-url', s.url, '--no-browser'], {
+      onStderr: p.onStderr,
+    });
+    expect(named.code, named.stderr).toBe(0);
+    // dev, the current profile already, stays current: nothing to say about switching.
+    expect(named.stderr).toMatch(
+      new RegExp(`under profile "dev" \\(the profile for ${s.url}/v2\\); the tokens are stored in [^\\n]+\\.\\n$`),
+    );
+    expect(JSON.parse(readFileSync(join(w.configDir, 'config.json'), 'utf8'))).toEqual({
+      currentProfile: 'dev',
+      profiles: { dev: { baseUrl: `${s.url}/v2` } },
+    });
   });
 
   it('not to another URL than the profile’s (2); a new profile is created with it', async () => {

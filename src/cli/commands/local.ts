@@ -1,5 +1,5 @@
 import { existsSync, rmSync } from 'node:fs';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Resolved } from '../../config/resolve.js';
 import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
 import { removeDatabaseFiles } from '../../platform/store/files.js';
@@ -11,6 +11,7 @@ import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, list as listOf, record } from '../output/result.js';
 import { col } from '../output/view.js';
 import { positiveInt } from '../parse.js';
+import { askSecret, readText } from '../prompt.js';
 import { addVerbs, verb } from '../verb.js';
 import { mailView } from '../views.js';
 
@@ -44,37 +45,73 @@ const initWithPasswordView = {
 interface InitOptions {
   email?: string;
   password?: string;
+  passwordStdin: boolean;
+}
+
+/**
+ * The owner's password for `--password-stdin`: asked twice without echo when stdin is a terminal, else read as piped
+ * (one trailing line break dropped: `echo` adds it, the sign-in page could not send it). Checked before anything
+ * is changed.
+ */
+async function passwordFromStdin(ctx: Context, email: string): Promise<string> {
+  if (ctx.globals().apiKeyStdin) throw new UsageError('--password-stdin and --api-key-stdin both need stdin');
+  if (ctx.io.stdinTty) {
+    const password = await askSecret(ctx.io, `Password for ${email}: `);
+    const problem = passwordProblem(password);
+    if (problem) throw new InvalidValueError(`the password ${problem}; nothing was changed`);
+    if ((await askSecret(ctx.io, 'Repeat the password: ')) !== password) {
+      throw new InvalidValueError('the two passwords differ; nothing was changed');
+    }
+    return password;
+  }
+  const password = (await readText(ctx.io.stdin)).replace(/\r?\n$/, '');
+  if (!password) throw new InvalidValueError('--password-stdin: stdin was empty');
+  // A password of several lines could never be typed into the sign-in page's one-line field.
+  if (/[\r\n]/.test(password)) {
+    throw new InvalidValueError('--password-stdin: stdin holds more than one line; pipe the password alone');
+  }
+  const problem = passwordProblem(password);
+  if (problem) throw new InvalidValueError(`--password-stdin: the password ${problem}`);
+  return password;
 }
 
 const init = verb<InitOptions>({
   name: 'init',
   summary:
-    "Create the embedded platform (or report the existing one); --org names it; --password sets the owner's sign-in password",
+    "Create the embedded platform (or report the existing one); --org names it; --password-stdin sets the owner's sign-in password",
   examples: [
     'plat local init',
-    'plat local init --password "correct horse battery staple"',
+    'plat local init --password-stdin          # asks for it, without echo',
+    'printf %s "$OWNER_PASSWORD" | plat local init --password-stdin',
     'plat local init --db ./dev.db --org "Acme Dev" --email me@acme.test --json',
   ],
   options: (c) => {
     c.option('--email <email>', 'e-mail of the owner (default admin@localhost)');
     c.option(
-      '--password <password>',
-      'password of the owner, for the sign-in pages (sets it on an existing platform too)',
+      '--password-stdin',
+      "read the owner's sign-in password from stdin (asked without echo on a terminal); sets it on an existing platform too",
+    );
+    c.addOption(
+      new Option(
+        '--password <password>',
+        'the same, given as an argument: less safe, it shows in shell history and to other users (ps)',
+      ).conflicts('passwordStdin'),
     );
   },
   parse: (_args, o) => {
     const problem = o.password === undefined ? undefined : passwordProblem(o.password);
     if (problem) throw new InvalidValueError(`--password ${problem}`);
-    return { email: o.email, password: o.password };
+    return { email: o.email, password: o.password, passwordStdin: o.passwordStdin === true };
   },
   run: async (o, ctx) => {
     const r = await embedded(ctx, 'local init');
     const g = ctx.globals();
     const email = o.email ?? 'admin@localhost';
+    const password = o.passwordStdin ? await passwordFromStdin(ctx, email) : o.password;
     if (!needsBootstrap(r)) {
       ctx.notice(`The embedded platform at ${r.db} exists already.`);
       // Hashed before the platform is opened: the stretching takes a moment, and no database is held meanwhile.
-      const passwordHash = o.password === undefined ? undefined : await hashPassword(o.password);
+      const passwordHash = password === undefined ? undefined : await hashPassword(password);
       const platform = await openPlatform(ctx, r.db, r.sandbox);
       let userId: string | null;
       let organizationId: string | null;
@@ -97,13 +134,13 @@ const init = verb<InitOptions>({
     const made = await bootstrapEmbedded(ctx, r, {
       orgName: g.org,
       email,
-      password: o.password,
+      password,
     });
     ctx.notice(bootstrapNotice(made, email, (await ctx.credentials()).location, { passwordShown: true }));
     // The key appears in --json only (the contract's shape). A generated password is shown this once, in a PASSWORD
     // column and in --json, and like a new key's secret it is printed even with --quiet.
-    const { password, ...shown } = made;
-    return password ? record(made, initWithPasswordView) : record(shown, initView, true);
+    const { password: generated, ...shown } = made;
+    return generated ? record(made, initWithPasswordView) : record(shown, initView, true);
   },
 });
 

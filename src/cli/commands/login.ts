@@ -8,7 +8,7 @@ import { InvalidValueError } from '../errors.js';
 import { record } from '../output/result.js';
 import { type Column, col } from '../output/view.js';
 import { positiveInt } from '../parse.js';
-import { type SignInTarget, signInTarget } from '../sign-in.js';
+import { type ServerProfile, type SignInTarget, signInTarget } from '../sign-in.js';
 import { asLeaf } from '../verb.js';
 
 interface LoginOptions {
@@ -101,6 +101,38 @@ async function describe(
   };
 }
 
+/**
+ * Records what a successful sign-in changed in the configuration: the profile it made, and the current profile when
+ * the sign-in replaced the embedded one in use.
+ */
+async function saveProfile(ctx: Context, t: SignInTarget): Promise<void> {
+  const makeCurrent = t.instead?.makeCurrent === true;
+  if (!t.newProfile && !makeCurrent) return;
+  const config = await ctx.config();
+  const next = t.newProfile ? { ...config, profiles: { ...config.profiles, [t.r.profile]: t.newProfile } } : config;
+  await ctx.saveConfig(makeCurrent ? { ...next, currentProfile: t.r.profile } : next);
+  if (t.newProfile && !t.instead) {
+    ctx.notice(
+      `Added profile "${t.r.profile}" for ${t.r.baseUrl}; use it with --profile ${t.r.profile}, or: plat profiles use ${t.r.profile}`,
+    );
+  }
+}
+
+/**
+ * After a sign-in in place of the embedded profile: which profile commands now use, and how to go back or there
+ * (nothing when the server's profile was the current one already).
+ */
+function insteadNotice(profile: string, i: ServerProfile): string | undefined {
+  if (!i.makeCurrent && i.isCurrent) return undefined;
+  if (i.makeCurrent) {
+    return `Profile "${profile}" is now the current one; back to the embedded platform with: plat profiles use ${i.embedded}`;
+  }
+  return (
+    `Profile "${i.embedded}" stays in use (${i.why}); use this sign-in with --profile ${profile}, ` +
+    `or make it the current profile: plat profiles use ${profile}`
+  );
+}
+
 async function login(o: LoginOptions, ctx: Context) {
   const t = await signInTarget(ctx);
   const settings = { globals: ctx.globals(), deps: ctx.deps, log: (line: string) => ctx.io.err(line) };
@@ -118,17 +150,20 @@ async function login(o: LoginOptions, ctx: Context) {
     });
     const store = await ctx.credentials();
     await store.set(t.account, credential);
-    if (t.newProfile) {
-      const config = await ctx.config();
-      await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [t.r.profile]: t.newProfile } });
-      ctx.notice(
-        `Added profile "${t.r.profile}" for ${t.r.baseUrl}; use it with --profile ${t.r.profile}, or: plat profiles use ${t.r.profile}`,
-      );
-    }
+    await saveProfile(ctx, t);
     const row = await describe(ctx, t, credential, transport, store.location);
-    ctx.notice(
-      `Signed in to ${row.endpoint} as ${row.user.email} (organization ${row.organization.id}); the tokens are stored in ${store.location}.`,
-    );
+    const who = `${row.user.email} (organization ${row.organization.id})`;
+    if (t.instead) {
+      const which = t.instead.reused ? `the profile for ${row.endpoint}` : `new profile for ${row.endpoint}`;
+      ctx.notice(
+        `Signed in to ${row.endpoint} as ${who} under profile "${row.profile}" (${which}); ` +
+          `the tokens are stored in ${store.location}.`,
+      );
+      const next = insteadNotice(row.profile, t.instead);
+      if (next) ctx.notice(next);
+    } else {
+      ctx.notice(`Signed in to ${row.endpoint} as ${who}; the tokens are stored in ${store.location}.`);
+    }
     return record(row, loginView, true);
   } finally {
     await transport.close();
@@ -138,9 +173,12 @@ async function login(o: LoginOptions, ctx: Context) {
 /** `plat login` */
 export function register(cmd: Command, ctx: Context): void {
   asLeaf<LoginOptions>(cmd, ctx, {
-    summary: 'Sign in to a remote instance in the browser (PKCE, loopback redirect) or with a code (--device)',
+    summary:
+      'Sign in to a remote instance in the browser (PKCE, loopback redirect) or with a code (--device); ' +
+      'from the embedded profile, --base-url URL names the server',
     examples: [
       'plat login',
+      'plat login --base-url http://127.0.0.1:8080',
       'plat --profile dev login --base-url http://127.0.0.1:8080',
       'plat login --no-browser --scopes users:read,projects:read',
       'plat login --device',

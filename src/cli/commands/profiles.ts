@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { Config, Profile } from '../../config/config.js';
+import { PROFILE_NAME } from '../../config/profile-name.js';
 import type { Context } from '../context.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, list as listOf, record } from '../output/result.js';
@@ -76,7 +77,7 @@ const add = verb<{ name: string; sandboxBaseUrl?: string; use: boolean }>({
     c.option('--use', 'make it the current profile');
   },
   parse: ([name], o) => {
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+    if (!PROFILE_NAME.test(name)) {
       throw new InvalidValueError(`invalid profile name "${name}": letters, digits, _ . - (at most 64)`);
     }
     return { name, sandboxBaseUrl: o.sandboxBaseUrl, use: o.use === true };

@@ -3,8 +3,11 @@ import { Chalk, type ChalkInstance } from 'chalk';
 
 /** A writable stream as the CLI sees it: only whether it is a terminal matters beyond writing. */
 export type OutStream = Writable & { isTTY?: boolean; columns?: number };
-/** The input stream, read for confirmations and `--*-stdin` secrets. */
-export type InStream = Readable & { isTTY?: boolean };
+/**
+ * The input stream, read for confirmations and `--*-stdin` secrets; a terminal's (`tty.ReadStream`) can be put in
+ * raw mode, to read a secret without echo.
+ */
+export type InStream = Readable & { isTTY?: boolean; isRaw?: boolean; setRawMode?: (raw: boolean) => unknown };
 /**
  * The input stream, or what makes it on first use: the binary passes `() => process.stdin`, which Node creates only
  * when first read (≈ 1 ms at a start), and most commands never read it.
