@@ -42,16 +42,22 @@ export function processHome(prefix: string): Record<string, string> {
   };
 }
 
-/**
- * Starts `plat …` as its own process (stdin and stdout are pipes, so no terminal), by default through the launcher;
- * `watch` sees stderr as it grows (to find a URL while the command waits).
- */
-export function startPlat(
+/** How a process is started: its environment, working directory, what stdin holds, a time limit, a stderr watcher. */
+export interface StartOptions {
+  input?: string;
+  timeoutMs?: number;
+  /** Sees stderr as it grows (to find a URL while the command waits). */
+  watch?: (stderr: string) => void;
+  cwd?: string;
+}
+
+/** Starts `file args…` with pipes for stdin, stdout and stderr (so no terminal) and captures what it writes. */
+export function startProcess(
+  file: string,
+  args: string[],
   env: Record<string, string>,
-  argv: string[],
-  opts: { input?: string; timeoutMs?: number; watch?: (stderr: string) => void; start?: Start; cwd?: string } = {},
+  opts: StartOptions = {},
 ): { child: ChildProcess; done: Promise<Run> } {
-  const [file, args] = command(opts.start ?? 'launcher', argv);
   const child = spawn(file, args, { env, cwd: opts.cwd, timeout: opts.timeoutMs ?? 20_000 });
   children.push(child);
   let [stdout, stderr] = ['', ''];
@@ -64,9 +70,20 @@ export function startPlat(
   });
   child.stdin.end(opts.input ?? '');
   const done = new Promise<Run>((resolve) =>
-    child.once('close', (code) => resolve({ argv, code: code ?? -1, stdout, stderr })),
+    child.once('close', (code) => resolve({ argv: args, code: code ?? -1, stdout, stderr })),
   );
   return { child, done };
+}
+
+/** Starts `plat …` as its own process, by default through the launcher (see `startProcess`). */
+export function startPlat(
+  env: Record<string, string>,
+  argv: string[],
+  opts: StartOptions & { start?: Start } = {},
+): { child: ChildProcess; done: Promise<Run> } {
+  const [file, args] = command(opts.start ?? 'launcher', argv);
+  const started = startProcess(file, args, env, opts);
+  return { child: started.child, done: started.done.then((run) => ({ ...run, argv })) };
 }
 
 /** Kills what is still running and removes every home made: for `afterAll`. */
