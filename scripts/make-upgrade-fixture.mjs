@@ -9,7 +9,7 @@
 // clear on purpose: the test must present them to prove that they still work.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -189,7 +189,10 @@ const answers = {
 };
 
 mkdirSync(out, { recursive: true });
-for (const file of ['local.db', 'local.db.limits']) copyFileSync(join(env.PLAT_DATA_DIR, file), join(out, file));
+// The database, its rate-limit file, and (from 0.2.0 on) the key its secrets are sealed with.
+for (const file of ['local.db', 'local.db.limits', 'local.db.key']) {
+  if (existsSync(join(env.PLAT_DATA_DIR, file))) copyFileSync(join(env.PLAT_DATA_DIR, file), join(out, file));
+}
 const manifest = {
   version: plat(['--version']).trim(),
   madeAt: new Date().toISOString(),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -9,12 +9,20 @@ import { MIGRATIONS, SCHEMA_VERSION } from '../../src/platform/store/migrations/
 import { secretBox } from '../../src/platform/store/secret-box.js';
 
 /**
- * Every released migration's SHA-256, with the release that shipped it. A database of that release holds exactly
- * what the migration made, so its text can never change again: a schema change is a new migration. Add a line here
- * when a release ships a new one.
+ * Every released migration file's SHA-256, with the release that shipped it. A database of that release holds exactly
+ * what the migration made, so its file — SQL and code — never changes again: a schema change is a new migration. Add a
+ * line here when a release ships a new one. (Biome leaves these files alone, so that no formatter changes them.)
  */
-const RELEASED: Record<number, { release: string; sha256: string }> = {
-  1: { release: '0.1.0', sha256: 'b463320bfbaa86b11a3807728256dc427919af59cebdb8748cd5b38daf257a89' },
+const RELEASED: Record<string, { release: string; sha256: string }> = {
+  '0001_initial.ts': { release: '0.1.0', sha256: '435129e1b7312aed23278903397e730777887fec632ba591c721adb9768f1d0a' },
+  '0002_event_projects.ts': {
+    release: '0.2.0',
+    sha256: 'b0cbb92578d03722635865ed79f2b02e00782fac3eaa6a3215011e32cb208943',
+  },
+  '0003_seal_secrets.ts': {
+    release: '0.2.0',
+    sha256: 'c9e7f4206d01c9b5e45015415c9b9eddf989a563bc911b70481f47140f7d1e32',
+  },
 };
 
 const env = { secrets: secretBox({ kind: 'memory' }) };
@@ -53,13 +61,11 @@ describe('migrations', () => {
     expect(files).toEqual(MIGRATIONS.map((m) => `${String(m.version).padStart(4, '0')}_${m.name}.ts`));
   });
 
-  it('are frozen once released: each released one still has its text', () => {
-    for (const [version, { release, sha256 }] of Object.entries(RELEASED)) {
-      const migration = MIGRATIONS[Number(version) - 1];
-      const hash = createHash('sha256')
-        .update(migration?.sql ?? '')
-        .digest('hex');
-      expect(hash, `migration ${version} shipped in ${release} and must never change: add a new one`).toBe(sha256);
+  it('are frozen once released: each released file is as it shipped', () => {
+    for (const [file, { release, sha256 }] of Object.entries(RELEASED)) {
+      const text = readFileSync(new URL(`../../src/platform/store/migrations/${file}`, import.meta.url));
+      const hash = createHash('sha256').update(text).digest('hex');
+      expect(hash, `${file} shipped in ${release} and must never change: add a new migration`).toBe(sha256);
     }
   });
 
@@ -81,6 +87,19 @@ describe('migrations', () => {
       db.close();
       expect(schemaOf(path), `from version ${from}`).toEqual(expected);
     }
+  });
+
+  it('begin with the schema 0.1.0 made: migration 1 is what that release ran', () => {
+    // A copy: SQLite makes its -shm and -wal files beside a WAL database even to read it.
+    const fixture = tempDb();
+    copyFileSync(new URL('../fixtures/upgrade/0.1.0/local.db', import.meta.url), fixture);
+    const path = tempDb();
+    const db = new Database(path);
+    const [first] = MIGRATIONS;
+    db.exec(first?.sql ?? '');
+    first?.after?.(db, env);
+    db.close();
+    expect(schemaOf(path)).toEqual(schemaOf(fixture));
   });
 
   it('refuse a database written by a newer plat, and leave it as it was', () => {

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -15,7 +15,7 @@ import { FormBrowser, formFields } from './auth/helpers.js';
  * by this one: everything the release answered is still answered, every credential it issued still works, and the
  * upgraded database takes writes. One block per released schema version.
  */
-const RELEASES = ['0.1.0'];
+const RELEASES = ['0.1.0', '0.2.0'];
 
 const ORIGIN = 'http://plat.test';
 
@@ -59,7 +59,9 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     dir = mkdtempSync(join(tmpdir(), `plat-upgrade-${release}-`));
     db = join(dir, 'local.db');
     // A copy: opening the fixture itself would migrate it.
-    for (const file of ['local.db', 'local.db.limits']) copyFileSync(join(fixture, file), join(dir, file));
+    for (const file of ['local.db', 'local.db.limits', 'local.db.key']) {
+      if (existsSync(join(fixture, file))) copyFileSync(join(fixture, file), join(dir, file));
+    }
     // An hour after the fixture was made: its session (30 days) and refresh token are still valid.
     const clock = fixedClock(new Date(Date.parse(m.madeAt) + 3_600_000).toISOString());
     platform = createPlatform({ db, clock, publicUrl: ORIGIN, logger: () => {} });
@@ -101,7 +103,7 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(platform.base().stores.outbox.list({})).toMatchObject(a.mail);
   });
 
-  it('seals the secrets the release kept in clear (migration 3), and still reads them', () => {
+  it('keeps the secrets sealed (those 0.1.0 kept in clear, by migration 3), and still reads them', () => {
     const raw = new Database(db, { readonly: true });
     const clientSecret = raw.prepare('SELECT client_secret FROM sso_configs').pluck().get() as string;
     const privateKeys = raw.prepare('SELECT private_jwk FROM signing_keys').pluck().all() as string[];
@@ -174,7 +176,8 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
         limits.close();
       }
     };
-    const fixtureBuckets = new Database(join(fixture, 'local.db.limits'), { readonly: true });
+    copyFileSync(join(fixture, 'local.db.limits'), join(dir, 'fixture.limits'));
+    const fixtureBuckets = new Database(join(dir, 'fixture.limits'), { readonly: true });
     const before = (fixtureBuckets.prepare('SELECT key FROM buckets').all() as { key: string }[]).map((b) => b.key);
     fixtureBuckets.close();
     expect(before.length).toBeGreaterThan(0);
