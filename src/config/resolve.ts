@@ -142,10 +142,14 @@ export function resolveSettings(input: ResolveInput): Resolved {
   }
 
   // The embedded platform's file: --db, else the profile's own; the sandbox is a second file beside the live one.
+  // A --db is "foreign" when it names another file than the profile's own (relative paths compared from the working
+  // directory, a relative data directory or profile `db` included): it has a credential of its own, named by its
+  // absolute path, and none of the profile's organization.
   const ownDb = p.db ?? join(dataDir, `${profile}.db`);
-  const liveDb =
-    !flags.db || flags.db === ':memory:' ? (flags.db ?? ownDb) : resolve(input.cwd ?? process.cwd(), flags.db);
-  const foreign = !remote && liveDb !== resolve(ownDb);
+  const cwd = input.cwd ?? process.cwd();
+  const memory = flags.db === ':memory:';
+  const liveDb = flags.db && !memory ? resolve(cwd, flags.db) : (flags.db ?? ownDb);
+  const foreign = !remote && flags.db !== undefined && (memory || liveDb !== resolve(cwd, ownDb));
   const orgSlot = foreign ? undefined : sandbox ? ('sandboxOrg' as const) : ('org' as const);
   const account = foreign
     ? `${profile}@${liveDb}${sandbox ? ':sandbox' : ''}`

@@ -71,6 +71,16 @@ describe('--db OTHER.db', () => {
     expect(JSON.parse(relative.stdout).organization.id).toBe(otherOrg);
   });
 
+  it('keeps one credential for a relative data directory, as for an absolute one', async () => {
+    const env = { ...processHome('plat-db'), PLAT_DATA_DIR: 'data' } as Record<string, string>;
+    const cwd = env.HOME as string;
+    const first = await startPlat(env, ['whoami', '--json'], { cwd }).done;
+    const again = await startPlat(env, ['whoami', '--json'], { cwd }).done;
+    expect(again, again.stderr).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(again.stdout).organization.id).toBe(JSON.parse(first.stdout).organization.id);
+    expect(credentials(env)).toEqual(['local']);
+  });
+
   it('refuses a file in a directory that does not exist (2), and creates nothing', async () => {
     const env = processHome('plat-db');
     const missing = join(env.HOME as string, 'no-such-dir', 'x.db');

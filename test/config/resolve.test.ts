@@ -82,6 +82,18 @@ describe('resolveSettings', () => {
     expect(resolve({ flags: { db: '/x/other.db', org: 'org_given' }, config: { profiles } })).toMatchObject({
       org: 'org_given',
     });
+    // A relative data directory or profile database is the profile's own, with or without --db naming it.
+    expect(resolve({ dataDir: 'data', config: { profiles }, cwd: '/home/ada' })).toMatchObject({
+      db: 'data/local.db',
+      account: 'local',
+      org: 'org_live',
+    });
+    const relative = { profiles: { local: { db: './dev.db', org: 'org_dev' } } };
+    expect(resolve({ config: relative, cwd: '/home/ada' })).toMatchObject({ account: 'local', org: 'org_dev' });
+    expect(resolve({ flags: { db: '/home/ada/dev.db' }, config: relative, cwd: '/home/ada' })).toMatchObject({
+      account: 'local',
+      org: 'org_dev',
+    });
     // The profile's own file named with --db is the profile's own.
     expect(resolve({ flags: { db: '/data/plat/local.db' }, config: { profiles } })).toMatchObject({
       account: 'local',
