@@ -105,9 +105,13 @@ export function createContext(
     const r = await ctx.settings();
     if (!credential) {
       throw new NotAuthenticatedError(
-        applies
-          ? `no credentials for profile "${r.profile}": run plat login, or set PLAT_API_KEY (or PLAT_TOKEN)`
-          : `no credentials for ${r.baseUrl} (${r.why.endpoint}): set PLAT_API_KEY or PLAT_TOKEN ` +
+        r.kind === 'embedded'
+          ? // An embedded platform has no sign-in: a file made elsewhere (copied, or by another plat) has no key here.
+            `no API key is stored for the embedded platform at ${r.db} (credential account "${r.account}"): ` +
+              'set PLAT_API_KEY to an API key of that platform'
+          : applies
+            ? `no credentials for profile "${r.profile}": run plat login, or set PLAT_API_KEY (or PLAT_TOKEN)`
+            : `no credentials for ${r.baseUrl} (${r.why.endpoint}): set PLAT_API_KEY or PLAT_TOKEN ` +
               `(a profile's stored credential is only sent to the profile's own URL)`,
       );
     }

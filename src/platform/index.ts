@@ -9,12 +9,14 @@ import { type Limiter, type LimitsOptions, openLimiter } from './limits/index.js
 import { type Db, openDatabase, readMeta } from './store/db.js';
 import { createStores, type Stores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
-import { type SecretKeySource, secretBox, secretKeyFilePath } from './store/secret-box.js';
+import { type SecretBox, type SecretKeySource, secretKeyFilePath } from './store/secret-box.js';
 
 export type { AuthOptions, OAuthClient } from './auth/settings.js';
 export type { FetchBindings, Mode } from './context.js';
 export type { LimitsOptions } from './limits/index.js';
 export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
+export { type ForgottenSecrets, forgetSealedSecrets } from './operations/secrets.js';
+export { SecretKeyError } from './store/secret-box.js';
 
 /** The origin of `plat serve` with its default host and port (cli/commands/serve.ts; a test keeps them together). */
 export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
@@ -52,6 +54,11 @@ export interface Platform {
   close(): void;
   /** The context used outside a request (bootstrap, tests that seed through the stores). */
   base(): BaseCtx;
+  /**
+   * Throws a `SecretKeyError` that says what to do when the database holds secrets sealed with another key than the
+   * one at hand (`plat serve` checks before it listens).
+   */
+  checkSecretKey(): void;
   readonly db: Db;
 }
 
@@ -63,15 +70,15 @@ export function createPlatform(opts: PlatformOptions): Platform {
       : opts.db === ':memory:'
         ? { kind: 'memory' }
         : { kind: 'file', path: secretKeyFilePath(opts.db) };
-  const secrets = secretBox(source);
-  const db = openDatabase(opts.db, { secrets });
+  const { db, secrets } = openDatabase(opts.db, source);
   const stores = createStores(db, secrets);
   const clock = opts.clock ?? systemClock;
   const limiter = openLimiter(opts.db, opts.limits ?? {}, {
     clock,
     planOf: (orgId) => stores.organizations.get(orgId)?.plan,
   });
-  return platformOver({ db, stores, cursorSecret: readMeta(db, 'cursor_secret') as string, limiter }, opts);
+  const cursorSecret = readMeta(db, 'cursor_secret') as string;
+  return platformOver({ db, stores, cursorSecret, limiter, secrets }, opts);
 }
 
 /** What a platform runs over: its database, the stores over it, the secret cursors are signed with, its limiter. */
@@ -80,6 +87,8 @@ export interface PlatformParts {
   stores: Stores;
   cursorSecret: string;
   limiter: Limiter | undefined;
+  /** The box the database's secrets are sealed with (none over the warm-up's canned stores). */
+  secrets?: SecretBox;
 }
 
 /**
@@ -121,6 +130,7 @@ export function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, '
       db.close();
     },
     base: () => makeBase('internal'),
+    checkSecretKey: () => parts.secrets?.check(),
     db,
   };
 }

@@ -77,7 +77,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   const { port } = server.address() as AddressInfo;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  platform = createPlatform({ ...opts, logger, publicUrl: opts.publicUrl ?? origin });
+  try {
+    platform = createPlatform({ ...opts, logger, publicUrl: opts.publicUrl ?? origin });
+    // A server that could not sign a token or open an SSO secret must not start as if it could.
+    platform.checkSecretKey();
+  } catch (err) {
+    platform?.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw err;
+  }
   let closing: Promise<void> | undefined;
   return {
     url: origin,

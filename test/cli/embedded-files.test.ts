@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -81,6 +81,20 @@ describe('--db OTHER.db', () => {
     expect(credentials(env)).toEqual(['local']);
   });
 
+  it('says which key is missing for a database made elsewhere (a copy), and what to do (3)', async () => {
+    const env = processHome('plat-db');
+    expect((await plat(env, ['users', 'list'])).code).toBe(0);
+    const copy = join(env.HOME as string, 'copy.db');
+    copyFileSync(join(env.PLAT_DATA_DIR as string, 'local.db'), copy);
+    expect(await plat(env, ['--db', copy, 'users', 'list'])).toMatchObject({
+      code: 3,
+      stdout: '',
+      stderr:
+        `plat: no API key is stored for the embedded platform at ${copy} (credential account "local@${copy}"): ` +
+        'set PLAT_API_KEY to an API key of that platform\n',
+    });
+  });
+
   it('refuses a file in a directory that does not exist (2), and creates nothing', async () => {
     const env = processHome('plat-db');
     const missing = join(env.HOME as string, 'no-such-dir', 'x.db');
@@ -132,6 +146,39 @@ describe('databases plat refuses', () => {
       stderr:
         'plat: PLAT_SECRET_KEY must be 32 random bytes in base64 or hex (make one with: openssl rand -base64 32)\n',
     });
+  });
+});
+
+describe('the key the secrets are sealed with', () => {
+  it('missing: plat serve refuses to start, and plat local forget-secrets is the way out', async () => {
+    const env = processHome('plat-lost-key');
+    const sso = ['sso', 'set', '--protocol', 'oidc', '--provider', 'custom-oidc', '--issuer', 'https://id.acme.test'];
+    const set = await startPlat(env, [...sso, '--client-id', 'c', '--client-secret-stdin', '--map', 'email=email'], {
+      input: 'the OIDC client secret',
+    }).done;
+    expect(set, set.stderr).toMatchObject({ code: 0 });
+    const db = join(env.PLAT_DATA_DIR as string, 'local.db');
+    rmSync(`${db}.key`);
+    const serve = await plat(env, ['serve', '--port', '0']);
+    expect(serve.code).toBe(1);
+    expect(serve.stderr).toMatch(
+      new RegExp(
+        `^plat: the secret key file ${db}\\.key is missing, but the database holds secrets sealed with its key \\([\\w-]{8}\\): restore the key the database was written with .*or discard the sealed secrets with: plat local forget-secrets\n$`,
+      ),
+    );
+    expect(existsSync(`${db}.key`)).toBe(false);
+    // Reads that need no secret still work.
+    expect((await plat(env, ['sso', 'get', '--json'])).code).toBe(0);
+    expect((await plat(env, ['local', 'forget-secrets'])).code).toBe(2);
+    const forgot = await plat(env, ['local', 'forget-secrets', '--yes']);
+    expect(forgot).toMatchObject({ code: 0 });
+    expect(forgot.stderr).toMatch(
+      /^Discarded the sealed secrets of .*: 0 signing keys retired .* 1 SSO client secret cleared\. Single sign-on of org_\w+ needs its client secret again/,
+    );
+    expect(JSON.parse((await plat(env, ['sso', 'get', '--json'])).stdout)).toMatchObject({ clientSecretSet: false });
+    const served = await servePlat(env);
+    expect((await fetch(`${served.url}/v2/auth/jwks`)).status).toBe(200);
+    expect(existsSync(`${db}.key`)).toBe(true);
   });
 });
 

@@ -222,6 +222,15 @@ describe('plat local', () => {
     expect((await w.runCli(['users', 'list', '-o', 'ids'])).stderr).toContain('Created the embedded platform');
   });
 
+  it('init refuses an organization name of invisible characters (7), creating nothing', async () => {
+    expect(await w.runCli(['local', 'init', '--org', '\u200b\u202e'])).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr: 'plat: --org must contain a visible character\n',
+    });
+    expect(existsSync(join(w.dataDir, 'local.db'))).toBe(false);
+  });
+
   it('reset also removes the key the platform sealed its secrets with', async () => {
     const sso = ['sso', 'set', '--protocol', 'oidc', '--provider', 'custom-oidc', '--issuer', 'https://id.acme.test'];
     const set = await w.runCli([...sso, '--client-id', 'c', '--client-secret-stdin', '--map', 'email=email'], {

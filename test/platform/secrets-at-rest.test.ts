@@ -1,13 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signingKeys } from '../../src/platform/auth/signing-keys.js';
-import { bootstrap, createPlatform, type Platform } from '../../src/platform/index.js';
-import { parseSecretKey, SecretKeyError, SecretOpenError, secretBox } from '../../src/platform/store/secret-box.js';
+import { bootstrap, createPlatform, forgetSealedSecrets, type Platform } from '../../src/platform/index.js';
+import { type KeyRecord, parseSecretKey, SecretKeyError, secretBox } from '../../src/platform/store/secret-box.js';
 import { send } from '../helpers/platform.js';
+import { startProcess } from '../helpers/spawn.js';
 
 const SECRET = 'oidc-client-secret-that-must-not-be-on-disk';
 const OIDC = {
@@ -18,6 +20,22 @@ const OIDC = {
   clientSecret: SECRET,
   attributeMapping: { email: 'email' },
 };
+
+/** A key record of its own, as a database's `meta` would keep it. */
+function memoryRecord(): KeyRecord {
+  let id: string | undefined;
+  return { read: () => id, write: (v) => void (id = v) };
+}
+
+/** The key id a database file records. */
+function keyIdOf(db: string): string {
+  const raw = new Database(db, { readonly: true });
+  try {
+    return raw.prepare("SELECT value FROM meta WHERE key = 'secret_key_id'").pluck().get() as string;
+  } finally {
+    raw.close();
+  }
+}
 
 const dirs: string[] = [];
 const open: Platform[] = [];
@@ -82,9 +100,9 @@ describe('secrets at rest', () => {
     expect(existsSync(`${db}.key`)).toBe(false);
     expect(platformAt(db, key).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
     const other = platformAt(db, randomBytes(32).toString('hex'));
-    expect(() => other.base().stores.sso.clientSecret(orgId)).toThrow(SecretOpenError);
+    expect(() => other.base().stores.sso.clientSecret(orgId)).toThrow(SecretKeyError);
     expect(() => other.base().stores.sso.clientSecret(orgId)).toThrow(
-      /^a secret in the database was sealed with key [\w-]{8}, but the key in use \(PLAT_SECRET_KEY\) is [\w-]{8}: give the key the database was written with/,
+      /^a secret in the database was sealed with key [\w-]{8}, but the key in use \(PLAT_SECRET_KEY\) is [\w-]{8}: restore the key the database was written with/,
     );
   });
 
@@ -116,21 +134,73 @@ describe('secrets at rest', () => {
   });
 
   it('binds each sealed value to its row: moved to another row, it does not open', () => {
-    const box = secretBox({ kind: 'memory' });
+    const box = secretBox({ kind: 'memory' }, memoryRecord());
     const sealed = box.seal('s3cret', 'sso_configs.client_secret:org_A');
     expect(box.open(sealed, 'sso_configs.client_secret:org_A')).toBe('s3cret');
-    expect(() => box.open(sealed, 'sso_configs.client_secret:org_B')).toThrow(SecretOpenError);
+    expect(() => box.open(sealed, 'sso_configs.client_secret:org_B')).toThrow(SecretKeyError);
     expect(box.seal('s3cret', 'x')).not.toBe(box.seal('s3cret', 'x'));
   });
 
-  it('gives every platform over one database the one key file the first one made', () => {
+  it('never makes a new key for a database whose key file is gone, and says how to recover', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'local.db');
+    const { orgId } = await configured(db);
+    for (const p of open.splice(0)) p.close();
+    rmSync(`${db}.key`);
+    const p = platformAt(db);
+    const message =
+      `the secret key file ${db}.key is missing, but the database holds secrets sealed with its key (` +
+      `${keyIdOf(db)}): restore the key the database was written with (the file <database>.key from your backup, or ` +
+      'PLAT_SECRET_KEY), or discard the sealed secrets with: plat local forget-secrets';
+    expect(() => p.checkSecretKey()).toThrow(message);
+    expect(() => p.base().stores.sso.clientSecret(orgId)).toThrow(message);
+    expect(() => signingKeys(p.base(), true)).toThrow(message);
+    expect(existsSync(`${db}.key`)).toBe(false);
+    // The way out: the sealed secrets go, a new key is made, and tokens are signed again (with a new signing key).
+    expect(forgetSealedSecrets(p.base())).toEqual({ signingKeys: 1, ssoClientSecrets: [orgId] });
+    expect(p.base().stores.sso.clientSecret(orgId)).toBeNull();
+    expect(p.base().stores.sso.get(orgId)).toMatchObject({ clientSecretSet: false });
+    expect(signingKeys(p.base(), true)).toHaveLength(1);
+    expect(existsSync(`${db}.key`)).toBe(true);
+    expect(() => p.checkSecretKey()).not.toThrow();
+  });
+
+  it('seals nothing more with another key than the one the database records', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'local.db');
+    const key = randomBytes(32).toString('base64');
+    const { orgId } = await configured(db, key);
+    const other = platformAt(db, randomBytes(32).toString('base64'));
+    expect(() => other.checkSecretKey()).toThrow(SecretKeyError);
+    const r = await send(other.fetch, 'http://plat.test', null, 'GET', '/auth/jwks');
+    expect(r.status).toBe(500);
+    expect(JSON.stringify(r.body)).not.toContain('sealed');
+    expect(() =>
+      other.base().stores.sso.put({ ...(other.base().stores.sso.get(orgId) as any), clientSecret: 'x' }),
+    ).toThrow(
+      /^the database's secrets are sealed with key [\w-]{8}, but the key in use \(PLAT_SECRET_KEY\) is [\w-]{8}: /,
+    );
+    expect(platformAt(db, key).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+  });
+
+  it('gives every process opening a new database at once the one key file one of them made', async () => {
     const dir = tempDir();
     const path = join(dir, 'db.key');
-    const boxes = Array.from({ length: 8 }, () => secretBox({ kind: 'file', path }));
-    const sealed = boxes.map((b, i) => b.seal(`value ${i}`, 'ctx'));
-    boxes.forEach((b, i) => {
-      for (const [j, s] of sealed.entries()) expect(b.open(s, 'ctx'), `box ${i} opens value ${j}`).toBe(`value ${j}`);
-    });
+    const box = fileURLToPath(new URL('../../dist/platform/store/secret-box.js', import.meta.url));
+    const script = `import { secretBox } from ${JSON.stringify(box)};
+      let id; const b = secretBox({ kind: 'file', path: process.argv[1] }, { read: () => undefined, write: (x) => { id = x; } });
+      const sealed = b.seal('v', 'c'); process.stdout.write(JSON.stringify({ id, sealed }));`;
+    const runs = await Promise.all(
+      Array.from(
+        { length: 6 },
+        () => startProcess(process.execPath, ['--input-type=module', '-e', script, path], {}).done,
+      ),
+    );
+    const ids = runs.map((r) => JSON.parse(r.stdout).id);
+    expect(new Set(ids).size).toBe(1);
+    const mine = secretBox({ kind: 'file', path }, memoryRecord());
+    for (const r of runs) expect(mine.open(JSON.parse(r.stdout).sealed, 'c')).toBe('v');
     expect(readFileSync(path, 'utf8')).toMatch(/^[A-Za-z0-9+/]{43}=\n$/);
+    expect(readdirSync(dir)).toEqual(['db.key']);
   });
 });

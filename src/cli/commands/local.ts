@@ -1,10 +1,10 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { Resolved } from '../../config/resolve.js';
 import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
-import { removeDatabaseFiles } from '../../platform/store/files.js';
+import type { ForgottenSecrets } from '../../platform/index.js';
+import { removePlatformFiles } from '../../platform/store/files.js';
 import type { Mail } from '../../platform/store/outbox.js';
-import { secretKeyFilePath } from '../../platform/store/secret-box.js';
 import type { Context } from '../context.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, openPlatform } from '../embedded.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
@@ -131,6 +131,12 @@ const init = verb<InitOptions>({
       if (passwordHash) ctx.notice(`Set the sign-in password of ${email}.`);
       return record({ organizationId, userId, db: r.db }, initView, passwordHash !== undefined);
     }
+    if (g.org !== undefined) {
+      // The organization's name, checked as the API checks every name (before anything is created).
+      const { nameSchema } = await import('../../contract/common.js');
+      const named = nameSchema.safeParse(g.org);
+      if (!named.success) throw new InvalidValueError(`--org ${named.error.issues[0]?.message}`);
+    }
     const made = await bootstrapEmbedded(ctx, r, {
       orgName: g.org,
       email,
@@ -152,11 +158,8 @@ const reset = verb<Record<string, never>>({
   confirm: () => 'delete the embedded platform and everything in it',
   run: async (_o, ctx) => {
     const r = await embedded(ctx, 'local reset');
-    // The database and the rate-limit buckets kept beside it (`<db>.limits`), each with the journal or WAL files
-    // SQLite may have left.
-    for (const file of [r.db, `${r.db}.limits`]) removeDatabaseFiles(file);
-    // The key its secrets were sealed with goes too: nothing it could open is left.
-    rmSync(secretKeyFilePath(r.db), { force: true });
+    // The database, its rate-limit buckets and the key its secrets were sealed with: nothing it held is left.
+    removePlatformFiles(r.db);
     await (await ctx.credentials()).delete(r.account);
     const config = await ctx.config();
     const profile = config.profiles[r.profile];
@@ -165,6 +168,36 @@ const reset = verb<Record<string, never>>({
       await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [r.profile]: rest } });
     }
     return done(`Deleted the embedded platform at ${r.db}.`);
+  },
+});
+
+const forgetSecrets = verb<Record<string, never>>({
+  name: 'forget-secrets',
+  summary:
+    "Discard the embedded platform's sealed secrets (SSO client secrets, token-signing keys) when the key they were sealed with is lost",
+  examples: ['plat local forget-secrets --yes', 'plat --db /srv/plat/plat.db local forget-secrets --yes'],
+  parse: () => ({}),
+  confirm: () => 'discard the SSO client secrets and the token-signing keys of the embedded platform',
+  run: async (_o, ctx) => {
+    const r = await embedded(ctx, 'local forget-secrets');
+    if (!existsSync(r.db)) throw new CliError('not_found', `there is no embedded platform at ${r.db}`);
+    const platform = await openPlatform(ctx, r.db, r.sandbox);
+    let forgotten: ForgottenSecrets;
+    try {
+      const { forgetSealedSecrets } = await import('../../platform/index.js');
+      forgotten = forgetSealedSecrets(platform.base());
+    } finally {
+      platform.close();
+    }
+    const { signingKeys, ssoClientSecrets } = forgotten;
+    const sso = ssoClientSecrets.length
+      ? ` Single sign-on of ${ssoClientSecrets.join(', ')} needs its client secret again: plat sso set … --client-secret-stdin.`
+      : '';
+    return done(
+      `Discarded the sealed secrets of ${r.db}: ${signingKeys} signing ${signingKeys === 1 ? 'key' : 'keys'} retired ` +
+        `(access tokens they signed stop working; sessions go on, refreshed with a new key), ` +
+        `${ssoClientSecrets.length} SSO client ${ssoClientSecrets.length === 1 ? 'secret' : 'secrets'} cleared.${sso}`,
+    );
   },
 });
 
@@ -208,5 +241,5 @@ const path = verb<Record<string, never>>({
 
 /** `plat local …` */
 export function register(noun: Command, ctx: Context): void {
-  addVerbs(noun, ctx, [init, reset, mail, path]);
+  addVerbs(noun, ctx, [init, reset, forgetSecrets, mail, path]);
 }

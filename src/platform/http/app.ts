@@ -9,6 +9,7 @@ import { randomBase62 } from '../clock.js';
 import type { BaseCtx, Credential, Ctx, FetchBindings, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { type Limiter, rateLimits } from '../limits/index.js';
+import { SecretKeyError } from '../store/secret-box.js';
 import { requestBounds } from './bounds.js';
 import { buildOpenApi } from './openapi.js';
 import type { RouteDef } from './route.js';
@@ -157,9 +158,10 @@ export function createApp(routes: readonly RouteDef[]): Hono<Env> {
   app.onError((err, c) => {
     const requestId = c.get('requestId');
     if (err instanceof PlatformError) return errorResponse(err, requestId);
-    c.env.platform.logger(
-      `internal error (request ${requestId}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
-    );
+    // A secret key problem is the operator's to fix, and its message says how: no stack to read through.
+    const detail =
+      err instanceof SecretKeyError ? err.message : err instanceof Error ? (err.stack ?? err.message) : err;
+    c.env.platform.logger(`internal error (request ${requestId}): ${detail}`);
     return errorResponse(new PlatformError('internal_error', 'internal error'), requestId);
   });
 

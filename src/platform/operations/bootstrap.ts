@@ -1,3 +1,4 @@
+import { nameSchema } from '../../contract/common.js';
 import { displayParts, generateApiKey, hashSecret } from '../auth/api-keys.js';
 import { GENERATED_PASSWORD_COST, generatePassword, hashPasswordSync, passwordProblem } from '../auth/passwords.js';
 import type { BaseCtx } from '../context.js';
@@ -26,7 +27,9 @@ export interface BootstrapResult {
 export function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): BootstrapResult {
   const { stores } = base;
   const email = opts.email ?? 'admin@localhost';
-  const orgName = opts.orgName ?? 'Local';
+  const named = nameSchema.safeParse(opts.orgName ?? 'Local');
+  if (!named.success) throw invalidField('orgName', named.error.issues[0]?.message ?? 'invalid name');
+  const orgName = named.data;
   const problem = opts.password === undefined ? undefined : passwordProblem(opts.password);
   if (problem) throw invalidField('password', problem);
   const hadPassword = Boolean(stores.users.accountByEmail(email)?.passwordHash);

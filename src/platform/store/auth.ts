@@ -43,6 +43,8 @@ export function authStore(db: Db, secrets: SecretBox) {
      VALUES (@kid, @alg, @privateJwk, @publicJwk, @createdAt)`,
   );
 
+  const retireKeys = db.prepare('UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL');
+
   const insertTicket = db.prepare(
     'INSERT INTO login_tickets (ticket_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
   );
@@ -71,6 +73,8 @@ export function authStore(db: Db, secrets: SecretBox) {
     /** The signing keys in use, newest first. */
     signingKeys: () =>
       keys.all().map((k) => ({ ...k, privateJwk: secrets.open(k.privateJwk, SEALED.signingKey(k.kid)) })),
+    /** Retires every signing key in use (a new one is made on next use); how many. */
+    retireSigningKeys: (now: string) => retireKeys.run(now).changes,
     insertSigningKey: (k: StoredSigningKey) =>
       void insertKey.run({ ...k, privateJwk: secrets.seal(k.privateJwk, SEALED.signingKey(k.kid)) }),
 

@@ -1,27 +1,46 @@
 import { MIGRATIONS, type MigrationEnv, SCHEMA_VERSION } from './migrations/index.js';
+import { type KeyRecord, type SecretBox, type SecretKeySource, secretBox } from './secret-box.js';
 import { type Db, openSqlite } from './sqlite.js';
 
 export type { Db } from './sqlite.js';
 
+/** The database and the box its secrets are sealed with. */
+export interface OpenDatabase {
+  db: Db;
+  secrets: SecretBox;
+}
+
 /**
  * Opens (creating if needed) the platform database: WAL so readers never block the writer, `synchronous=FULL` so a
  * committed write survives a power cut (several processes may share it: see `openSqlite`), then brings the schema up
- * to date.
+ * to date. A database of a newer schema is refused before anything is written to it. Its secrets are sealed with the
+ * key of `keySource`, whose id the database records (`meta.secret_key_id`).
  */
-export function openDatabase(path: string, env: MigrationEnv): Db {
+export function openDatabase(path: string, keySource: SecretKeySource): OpenDatabase {
   const db = openSqlite(path);
-  if (path !== ':memory:') db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.pragma('foreign_keys = ON');
-  // SQLite's lower() and LIKE fold ASCII only; searches compare with JavaScript's Unicode case folding instead.
-  db.function('casefold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
   try {
-    migrate(db, env, path);
+    const found = versionOf(db);
+    if (found > SCHEMA_VERSION) throw new DatabaseTooNewError(path, found);
+    if (path !== ':memory:') db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    // SQLite's lower() and LIKE fold ASCII only; searches compare with JavaScript's Unicode case folding instead.
+    db.function('casefold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
+    const secrets = secretBox(keySource, keyRecordOf(db));
+    if (found < SCHEMA_VERSION) migrate(db, { secrets }, path);
+    return { db, secrets };
   } catch (err) {
     db.close();
     throw err;
   }
-  return db;
+}
+
+/** Where the database records the id of the key its secrets are sealed with. */
+export function keyRecordOf(db: Db): KeyRecord {
+  return {
+    read: () => readMeta(db, 'secret_key_id'),
+    write: (id) => void db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('secret_key_id', id),
+  };
 }
 
 /** A database written by a newer plat: opening it is refused, so that nothing an older plat does can damage it. */
@@ -40,26 +59,30 @@ export class DatabaseTooNewError extends Error {
 
 const versionOf = (db: Db) => db.pragma('user_version', { simple: true }) as number;
 
+/** How long a process waits for another one's migration (a long backfill) before giving up, instead of 5 s. */
+const MIGRATION_BUSY_MS = 120_000;
+
 /**
- * Brings the schema up to date: applies every migration above `PRAGMA user_version`, each in one immediate
- * transaction (all of it or nothing, and other processes wait). Refuses a database of a newer schema than this code
- * knows, before writing anything.
+ * Applies every migration above `PRAGMA user_version`, each in one immediate transaction (all of it or nothing, and
+ * other processes wait: several servers may start together). Refuses a database that a newer plat migrated meanwhile.
  */
-export function migrate(db: Db, env: MigrationEnv, path = db.name): void {
-  // The common case, an up-to-date file, costs one read and no write lock.
-  const found = versionOf(db);
-  if (found === SCHEMA_VERSION) return;
-  if (found > SCHEMA_VERSION) throw new DatabaseTooNewError(path, found);
-  for (const migration of MIGRATIONS) {
-    db.transaction(() => {
-      // Re-read inside the write lock: another process may have migrated meanwhile (or a newer plat, since).
-      const now = versionOf(db);
-      if (now > SCHEMA_VERSION) throw new DatabaseTooNewError(path, now);
-      if (now >= migration.version) return;
-      db.exec(migration.sql);
-      migration.after?.(db, env);
-      db.pragma(`user_version = ${migration.version}`);
-    }).immediate();
+function migrate(db: Db, env: MigrationEnv, path: string): void {
+  const busy = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma(`busy_timeout = ${MIGRATION_BUSY_MS}`);
+  try {
+    for (const migration of MIGRATIONS) {
+      db.transaction(() => {
+        // Re-read inside the write lock: another process may have migrated meanwhile (or a newer plat, since).
+        const now = versionOf(db);
+        if (now > SCHEMA_VERSION) throw new DatabaseTooNewError(path, now);
+        if (now >= migration.version) return;
+        db.exec(migration.sql);
+        migration.after?.(db, env);
+        db.pragma(`user_version = ${migration.version}`);
+      }).immediate();
+    }
+  } finally {
+    db.pragma(`busy_timeout = ${busy}`);
   }
 }
 

@@ -20,3 +20,13 @@ const SIDE_FILES = ['-journal', '-wal', '-shm'];
 export function removeDatabaseFiles(path: string): void {
   for (const suffix of ['', ...SIDE_FILES]) rmSync(`${path}${suffix}`, { force: true });
 }
+
+/**
+ * Removes everything an embedded platform keeps for a database file: the database, the rate-limit buckets beside it
+ * (`<db>.limits`), each with what SQLite kept beside it, and the key its secrets were sealed with (`<db>.key`).
+ */
+export function removePlatformFiles(path: string): void {
+  removeDatabaseFiles(path);
+  removeDatabaseFiles(`${path}.limits`);
+  rmSync(`${path}.key`, { force: true });
+}

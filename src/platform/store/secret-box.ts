@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * Seals the secrets the platform must be able to read back (an SSO client secret, token-signing private keys) before
@@ -7,24 +8,35 @@ import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
  * `context`, as additional data), so a sealed value copied into another row does not open. A copy of the database
  * alone — a backup, a dump, a stolen file — holds none of them in clear.
  *
- * Sealed form: `enc:v1:<key id>:<iv>:<ciphertext and tag>`, base64url. The key id names the key a value was sealed
- * with, so a wrong key is told from a damaged value.
+ * Sealed form: `enc:v1:<key id>:<iv>:<ciphertext and tag>`, base64url. The database records the id of the key its
+ * values are sealed with (`meta.secret_key_id`, see `KeyRecord`): another key is refused — never used to seal more,
+ * which would leave values no single key opens — and a missing key file is never replaced by a new one.
  */
 export interface SecretBox {
   seal(plaintext: string, context: string): string;
   /** The plaintext of a sealed value; a value from before sealing existed (no `enc:` prefix) is returned as it is. */
   open(stored: string, context: string): string;
-  /** Whether a stored value is sealed. */
-  isSealed(stored: string): boolean;
+  /** Throws, saying what to do, when the database holds values sealed with another key than the one at hand. */
+  check(): void;
 }
 
 /** Where the key comes from: `PLAT_SECRET_KEY`, a file beside the database, or (an in-memory database) nowhere. */
 export type SecretKeySource = { kind: 'env'; value: string } | { kind: 'file'; path: string } | { kind: 'memory' };
 
+/** Where the database records the id of the key its secrets are sealed with. */
+export interface KeyRecord {
+  read(): string | undefined;
+  write(id: string): void;
+}
+
 const PREFIX = 'enc:v1:';
 const KEY_BYTES = 32;
 
-/** A key given in `PLAT_SECRET_KEY` that is not 32 bytes in base64, base64url or hex. */
+/**
+ * The secrets of the database cannot be sealed or opened with the key at hand: a malformed `PLAT_SECRET_KEY`, another
+ * key than the one they were sealed with, a missing key file, a damaged value. The message says what to do; it never
+ * carries a secret. An operator's matter, not a bug: logged without a stack.
+ */
 export class SecretKeyError extends Error {
   constructor(message: string) {
     super(message);
@@ -32,15 +44,7 @@ export class SecretKeyError extends Error {
   }
 }
 
-/** A sealed value that does not open: sealed with another key, or damaged. Never carries the value. */
-export class SecretOpenError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SecretOpenError';
-  }
-}
-
-/** The row each sealed column's values are bound to (their additional data): one place, for stores and migrations. */
+/** The row each sealed column's values are bound to (their additional data), for the stores. */
 export const SEALED = {
   ssoClientSecret: (orgId: string) => `sso_configs.client_secret:${orgId}`,
   signingKey: (kid: string) => `signing_keys.private_jwk:${kid}`,
@@ -50,6 +54,11 @@ export const SEALED = {
 export function secretKeyFilePath(dbPath: string): string {
   return `${dbPath}.key`;
 }
+
+/** What to do when the key at hand is not the database's (the end of every such message). */
+const RECOVER =
+  'restore the key the database was written with (the file <database>.key from your backup, or PLAT_SECRET_KEY), ' +
+  'or discard the sealed secrets with: plat local forget-secrets';
 
 /** 32 bytes from base64, base64url or hex text (surrounding white space ignored). */
 export function parseSecretKey(text: string, where: string): Buffer {
@@ -67,22 +76,50 @@ export function parseSecretKey(text: string, where: string): Buffer {
   return key;
 }
 
+/** Writes a file whole and durably: its bytes, then its name in the directory, reach the disk before it is used. */
+function writeDurably(path: string, text: string): void {
+  const fd = openSync(path, 'wx', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function syncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /**
- * The key file's key, made when the file does not exist yet: written whole to a private temporary file, then linked
- * into place, which fails if the file exists — so of several processes racing, one makes it and the others read it,
- * and none ever reads a half-written key.
+ * The key file's key. A new one is made only for a database that records none (nothing sealed yet): written whole
+ * and synced to a private temporary file, then linked into place — which fails if the file exists, so of several
+ * processes racing, one makes it and the others read it, and none ever reads a half-written key. A database that
+ * records a key whose file is gone gets an error, never a new key.
  */
-function keyFromFile(path: string): Buffer {
+function keyFromFile(path: string, recorded: string | undefined): Buffer {
   try {
     return parseSecretKey(readFileSync(path, 'utf8'), `the secret key file ${path}`);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
+  if (recorded !== undefined) {
+    throw new SecretKeyError(
+      `the secret key file ${path} is missing, but the database holds secrets sealed with its key (${recorded}): ` +
+        RECOVER,
+    );
+  }
   const key = randomBytes(KEY_BYTES);
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  writeFileSync(temporary, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  writeDurably(temporary, `${key.toString('base64')}\n`);
   try {
     linkSync(temporary, path);
+    syncDirectory(dirname(path));
     return key;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
@@ -96,34 +133,42 @@ const idOf = (key: Buffer) =>
   createHash('sha256').update('plat secret key id\0').update(key).digest('base64url').slice(0, 8);
 
 /**
- * A secret box over the key of `source`, a key file read (or made) on first use: most commands never seal or open
- * anything.
+ * A secret box over the key of `source` — a key file read (or made) on first use: most commands never seal or open
+ * anything — checked against the key id the database records (`record`).
  */
-export function secretBox(source: SecretKeySource): SecretBox {
+export function secretBox(source: SecretKeySource, record: KeyRecord): SecretBox {
   let loaded: { key: Buffer; id: string } | undefined;
   // A key given in the environment is checked at once: a server with a mistyped one must not start.
   if (source.kind === 'env') {
     const k = parseSecretKey(source.value, 'PLAT_SECRET_KEY');
     loaded = { key: k, id: idOf(k) };
   }
+  const where = source.kind === 'env' ? 'PLAT_SECRET_KEY' : source.kind === 'file' ? source.path : 'memory';
   const key = () => {
     if (!loaded) {
-      const k =
-        source.kind === 'env'
-          ? parseSecretKey(source.value, 'PLAT_SECRET_KEY')
-          : source.kind === 'file'
-            ? keyFromFile(source.path)
-            : randomBytes(KEY_BYTES);
+      const k = source.kind === 'file' ? keyFromFile(source.path, record.read()) : randomBytes(KEY_BYTES);
       loaded = { key: k, id: idOf(k) };
     }
     return loaded;
   };
-  const where = source.kind === 'env' ? 'PLAT_SECRET_KEY' : source.kind === 'file' ? source.path : 'memory';
-  const isSealed = (stored: string) => stored.startsWith(PREFIX);
+  /** The key at hand, if it is the one the database's secrets are sealed with (or none is recorded yet). */
+  const checked = () => {
+    const k = key();
+    const recorded = record.read();
+    if (recorded !== undefined && recorded !== k.id) {
+      throw new SecretKeyError(
+        `the database's secrets are sealed with key ${recorded}, but the key in use (${where}) is ${k.id}: ${RECOVER}`,
+      );
+    }
+    return { ...k, recorded };
+  };
   return {
-    isSealed,
+    check() {
+      if (record.read() !== undefined) checked();
+    },
     seal(plaintext, context) {
-      const { key: k, id } = key();
+      const { key: k, id, recorded } = checked();
+      if (recorded === undefined) record.write(id);
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', k, iv);
       cipher.setAAD(Buffer.from(context));
@@ -131,13 +176,12 @@ export function secretBox(source: SecretKeySource): SecretBox {
       return `${PREFIX}${id}:${iv.toString('base64url')}:${sealed.toString('base64url')}`;
     },
     open(stored, context) {
-      if (!isSealed(stored)) return stored;
-      const { key: k, id } = key();
+      if (!stored.startsWith(PREFIX)) return stored;
       const [keyId, iv, data] = stored.slice(PREFIX.length).split(':');
+      const { key: k, id } = key();
       if (keyId !== id) {
-        throw new SecretOpenError(
-          `a secret in the database was sealed with key ${keyId}, but the key in use (${where}) is ${id}: ` +
-            'give the key the database was written with (PLAT_SECRET_KEY, or the key file beside the database)',
+        throw new SecretKeyError(
+          `a secret in the database was sealed with key ${keyId}, but the key in use (${where}) is ${id}: ${RECOVER}`,
         );
       }
       try {
@@ -149,7 +193,7 @@ export function secretBox(source: SecretKeySource): SecretBox {
           'utf8',
         );
       } catch {
-        throw new SecretOpenError(`a sealed secret in the database (${context}) is damaged and does not open`);
+        throw new SecretKeyError(`a sealed secret in the database (${context}) is damaged and does not open`);
       }
     },
   };

@@ -56,6 +56,10 @@ export function ssoStore(db: Db, secrets: SecretBox) {
        attribute_mapping = excluded.attribute_mapping, domains = excluded.domains, updated_at = excluded.updated_at`,
   );
   const remove = db.prepare('DELETE FROM sso_configs WHERE org_id = ?');
+  const forgetSecrets = db.prepare<[string], { org_id: string }>(
+    'UPDATE sso_configs SET client_secret = NULL, updated_at = ? WHERE client_secret IS NOT NULL RETURNING org_id',
+  );
+  const forgetKeyId = db.prepare("DELETE FROM meta WHERE key = 'secret_key_id'");
   return {
     /** The organization's configuration (without its secret), or undefined. */
     get: (orgId: string) => {
@@ -77,6 +81,15 @@ export function ssoStore(db: Db, secrets: SecretBox) {
         attributeMapping: JSON.stringify(c.attributeMapping),
         domains: JSON.stringify(c.domains),
       }),
+    /**
+     * Discards every stored client secret and the record of the key secrets were sealed with (see
+     * operations/secrets.ts); the organizations whose secret is gone.
+     */
+    forgetClientSecrets: (now: string) => {
+      const orgs = forgetSecrets.all(now).map((r) => r.org_id);
+      forgetKeyId.run();
+      return orgs;
+    },
     /** Deletes the configuration; false when there was none. */
     remove: (orgId: string) => remove.run(orgId).changes === 1,
   };

@@ -1,0 +1,36 @@
+import type { BaseCtx } from '../context.js';
+
+/** What `forgetSealedSecrets` discarded. */
+export interface ForgottenSecrets {
+  /** Signing keys retired: access tokens they signed no longer verify (refresh tokens still work). */
+  signingKeys: number;
+  /** Organizations whose SSO client secret is gone: their OIDC sign-in needs it set again. */
+  ssoClientSecrets: string[];
+}
+
+/**
+ * The way out when the key the database's secrets were sealed with is lost (`plat local forget-secrets`): every
+ * sealed secret is discarded — the signing keys retired (a new one, sealed with the key at hand, is made on first use),
+ * the SSO client secrets cleared — and the record of the old key with them. One transaction; an event per organization
+ * whose client secret went.
+ */
+export function forgetSealedSecrets(base: BaseCtx): ForgottenSecrets {
+  return base.tx(() => {
+    const now = base.now();
+    const signingKeys = base.stores.auth.retireSigningKeys(now);
+    const ssoClientSecrets = base.stores.sso.forgetClientSecrets(now);
+    for (const orgId of ssoClientSecrets) {
+      base.stores.events.insert({
+        id: base.ids('event'),
+        type: 'sso.updated',
+        organizationId: orgId,
+        actor: { type: 'system', id: 'forget-secrets' },
+        target: { type: 'organization', id: orgId },
+        requestId: null,
+        createdAt: now,
+        data: { clientSecretForgotten: true },
+      });
+    }
+    return { signingKeys, ssoClientSecrets };
+  });
+}
