@@ -45,9 +45,22 @@ function retryAfterMs(value: string | null): number {
   return Math.min(Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 1000, MAX_RETRY_AFTER_MS);
 }
 
+/** The first wait after a refused connection, doubled at each try, and the longest. */
+const CONNECT_BACKOFF_MS = 250;
+const CONNECT_BACKOFF_MAX_MS = 2_000;
+
+/** Whether a request failed because nothing listens at the address (yet): `ECONNREFUSED` along the cause chain. */
+function refused(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === 'ECONNREFUSED') return true;
+  }
+  return false;
+}
+
 /**
  * openid-client's `customFetch` over the CLI's transport: the same undici agent (timeouts, no redirects) as API
- * calls, a `--verbose` line per attempt, and `429` honoured (a refused request was not processed, so it is resent).
+ * calls, a `--verbose` line per attempt, `429` honoured (a refused request was not processed, so it is resent), and a
+ * refused connection tried again.
  */
 export function customFetch(t: OAuthTransport) {
   const sleep = t.sleep ?? defaultSleep;
@@ -65,7 +78,11 @@ export function customFetch(t: OAuthTransport) {
         res = await t.fetch(new Request(url, { ...init, redirect: 'manual', signal: options.signal }));
       } catch (err) {
         t.onRequest?.({ method: options.method, url: shown, status: null, ms: ms(), requestId: null, attempt });
-        throw err;
+        // Refused: nothing was sent, so any request may go again — to a server still starting (`plat serve &`, then
+        // `plat login` at once), after a short backoff.
+        if (!refused(err) || attempt > maxRetries) throw err;
+        await sleep(Math.min(CONNECT_BACKOFF_MAX_MS, CONNECT_BACKOFF_MS * 2 ** (attempt - 1)));
+        continue;
       }
       const requestId = res.headers.get('x-request-id');
       t.onRequest?.({ method: options.method, url: shown, status: res.status, ms: ms(), requestId, attempt });

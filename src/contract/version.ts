@@ -6,6 +6,10 @@ declare const PLAT_VERSION: string | undefined;
 /** The package's version — what `plat --version` and `GET /health` report: the bundle's own, or package.json's. */
 export function packageVersion(): string {
   if (typeof PLAT_VERSION === 'string') return PLAT_VERSION;
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  fromSource ??= (
+    JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  ).version;
+  return fromSource;
 }
+
+let fromSource: string | undefined;

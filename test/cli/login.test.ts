@@ -224,6 +224,27 @@ describe('where plat login signs in', () => {
     expect((await w.runCli(['--profile', 'staging', 'whoami', '-o', 'ids'])).stdout).toBe(`${s.ownerId}\n`);
   });
 
+  it('waits for a server that is still starting: a refused connection is tried again', async () => {
+    const port = await closedPort();
+    // The server starts on the refused port while plat waits to try again.
+    let later: SignInServer | undefined;
+    let waits = 0;
+    const sleep = async () => {
+      waits++;
+      later ??= await signInServer({ port });
+    };
+    const p = person();
+    try {
+      const argv = ['--profile', 'starting', 'login', '--base-url', `http://127.0.0.1:${port}`, '--no-browser'];
+      const r = await w.runCli(argv, { onStderr: p.onStderr, deps: { sleep } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(waits).toBe(1);
+      expect(r.stderr).toContain(`Signed in to http://127.0.0.1:${port}/v2 as ${OWNER_EMAIL}`);
+    } finally {
+      await later?.close();
+    }
+  });
+
   it('a failed sign-in to a new profile leaves no profile behind', async () => {
     const closed = await closedPort();
     const r = await w.runCli([

@@ -7,7 +7,7 @@ import { approveDevice, deviceUrlIn } from '../helpers/sign-in.js';
 import { BIN, cleanUpProcesses, type Run, type StartOptions, startProcess } from '../helpers/spawn.js';
 
 /**
- * The README's tour, run as written by bash, as a new user would run it: `plat` on the PATH (here a two-line stand-in
+ * The README's tour, run as written by bash and by zsh, as a new user would run it: `plat` on the PATH (here a two-line stand-in
  * for the installed command, which runs the built bin/plat.js through its launcher), a home of its own, no display.
  * Only the ports change, to free ones, so that the test does not depend on 8080 and 8081 being free on this machine;
  * and a person approves the sign-in the tour starts, as a person at a browser would.
@@ -49,21 +49,27 @@ function home(): { dir: string; env: Record<string, string> } {
   return { dir, env };
 }
 
-/** Runs one block with bash (`-e -o pipefail`: a failing command fails the block), stopping what it left running. */
-function bash(script: string, h: { dir: string; env: Record<string, string> }, opts: StartOptions = {}): Promise<Run> {
-  const stopJobs = `trap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n`;
-  const args = ['-e', '-o', 'pipefail', '-c', `${stopJobs}${script}`];
-  return startProcess('bash', args, h.env, { cwd: h.dir, timeoutMs: 60_000, ...opts }).done;
+/** Runs one block with a shell (`-e -o pipefail`: a failing command fails the block), then stops what it left running. */
+function shell(
+  name: string,
+  script: string,
+  h: { dir: string; env: Record<string, string> },
+  opts: StartOptions = {},
+): Promise<Run> {
+  const args = ['-e', '-o', 'pipefail', '-c', script];
+  return startProcess(name, args, h.env, { cwd: h.dir, timeoutMs: 60_000, stopGroupOnExit: true, ...opts }).done;
 }
 
-describe('the README tour, run as written in bash', () => {
+describe.each(['bash', 'zsh'])('the README tour, run as written in %s', (name) => {
+  const run = (script: string, h: { dir: string; env: Record<string, string> }, opts: StartOptions = {}) =>
+    shell(name, script, h, opts);
   it('has the blocks this test runs', () => {
     expect(blocks.length).toBe(4);
   });
 
   it('embedded: every command of the first block works on a fresh machine', async () => {
     const h = home();
-    const r = await bash(blocks[0] as string, h);
+    const r = await run(blocks[0] as string, h);
     expect(r.stderr).toContain('Created the embedded platform');
     expect(r, r.stderr).toMatchObject({ code: 0 });
     expect(r.stdout).toContain('ada@example.com');
@@ -72,9 +78,9 @@ describe('the README tour, run as written in bash', () => {
 
   it('serve it, and use it remotely: the key goes from one command to the other, and the second profile works', async () => {
     const h = home();
-    expect((await bash(blocks[0] as string, h)).code).toBe(0);
+    expect((await run(blocks[0] as string, h)).code).toBe(0);
     const port = String(await freePort());
-    const r = await bash((blocks[1] as string).replaceAll('8080', port), h);
+    const r = await run((blocks[1] as string).replaceAll('8080', port), h);
     expect(r, r.stderr).toMatchObject({ code: 0 });
     expect(r.stdout).toContain('admin@localhost');
     expect(r.stdout).toContain('{"status":"ok"');
@@ -86,14 +92,14 @@ describe('the README tour, run as written in bash', () => {
     const port = String(await freePort());
     let approval: Promise<unknown> | undefined;
     const script = `${(blocks[2] as string).replaceAll('8081', port)}\nplat whoami -o ids\n`;
-    const r = await bash(script, h, {
+    const r = await run(script, h, {
       input: `${OWNER_PASSWORD}\n`,
       watch: (stderr) => {
         const url = deviceUrlIn(stderr);
         if (url && !approval) approval = approveDevice(url, 'admin@localhost', OWNER_PASSWORD);
       },
     });
-    expect(approval).toBeDefined();
+    expect(approval, r.stderr).toBeDefined();
     expect(r, r.stderr).toMatchObject({ code: 0 });
     expect(r.stderr).toContain(`Signed in to http://127.0.0.1:${port}/v2 as admin@localhost`);
     expect(r.stderr).not.toContain(OWNER_PASSWORD);

@@ -101,8 +101,9 @@ describe('plat serve bounds what strangers send (contract §2)', () => {
       const r = await chunkedUpload(path, total);
       expect(r.status, path).toBe(413);
       expect(r.body).toEqual(envelope(413, 'request body too large (limit 1 MiB)', r.requestId as string));
-      // The server answered from what it had read, not after reading (or holding) the whole upload.
-      expect(r.sentWhenAnswered, path).toBeLessThan(total);
+      // The server answered from what it had read, not after reading (or holding) the whole upload: the client had
+      // sent at most the 1 MiB read plus what the sockets' buffers hold (a few MiB on loopback).
+      expect(r.sentWhenAnswered, path).toBeLessThan(16 * 1024 * 1024);
     }
   });
 

@@ -18,11 +18,11 @@ export interface SignInServer {
 }
 
 /** Starts the server; limits off unless asked (many sign-ins in a row would spend the token endpoint's burst). */
-export async function signInServer(opts: { limits?: boolean } = {}): Promise<SignInServer> {
+export async function signInServer(opts: { limits?: boolean; port?: number } = {}): Promise<SignInServer> {
   const dir = mkdtempSync(join(tmpdir(), 'plat-signin-'));
   const server = await startServer({
     db: join(dir, 'plat.db'),
-    port: 0,
+    port: opts.port ?? 0,
     logger: () => {},
     limits: opts.limits ? undefined : { enabled: false },
     auth: { devicePollInterval: 1 },

@@ -49,6 +49,11 @@ export interface StartOptions {
   /** Sees stderr as it grows (to find a URL while the command waits). */
   watch?: (stderr: string) => void;
   cwd?: string;
+  /**
+   * When the process ends, end whatever it left running in the background too (a shell script's `plat serve &`): it
+   * runs in a process group of its own, which is stopped as soon as the process exits.
+   */
+  stopGroupOnExit?: boolean;
 }
 
 /** Starts `file args…` with pipes for stdin, stdout and stderr (so no terminal) and captures what it writes. */
@@ -58,8 +63,20 @@ export function startProcess(
   env: Record<string, string>,
   opts: StartOptions = {},
 ): { child: ChildProcess; done: Promise<Run> } {
-  const child = spawn(file, args, { env, cwd: opts.cwd, timeout: opts.timeoutMs ?? 20_000 });
+  const child = spawn(file, args, {
+    env,
+    cwd: opts.cwd,
+    timeout: opts.timeoutMs ?? 20_000,
+    detached: opts.stopGroupOnExit === true,
+  });
   children.push(child);
+  if (opts.stopGroupOnExit) {
+    child.once('exit', () => {
+      try {
+        process.kill(-(child.pid as number), 'SIGTERM');
+      } catch {} // nothing was left running
+    });
+  }
   let [stdout, stderr] = ['', ''];
   child.stdout.on('data', (c: Buffer) => {
     stdout += c.toString();

@@ -16,8 +16,6 @@ const LETTERS: Record<string, string> = {
   ŧ: 't',
   ŋ: 'n',
   ĸ: 'k',
-  ŀ: 'l',
-  ſ: 's',
 };
 const OTHER_LETTERS = new RegExp(`[${Object.keys(LETTERS).join('')}]`, 'g');
 
