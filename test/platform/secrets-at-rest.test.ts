@@ -24,7 +24,12 @@ const OIDC = {
 /** A key record of its own, as a database's `meta` would keep it. */
 function memoryRecord(): KeyRecord {
   let id: string | undefined;
-  return { read: () => id, write: (v) => void (id = v) };
+  return {
+    read: () => id,
+    write: (v) => {
+      id = v;
+    },
+  };
 }
 
 /** The key id a database file records. */
