@@ -1,11 +1,16 @@
 import * as z from 'zod';
 import { nullableTimestampSchema, timestampSchema } from './common.js';
 
+/** How a session was signed in: a password, a device approval, or single sign-on through SAML or OIDC. */
+export const SIGN_IN_METHODS = ['password', 'device', 'saml', 'oidc'] as const;
+export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
+
 export const sessionSchema = z
   .lazy(() =>
     z.object({
       id: z.string(),
       userId: z.string(),
+      method: z.enum(SIGN_IN_METHODS),
       ipAddress: z.string().nullable(),
       userAgent: z.string().nullable(),
       createdAt: timestampSchema,

@@ -1,3 +1,4 @@
+import type { SignInMethod } from '../../src/contract/sessions.js';
 import type { BearerVerifier } from '../../src/platform/auth/credentials.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import { isActive } from '../../src/platform/store/sessions.js';
@@ -11,6 +12,8 @@ export interface SessionOptions {
   userAgent?: string | null;
   /** Default: 30 days after now. `null`: never expires. */
   expiresAt?: string | null;
+  /** Default: `password`. */
+  method?: SignInMethod;
 }
 
 /** Records a sign-in session for a user, as sign-in would; returns its id. */
@@ -23,6 +26,7 @@ export function createSession(t: TestPlatform, userId: string, opts: SessionOpti
     userId,
     organizationId: opts.orgId ?? t.orgId,
     clientId: opts.clientId === undefined ? 'plat-cli' : opts.clientId,
+    method: opts.method ?? 'password',
     ipAddress: opts.ipAddress === undefined ? '203.0.113.7' : opts.ipAddress,
     userAgent: opts.userAgent === undefined ? 'plat/0.1.0' : opts.userAgent,
     createdAt: now,

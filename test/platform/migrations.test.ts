@@ -19,6 +19,10 @@ const RELEASED: Record<string, { release: string; sha256: string }> = {
     release: '0.2.0',
     sha256: 'c21219339a3d27cf0b94503691496561a5499865eb6114bb0d0dbfc9ae5b7e72',
   },
+  '0004_sso_sign_in.ts': {
+    release: '0.2.0',
+    sha256: '32378843e78a1efd3d22aa44aa4b8e04c960699689658171d3566496dbde1278',
+  },
   '0003_seal_secrets.ts': {
     release: '0.2.0',
     sha256: 'e028dda926226b75e3f1038ad215731c361fb9981ab7fc72a73afedd4bc4beb2',

@@ -45,6 +45,7 @@ describe('GET /users/{userId}/sessions', () => {
         {
           id: s.ownerBrowser,
           userId: t.ownerId,
+          method: 'password',
           ipAddress: null,
           userAgent: 'Firefox/140.0',
           createdAt: '2026-01-01T00:00:01.000Z',
@@ -55,6 +56,7 @@ describe('GET /users/{userId}/sessions', () => {
         {
           id: s.ownerCli,
           userId: t.ownerId,
+          method: 'password',
           ipAddress: '203.0.113.7',
           userAgent: 'plat/0.1.0',
           createdAt: T0,

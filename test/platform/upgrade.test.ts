@@ -145,6 +145,9 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
       headers: { Authorization: `Bearer ${r.body.accessToken}` },
     });
     expect(me.body).toMatchObject({ type: 'user', user: { id: m.ownerId }, sessionId: m.session.id });
+    // Migration 4 tells how the release's session was signed in: with the owner's password.
+    const sessions = await call('GET', `/users/${m.ownerId}/sessions`);
+    expect(sessions.body.data).toEqual([expect.objectContaining({ id: m.session.id, method: 'password' })]);
   });
 
   it('signs the owner in with the password set by the release', async () => {

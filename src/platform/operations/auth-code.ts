@@ -1,4 +1,5 @@
 import type { Permission } from '../../contract/permissions.js';
+import type { SignInMethod } from '../../contract/sessions.js';
 import { OAuthError } from '../auth/oauth-error.js';
 import { isCodeVerifier, s256 } from '../auth/pkce.js';
 import { hashOpaque, newOpaqueSecret } from '../auth/secrets.js';
@@ -20,7 +21,10 @@ const CODE_TTL_MS = 60_000;
 /** Used or expired codes are kept a day, so that a late second use is still recognised and revokes. */
 const KEEP_EXPIRED_MS = 24 * 3600_000;
 
-/** After a password sign-in: a single-use authorization code (60 s) bound to client, redirect URI and challenge. */
+/**
+ * After a sign-in (by password, or through the organization's identity provider): a single-use authorization code
+ * (60 s) bound to client, redirect URI and challenge, carrying how the user signed in to the session it opens.
+ */
 export function issueAuthorizationCode(
   ctx: BaseCtx,
   r: {
@@ -32,10 +36,12 @@ export function issueAuthorizationCode(
     orgId: string;
     ipAddress: string | null;
     userAgent: string | null;
+    method?: SignInMethod;
   },
 ): string {
+  const method = r.method ?? 'password';
   return ctx.tx(() => {
-    const scopes = recordSignIn(ctx, { ...r, method: 'password' });
+    const scopes = recordSignIn(ctx, { ...r, method });
     const now = ctx.clock().getTime();
     ctx.stores.auth.purgeExpired(new Date(now - KEEP_EXPIRED_MS).toISOString());
     const { secret, hash } = newOpaqueSecret();
@@ -51,6 +57,7 @@ export function issueAuthorizationCode(
       userAgent: r.userAgent,
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + CODE_TTL_MS).toISOString(),
+      method,
     });
     return secret;
   });

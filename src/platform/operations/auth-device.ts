@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import type { SignInMethod } from '../../contract/sessions.js';
 import { OAuthError } from '../auth/oauth-error.js';
 import { parseScope } from '../auth/scopes.js';
 import { hashOpaque, newOpaqueSecret } from '../auth/secrets.js';
@@ -101,6 +102,7 @@ export function approveDevice(
   ctx: BaseCtx,
   device: StoredDeviceCode,
   s: { userId: string; orgId: string; ipAddress: string | null; userAgent: string | null },
+  method: SignInMethod = 'device',
 ): boolean {
   const requested = parseScope(device.requestedScope);
   return ctx.tx(() => {
@@ -108,9 +110,9 @@ export function approveDevice(
       ...s,
       clientId: device.clientId,
       requested: requested.ok ? requested.scopes : [],
-      method: 'device',
+      method,
     });
-    if (!ctx.stores.auth.approveDeviceCode(device.deviceCodeHash, { ...s, scopes }, ctx.now())) {
+    if (!ctx.stores.auth.approveDeviceCode(device.deviceCodeHash, { ...s, scopes, method }, ctx.now())) {
       throw new OAuthError('expired_token', 'the code is no longer pending');
     }
     return true;
@@ -149,6 +151,7 @@ export async function redeemDeviceCode(ctx: BaseCtx, r: { clientId?: string; dev
         scopes: redeemed.scopes ?? [],
         ipAddress: redeemed.ipAddress,
         userAgent: redeemed.userAgent,
+        method: redeemed.method ?? 'device',
       });
       ctx.stores.auth.setDeviceSession(hash, started.sessionId);
       return { ok: started };

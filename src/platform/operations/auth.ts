@@ -1,5 +1,6 @@
 import type { Whoami } from '../../contract/auth.js';
 import type { Permission } from '../../contract/permissions.js';
+import type { SignInMethod } from '../../contract/sessions.js';
 import { OAuthError } from '../auth/oauth-error.js';
 import { grantScopes, heldScopes } from '../auth/scopes.js';
 import { newOpaqueSecret } from '../auth/secrets.js';
@@ -86,7 +87,7 @@ export function revokeForReuse(ctx: BaseCtx, sessionId: string | null, what: str
  */
 export function recordSignIn(
   ctx: BaseCtx,
-  s: { userId: string; orgId: string; clientId: string; requested: Permission[] | null; method: string },
+  s: { userId: string; orgId: string; clientId: string; requested: Permission[] | null; method: SignInMethod },
 ): Permission[] {
   const scopes = grantScopes(s.requested, heldScopes(ctx, s.userId));
   if (scopes.length === 0) throw new OAuthError('invalid_scope', 'the user holds none of the requested scopes');
@@ -115,6 +116,7 @@ export function startSession(
     scopes: string[];
     ipAddress: string | null;
     userAgent: string | null;
+    method: SignInMethod;
   },
 ): Grant {
   const sessionId = ctx.ids('session');
@@ -124,6 +126,7 @@ export function startSession(
     userId: s.userId,
     organizationId: s.orgId,
     clientId: s.clientId,
+    method: s.method,
     ipAddress: s.ipAddress,
     userAgent: s.userAgent,
     createdAt: new Date(now).toISOString(),

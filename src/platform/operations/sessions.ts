@@ -11,6 +11,7 @@ function toSession(ctx: Ctx, s: StoredSession): Session {
   return {
     id: s.id,
     userId: s.userId,
+    method: s.method,
     ipAddress: s.ipAddress,
     userAgent: s.userAgent,
     createdAt: s.createdAt,

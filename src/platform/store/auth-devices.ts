@@ -1,3 +1,4 @@
+import type { SignInMethod } from '../../contract/sessions.js';
 import type { Db } from './db.js';
 
 /** The states of a device authorization. */
@@ -21,6 +22,8 @@ export interface StoredDeviceCode {
   createdAt: string;
   expiresAt: string;
   sessionId: string | null;
+  /** How the person who approved it signed in (`device` by password on the device page, or through SSO). */
+  method: SignInMethod | null;
 }
 
 type DeviceRow = {
@@ -40,6 +43,7 @@ type DeviceRow = {
   created_at: string;
   expires_at: string;
   session_id: string | null;
+  method: SignInMethod | null;
 };
 
 function toDevice(r: DeviceRow): StoredDeviceCode {
@@ -60,6 +64,7 @@ function toDevice(r: DeviceRow): StoredDeviceCode {
     createdAt: r.created_at,
     expiresAt: r.expires_at,
     sessionId: r.session_id,
+    method: r.method,
   };
 }
 
@@ -81,7 +86,7 @@ export function devicesStatements(db: Db) {
   const userCodeTaken = db.prepare<[string], { one: 1 }>('SELECT 1 AS one FROM device_codes WHERE user_code = ?');
   const approveDevice = db.prepare(
     `UPDATE device_codes SET status = 'approved', user_id = @userId, org_id = @orgId, scopes = @scopes,
-       ip_address = @ipAddress, user_agent = @userAgent
+       ip_address = @ipAddress, user_agent = @userAgent, method = @method
      WHERE device_code_hash = @hash AND status = 'pending' AND expires_at > @now`,
   );
   const denyDevice = db.prepare(
@@ -123,7 +128,14 @@ export function devicesStatements(db: Db) {
     /** Approves a pending device authorization (compare-and-set); false when it no longer is pending. */
     approveDeviceCode: (
       hash: string,
-      grant: { userId: string; orgId: string; scopes: string[]; ipAddress: string | null; userAgent: string | null },
+      grant: {
+        userId: string;
+        orgId: string;
+        scopes: string[];
+        ipAddress: string | null;
+        userAgent: string | null;
+        method: SignInMethod;
+      },
       now: string,
     ) => approveDevice.run({ ...grant, scopes: JSON.stringify(grant.scopes), hash, now }).changes === 1,
     /** Denies a pending device authorization (compare-and-set). */

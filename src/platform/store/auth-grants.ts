@@ -1,3 +1,4 @@
+import type { SignInMethod } from '../../contract/sessions.js';
 import type { Db } from './db.js';
 
 /** What an authorization code grants, fixed when the user signs in. */
@@ -13,6 +14,8 @@ export interface NewAuthorizationCode {
   userAgent: string | null;
   createdAt: string;
   expiresAt: string;
+  /** How the user signed in: the session the code opens says so. */
+  method: SignInMethod;
 }
 
 /** A stored authorization code (for telling why a redemption failed). */
@@ -22,7 +25,10 @@ export interface StoredAuthorizationCode extends NewAuthorizationCode {
 }
 
 /** What a redemption returns: the sign-in the code carries. */
-export type RedeemedGrant = Pick<NewAuthorizationCode, 'scopes' | 'userId' | 'orgId' | 'ipAddress' | 'userAgent'>;
+export type RedeemedGrant = Pick<
+  NewAuthorizationCode,
+  'scopes' | 'userId' | 'orgId' | 'ipAddress' | 'userAgent' | 'method'
+>;
 
 /** A stored refresh token. */
 export interface StoredRefreshToken {
@@ -46,6 +52,7 @@ type CodeRow = {
   expires_at: string;
   used_at: string | null;
   session_id: string | null;
+  method: SignInMethod;
 };
 
 function toCode(r: CodeRow): StoredAuthorizationCode {
@@ -63,6 +70,7 @@ function toCode(r: CodeRow): StoredAuthorizationCode {
     expiresAt: r.expires_at,
     usedAt: r.used_at,
     sessionId: r.session_id,
+    method: r.method,
   };
 }
 
@@ -73,9 +81,9 @@ function toCode(r: CodeRow): StoredAuthorizationCode {
 export function grantsStatements(db: Db) {
   const insertCode = db.prepare(
     `INSERT INTO authorization_codes (code_hash, client_id, redirect_uri, code_challenge, scopes, user_id, org_id,
-       ip_address, user_agent, created_at, expires_at)
+       ip_address, user_agent, created_at, expires_at, method)
      VALUES (@codeHash, @clientId, @redirectUri, @codeChallenge, @scopes, @userId, @orgId, @ipAddress, @userAgent,
-       @createdAt, @expiresAt)`,
+       @createdAt, @expiresAt, @method)`,
   );
   const codeByHash = db.prepare<[string], CodeRow>('SELECT * FROM authorization_codes WHERE code_hash = ?');
   const redeemCode = db.prepare<Record<string, string>, CodeRow>(

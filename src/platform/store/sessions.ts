@@ -1,3 +1,4 @@
+import type { SignInMethod } from '../../contract/sessions.js';
 import type { Db } from './db.js';
 
 /**
@@ -16,6 +17,8 @@ export interface StoredSession {
   organizationId: string;
   /** The OAuth client that signed in (`plat-cli`), null for a browser login. */
   clientId: string | null;
+  /** How it was signed in. */
+  method: SignInMethod;
   ipAddress: string | null;
   userAgent: string | null;
   createdAt: string;
@@ -32,6 +35,7 @@ type Row = {
   user_id: string;
   org_id: string;
   client_id: string | null;
+  method: SignInMethod;
   ip_address: string | null;
   user_agent: string | null;
   created_at: string;
@@ -46,6 +50,7 @@ function toSession(r: Row): StoredSession {
     userId: r.user_id,
     organizationId: r.org_id,
     clientId: r.client_id,
+    method: r.method,
     ipAddress: r.ip_address,
     userAgent: r.user_agent,
     createdAt: r.created_at,
@@ -66,8 +71,10 @@ const ACTIVE = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)';
 /** Sign-in sessions, one per login, in the organization signed into: their SQL in one place. */
 export function sessionsStore(db: Db) {
   const insert = db.prepare(
-    `INSERT INTO sessions (id, user_id, org_id, client_id, ip_address, user_agent, created_at, last_active, expires_at)
-     VALUES (@id, @userId, @organizationId, @clientId, @ipAddress, @userAgent, @createdAt, @lastActive, @expiresAt)`,
+    `INSERT INTO sessions (id, user_id, org_id, client_id, method, ip_address, user_agent, created_at, last_active,
+       expires_at)
+     VALUES (@id, @userId, @organizationId, @clientId, @method, @ipAddress, @userAgent, @createdAt, @lastActive,
+       @expiresAt)`,
   );
   const byId = db.prepare<[string], Row>('SELECT * FROM sessions WHERE id = ?');
   const get = db.prepare<[string, string, string], Row>(

@@ -96,6 +96,9 @@ describe('the device authorization grant (RFC 8628)', () => {
     const claims = decodeJwt(tokens.body.access_token);
     expect(claims).toMatchObject({ sub: t.ownerId, org: t.orgId, client_id: 'plat-cli', scopes: ['projects:read'] });
     expect((await t.call('GET', '/auth/whoami', withToken(tokens.body.access_token))).status).toBe(200);
+    // The session says how it was signed in.
+    const sessions = await t.call('GET', `/users/${t.ownerId}/sessions`);
+    expect(sessions.body.data).toEqual([expect.objectContaining({ method: 'device' })]);
     const owner = await t.call('GET', `/users/${t.ownerId}`);
     expect(owner.body.lastLoginAt).toBe('2026-01-01T00:00:22.000Z');
 

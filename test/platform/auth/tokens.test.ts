@@ -491,6 +491,7 @@ describe('bearer authentication', () => {
       {
         id: 'sess_0001',
         userId: t.ownerId,
+        method: 'password',
         ipAddress: null,
         userAgent: null,
         createdAt: '2026-01-01T00:00:00.000Z',
