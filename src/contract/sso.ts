@@ -11,7 +11,14 @@ export const SSO_PROVIDERS = [
   'custom-oidc',
 ] as const;
 
-/** An organization's single sign-on configuration. The OIDC client secret is write-only. */
+/** The roles a user provisioned through single sign-on may get: never `owner` (contract §9). */
+export const SSO_DEFAULT_ROLES = ['member', 'admin'] as const;
+
+/**
+ * An organization's single sign-on configuration. The OIDC client secret is write-only. The `sp*`, `acsUrl` and
+ * `redirectUri` fields are what the identity provider's administrator enters on their side; `idp*` and
+ * `certificates` are what the platform read from the identity provider when the configuration was saved or refreshed.
+ */
 export const ssoConfigSchema = z
   .lazy(() =>
     z.object({
@@ -26,6 +33,16 @@ export const ssoConfigSchema = z
       clientSecretSet: z.boolean(),
       attributeMapping: z.record(z.string(), z.string()),
       domains: z.array(z.string()),
+      allowIdpInitiated: z.boolean(),
+      defaultRole: z.enum(SSO_DEFAULT_ROLES),
+      spEntityId: z.string(),
+      spMetadataUrl: z.string(),
+      acsUrl: z.string(),
+      redirectUri: z.string(),
+      idpEntityId: z.string().nullable(),
+      idpSsoUrl: z.string().nullable(),
+      certificates: z.array(z.object({ fingerprint: z.string(), notAfter: timestampSchema })),
+      metadataFetchedAt: timestampSchema.nullable(),
       createdAt: timestampSchema,
       updatedAt: timestampSchema,
     }),
@@ -59,6 +76,8 @@ export const ssoPutSchema = z
         .record(z.string().min(1).max(64), z.string().min(1).max(256))
         .refine((m) => 'email' in m, 'must map email'),
       domains: z.array(domainSchema).max(50).optional(),
+      allowIdpInitiated: z.boolean().optional(),
+      defaultRole: z.enum(SSO_DEFAULT_ROLES).optional(),
     }),
   )
   .meta({ id: 'SsoPut' });

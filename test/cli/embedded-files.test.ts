@@ -1,9 +1,17 @@
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
+import { type DocumentServer, documentServer, oidcIssuer } from '../helpers/idp-documents.js';
 import { cleanUpProcesses, processHome, servePlat, startPlat } from '../helpers/spawn.js';
+
+/** An OpenID provider's discovery document on loopback, for `sso set --protocol oidc`. */
+let idp: DocumentServer;
+beforeAll(async () => {
+  idp = await documentServer();
+});
+afterAll(() => idp.close());
 
 /**
  * The embedded platform's files as a user meets them, each command a spawned `plat`: the sandbox and the live
@@ -152,7 +160,7 @@ describe('databases plat refuses', () => {
 describe('the key the secrets are sealed with', () => {
   it('missing: plat serve refuses to start, and plat local forget-secrets is the way out', async () => {
     const env = processHome('plat-lost-key');
-    const sso = ['sso', 'set', '--protocol', 'oidc', '--provider', 'custom-oidc', '--issuer', 'https://id.acme.test'];
+    const sso = ['sso', 'set', '--protocol', 'oidc', '--provider', 'custom-oidc', '--issuer', oidcIssuer(idp)];
     const set = await startPlat(env, [...sso, '--client-id', 'c', '--client-secret-stdin', '--map', 'email=email'], {
       input: 'the OIDC client secret',
     }).done;

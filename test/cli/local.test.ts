@@ -2,9 +2,17 @@ import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifyPassword } from '../../src/platform/auth/passwords.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
+import { type DocumentServer, documentServer, oidcIssuer } from '../helpers/idp-documents.js';
+
+/** An OpenID provider's discovery document on loopback, for `sso set --protocol oidc`. */
+let idp: DocumentServer;
+beforeAll(async () => {
+  idp = await documentServer();
+});
+afterAll(() => idp.close());
 
 let w: CliWorld;
 beforeEach(() => {
@@ -232,7 +240,7 @@ describe('plat local', () => {
   });
 
   it('reset also removes the key the platform sealed its secrets with', async () => {
-    const sso = ['sso', 'set', '--protocol', 'oidc', '--provider', 'custom-oidc', '--issuer', 'https://id.acme.test'];
+    const sso = ['sso', 'set', '--protocol', 'oidc', '--provider', 'custom-oidc', '--issuer', oidcIssuer(idp)];
     const set = await w.runCli([...sso, '--client-id', 'c', '--client-secret-stdin', '--map', 'email=email'], {
       stdin: 'an OIDC client secret',
     });

@@ -1,7 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
+import { type DocumentServer, documentServer, oidcIssuer, samlMetadata } from '../helpers/idp-documents.js';
+
+/** An OpenID provider's discovery document on loopback, for `sso set --protocol oidc`. */
+let idp: DocumentServer;
+beforeAll(async () => {
+  idp = await documentServer();
+});
+afterAll(() => idp.close());
 
 const T = '2026-01-01T00:00:00.000Z';
 const ORG_HEADER = 'ID\tNAME\tSLUG\tPLAN\tCREATED\n';
@@ -130,14 +138,15 @@ describe('sessions, sso, events', () => {
   it('sso set, get, enable, disable, delete; the client secret comes from stdin and is never shown', async () => {
     expect((await w.runCli(['sso', 'get'])).code).toBe(5);
     const header = 'PROTOCOL\tPROVIDER\tENABLED\tMETADATA URL\tISSUER\tCLIENT ID\tCLIENT SECRET\tATTRIBUTES\tDOMAINS\n';
+    const issuer = oidcIssuer(idp);
     const set = await w.runCli(
-      ['sso', 'set', '--protocol', 'oidc', '--provider', 'custom-oidc', '--issuer', 'https://id.acme.test'] //
+      ['sso', 'set', '--protocol', 'oidc', '--provider', 'custom-oidc', '--issuer', issuer] //
         .concat(['--client-id', 'plat', '--client-secret-stdin', '--map', 'email=email', '--map', 'name=name']),
       { stdin: 's3cret-value\n' },
     );
     expect(set).toMatchObject({
       code: 0,
-      stdout: `${header}oidc\tcustom-oidc\tdisabled\t\thttps://id.acme.test\tplat\tset\temail=email,name=name\t\n`,
+      stdout: `${header}oidc\tcustom-oidc\tdisabled\t\t${issuer}\tplat\tset\temail=email,name=name\t\n`,
       stderr: '',
     });
     expect((await w.runCli(['sso', 'enable'])).stdout).toContain('\tenabled\t');
@@ -148,8 +157,16 @@ describe('sessions, sso, events', () => {
     expect((await w.runCli(['sso', 'delete', '-y'])).stderr).toBe('Deleted the single sign-on configuration.\n');
   });
 
-  it('sso set reads SAML metadata from a file and needs a mapping', async () => {
-    writeFileSync(join(w.dir, 'md.xml'), '<EntityDescriptor/>');
+  it('sso set reads SAML metadata from a file (checked by the platform: 7 with its reason) and needs a mapping', async () => {
+    writeFileSync(join(w.dir, 'bad.xml'), '<EntityDescriptor/>');
+    const bad = ['sso', 'set', '--protocol', 'saml', '--provider', 'okta', '--metadata-file', 'bad.xml'];
+    expect(await w.runCli([...bad, '--map', 'email=mail'])).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr: 'plat: metadataXml: the metadata is not SAML 2.0 metadata (no md:EntityDescriptor) [request req_…]\n',
+    });
+    const xml = samlMetadata({ entityId: 'https://idp.acme.test', ssoUrl: 'https://idp.acme.test/sso' });
+    writeFileSync(join(w.dir, 'md.xml'), xml);
     const r = await w.runCli([
       'sso',
       'set',
@@ -163,7 +180,10 @@ describe('sessions, sso, events', () => {
       'email=mail',
     ]);
     expect(r.code).toBe(0);
-    expect(JSON.parse((await w.runCli(['sso', 'get', '--json'])).stdout).metadataXml).toBe('<EntityDescriptor/>');
+    expect(JSON.parse((await w.runCli(['sso', 'get', '--json'])).stdout)).toMatchObject({
+      metadataXml: xml,
+      idpEntityId: 'https://idp.acme.test',
+    });
     expect(await w.runCli(['sso', 'set', '--protocol', 'saml', '--provider', 'okta'])).toMatchObject({
       code: 7,
       stderr: 'plat: give at least --map email=ATTRIBUTE\n',

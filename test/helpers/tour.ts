@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { ApiRoute, RouteDef } from '../../src/platform/http/route.js';
 import { ROUTES } from '../../src/platform/http/routes/index.js';
+import { samlMetadata } from './idp-documents.js';
 import type { Reply } from './platform.js';
 import { createSession } from './sessions.js';
 
@@ -67,7 +68,7 @@ export async function buildFixture(
       body: {
         protocol: 'saml',
         provider: 'okta',
-        metadataUrl: 'https://idp.example/meta',
+        metadataXml: samlMetadata({ entityId: 'https://idp.example', ssoUrl: 'https://idp.example/sso' }),
         attributeMapping: { email: 'mail' },
       },
     }),
@@ -104,12 +105,11 @@ export const EXAMPLE_BODIES: Record<string, (f: Fixture) => unknown> = {
   'PATCH /projects/{projectId}/environments/{name}': () => ({ config: { API_URL: 'https://api.example', OLD: null } }),
   'POST /projects/{projectId}/environments/promote': () => ({ source: 'staging', target: 'production' }),
   'POST /organizations/{orgId}/api-keys': () => ({ name: 'ci', environment: 'live', permissions: ['projects:read'] }),
+  // Uploaded metadata: a configuration the platform can check without fetching anything.
   'PUT /organizations/{orgId}/sso': () => ({
-    protocol: 'oidc',
-    provider: 'custom-oidc',
-    issuer: 'https://login.example',
-    clientId: 'plat',
-    clientSecret: 'shh-secret',
+    protocol: 'saml',
+    provider: 'custom-saml',
+    metadataXml: samlMetadata({ entityId: 'https://login.example', ssoUrl: 'https://login.example/sso' }),
     attributeMapping: { email: 'email', name: 'name' },
   }),
 };

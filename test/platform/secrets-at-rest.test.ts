@@ -4,22 +4,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signingKeys } from '../../src/platform/auth/signing-keys.js';
 import { bootstrap, createPlatform, forgetSealedSecrets, type Platform } from '../../src/platform/index.js';
 import { type KeyRecord, parseSecretKey, SecretKeyError, secretBox } from '../../src/platform/store/secret-box.js';
+import { type DocumentServer, documentServer, oidcIssuer } from '../helpers/idp-documents.js';
 import { send } from '../helpers/platform.js';
 import { startProcess } from '../helpers/spawn.js';
 
 const SECRET = 'oidc-client-secret-that-must-not-be-on-disk';
-const OIDC = {
-  protocol: 'oidc',
-  provider: 'custom-oidc',
-  issuer: 'https://id.acme.test',
-  clientId: 'plat-acme',
-  clientSecret: SECRET,
-  attributeMapping: { email: 'email' },
-};
+let OIDC: Record<string, unknown>;
+let idp: DocumentServer;
+beforeAll(async () => {
+  idp = await documentServer();
+  OIDC = {
+    protocol: 'oidc',
+    provider: 'custom-oidc',
+    issuer: oidcIssuer(idp),
+    clientId: 'plat-acme',
+    clientSecret: SECRET,
+    attributeMapping: { email: 'email' },
+  };
+});
+afterAll(() => idp.close());
 
 /** A key record of its own, as a database's `meta` would keep it. */
 function memoryRecord(): KeyRecord {

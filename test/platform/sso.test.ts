@@ -1,25 +1,56 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CERT_A,
+  CERT_B,
+  certificateRecord,
+  type DocumentServer,
+  discoveryDocument,
+  documentServer,
+  samlMetadata,
+} from '../helpers/idp-documents.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const SECRET = 'oidc-client-secret-9f8e7d';
 
-const SAML = {
-  protocol: 'saml',
-  provider: 'okta',
-  enabled: true,
-  metadataUrl: 'https://acme.okta.com/app/exk1/sso/saml/metadata',
-  attributeMapping: { email: 'user.email', name: 'user.displayName' },
-  domains: ['Acme.test', 'acme.test', 'eu.acme.test'],
-};
-const OIDC = {
-  protocol: 'oidc',
-  provider: 'custom-oidc',
-  issuer: 'https://id.acme.test',
-  clientId: 'plat-acme',
-  clientSecret: SECRET,
-  attributeMapping: { email: 'email' },
-};
+/** A real identity provider's documents on loopback: SAML metadata, and an OpenID provider's discovery document. */
+let idp: DocumentServer;
+let SAML: Record<string, any>;
+let OIDC: Record<string, any>;
+let IDP: { entityId: string; ssoUrl: string };
+beforeAll(async () => {
+  idp = await documentServer();
+  IDP = { entityId: `${idp.url}/saml`, ssoUrl: `${idp.url}/saml/sso` };
+  idp.serve('/saml/metadata', { body: samlMetadata({ ...IDP, certs: [CERT_A] }) });
+  idp.serve('/oidc/.well-known/openid-configuration', { body: JSON.stringify(discoveryDocument(`${idp.url}/oidc`)) });
+  SAML = {
+    protocol: 'saml',
+    provider: 'okta',
+    enabled: true,
+    metadataUrl: `${idp.url}/saml/metadata`,
+    attributeMapping: { email: 'user.email', name: 'user.displayName' },
+    domains: ['Acme.test', 'acme.test', 'eu.acme.test'],
+  };
+  OIDC = {
+    protocol: 'oidc',
+    provider: 'custom-oidc',
+    issuer: `${idp.url}/oidc`,
+    clientId: 'plat-acme',
+    clientSecret: SECRET,
+    attributeMapping: { email: 'email' },
+  };
+});
+afterAll(() => idp.close());
+
+/** The addresses the identity provider's administrator enters, under the test platform's public URL. */
+function sp(t: TestPlatform) {
+  return {
+    spEntityId: `http://plat.test/v2/sso/saml/${t.orgId}`,
+    spMetadataUrl: `http://plat.test/v2/sso/saml/${t.orgId}/metadata`,
+    acsUrl: `http://plat.test/v2/sso/saml/${t.orgId}/acs`,
+    redirectUri: `http://plat.test/v2/sso/oidc/${t.orgId}/callback`,
+  };
+}
 
 function path(t: TestPlatform) {
   return `/organizations/${t.orgId}/sso`;
@@ -82,6 +113,13 @@ describe('PUT /organizations/{orgId}/sso', () => {
       clientSecretSet: false,
       attributeMapping: { email: 'user.email', name: 'user.displayName' },
       domains: ['acme.test', 'eu.acme.test'],
+      allowIdpInitiated: false,
+      defaultRole: 'member',
+      ...sp(t),
+      idpEntityId: IDP.entityId,
+      idpSsoUrl: IDP.ssoUrl,
+      certificates: [certificateRecord(CERT_A)],
+      metadataFetchedAt: T0,
       createdAt: T0,
       updatedAt: T0,
     };
@@ -104,7 +142,11 @@ describe('PUT /organizations/{orgId}/sso', () => {
   it('takes uploaded metadata XML instead of a URL, disabled by default', async () => {
     const t = testPlatform();
     const { metadataUrl: _, enabled: __, ...rest } = SAML;
-    const xml = '<EntityDescriptor entityID="https://idp.acme.test"/>';
+    const xml = samlMetadata({
+      entityId: 'https://idp.acme.test',
+      ssoUrl: 'https://idp.acme.test/sso',
+      certs: [CERT_B, CERT_A],
+    });
     const r = await put(t, { ...rest, provider: 'custom-saml', metadataXml: xml, domains: undefined });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({
@@ -113,6 +155,10 @@ describe('PUT /organizations/{orgId}/sso', () => {
       metadataUrl: null,
       metadataXml: xml,
       domains: [],
+      idpEntityId: 'https://idp.acme.test',
+      idpSsoUrl: 'https://idp.acme.test/sso',
+      certificates: [certificateRecord(CERT_B), certificateRecord(CERT_A)],
+      metadataFetchedAt: null,
     });
   });
 
@@ -127,11 +173,18 @@ describe('PUT /organizations/{orgId}/sso', () => {
       enabled: false,
       metadataUrl: null,
       metadataXml: null,
-      issuer: 'https://id.acme.test',
+      issuer: OIDC.issuer,
       clientId: 'plat-acme',
       clientSecretSet: true,
       attributeMapping: { email: 'email' },
       domains: [],
+      allowIdpInitiated: false,
+      defaultRole: 'member',
+      ...sp(t),
+      idpEntityId: null,
+      idpSsoUrl: null,
+      certificates: [],
+      metadataFetchedAt: T0,
       createdAt: T0,
       updatedAt: T0,
     });
@@ -190,7 +243,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
       [{ ...OIDC, provider: 'custom-saml' }, 'protocol'],
       [samlNoMeta, 'metadataUrl'],
       [{ ...SAML, metadataXml: '<EntityDescriptor/>' }, 'metadataXml'],
-      [{ ...SAML, issuer: 'https://id.acme.test' }, 'issuer'],
+      [{ ...SAML, issuer: OIDC.issuer }, 'issuer'],
       [{ ...SAML, clientSecret: SECRET }, 'clientSecret'],
       [{ ...OIDC, issuer: undefined }, 'issuer'],
       [{ ...OIDC, clientId: undefined }, 'clientId'],
@@ -247,6 +300,229 @@ describe('PUT /organizations/{orgId}/sso', () => {
     expect((await put(t, SAML, writer)).status).toBe(200);
     expect((await put(t, OIDC, admin.key)).status).toBe(403);
     expect((await t.call('GET', path(t))).body.protocol).toBe('saml');
+  });
+});
+
+describe('PUT /organizations/{orgId}/sso reads the identity provider at once (contract §9)', () => {
+  /** PUT, and the field and message of the one 422 it must answer; nothing may be saved. */
+  async function refused(t: TestPlatform, body: Record<string, unknown>, field: string, message: string | RegExp) {
+    const r = await put(t, body);
+    expect(r.status, JSON.stringify(body).slice(0, 200)).toBe(422);
+    expect(r.body.error.code).toBe('validation_error');
+    expect(r.body.error.details).toEqual([{ field, message: expect.stringMatching(message) }]);
+    expect((await t.call('GET', path(t))).status).toBe(404);
+  }
+  const literal = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+
+  it('refuses SAML metadata it cannot sign people in with, naming the field and the reason', async () => {
+    const t = testPlatform();
+    const { metadataUrl: _, ...rest } = SAML;
+    const xml = (x: string) => ({ ...rest, metadataXml: x });
+    const ok = { entityId: 'https://idp.test', ssoUrl: 'https://idp.test/sso' };
+    const cases: [string, string][] = [
+      ['<md:EntityDescriptor', 'the metadata is not well-formed XML'],
+      ['<!DOCTYPE x [<!ENTITY a "b">]><x/>', 'the metadata must not contain a document type declaration (<!DOCTYPE>)'],
+      ['<html><body>Sign in</body></html>', 'the metadata is not SAML 2.0 metadata (no md:EntityDescriptor)'],
+      [
+        samlMetadata(ok).replace(/IDPSSODescriptor/g, 'SPSSODescriptor'),
+        'the metadata describes no SAML 2.0 identity provider (no md:IDPSSODescriptor)',
+      ],
+      [
+        samlMetadata({ ...ok, binding: 'post' }),
+        'the metadata offers no SingleSignOnService with the HTTP-Redirect binding',
+      ],
+      [samlMetadata({ ...ok, certs: [] }), 'the metadata holds no signing certificate (md:KeyDescriptor)'],
+      [
+        samlMetadata({ ...ok, certs: ['-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----'] }),
+        'the metadata holds a signing certificate that is not a valid X.509 certificate',
+      ],
+      [
+        samlMetadata({ ...ok, ssoUrl: 'http://idp.test/sso' }),
+        'the metadata SingleSignOnService location http://idp.test/sso must be https (plain http only to this machine: localhost, 127.0.0.1, ::1)',
+      ],
+    ];
+    for (const [text, message] of cases) {
+      await refused(
+        t,
+        xml(text),
+        'metadataXml',
+        text.startsWith('<md:EntityDescriptor') ? /^the metadata is not well-formed XML/ : literal(message),
+      );
+    }
+    expect(await events(t)).toEqual([]);
+  });
+
+  it('fetches a metadata URL within its bounds: https or loopback, 5 s, 1 MiB, no redirect, 200 only', async () => {
+    const t = testPlatform();
+    const at = (path: string) => ({ ...SAML, metadataUrl: `${idp.url}${path}` });
+    idp.serve('/gone', { status: 404 });
+    idp.serve('/moved', { status: 302, headers: { Location: 'https://elsewhere.test/metadata' } });
+    idp.serve('/huge', { body: Buffer.alloc(1024 * 1024 + 1, 'x') });
+    idp.serve('/huge-chunked', {
+      body: Buffer.alloc(1024 * 1024 + 1, 'x'),
+      headers: { 'Transfer-Encoding': 'chunked' },
+    });
+    await refused(t, at('/gone'), 'metadataUrl', literal(`${idp.url}/gone answered 404`));
+    await refused(
+      t,
+      at('/moved'),
+      'metadataUrl',
+      literal(
+        `${idp.url}/moved answered with a redirect to https://elsewhere.test/metadata: give the address it leads to`,
+      ),
+    );
+    await refused(t, at('/huge'), 'metadataUrl', literal(`${idp.url}/huge sent more than 1 MiB`));
+    await refused(t, at('/huge-chunked'), 'metadataUrl', literal(`${idp.url}/huge-chunked sent more than 1 MiB`));
+    await refused(
+      t,
+      { ...SAML, metadataUrl: 'http://idp.example.com/metadata' },
+      'metadataUrl',
+      literal(
+        'http://idp.example.com/metadata must be https (plain http only to this machine: localhost, 127.0.0.1, ::1)',
+      ),
+    );
+    const closed = await documentServer();
+    const url = closed.url;
+    await closed.close();
+    await refused(
+      t,
+      { ...SAML, metadataUrl: `${url}/metadata` },
+      'metadataUrl',
+      literal(`${url}/metadata could not be reached (ECONNREFUSED)`),
+    );
+  });
+
+  it('gives up on a metadata URL that does not answer within 5 s', async () => {
+    const t = testPlatform();
+    idp.serve('/slow', { delayMs: 6_000, body: samlMetadata(IDP) });
+    await refused(
+      t,
+      { ...SAML, metadataUrl: `${idp.url}/slow` },
+      'metadataUrl',
+      literal(`${idp.url}/slow did not answer within 5 s`),
+    );
+  }, 15_000);
+
+  it('refuses an OIDC issuer whose discovery document does not hold (issuer, endpoints, code flow, S256)', async () => {
+    const t = testPlatform();
+    const issuerAt = (name: string, overrides: Record<string, unknown>) => {
+      const issuer = `${idp.url}/${name}`;
+      idp.serve(`/${name}/.well-known/openid-configuration`, {
+        body: JSON.stringify(discoveryDocument(issuer, overrides)),
+      });
+      return issuer;
+    };
+    const cases: [string, string][] = [
+      [
+        issuerAt('other-issuer', { issuer: 'https://impostor.test' }),
+        'the provider names its issuer "https://impostor.test", not %s: give its own',
+      ],
+      [
+        issuerAt('no-jwks', { jwks_uri: undefined }),
+        'discovery at %s/.well-known/openid-configuration gives no jwks_uri',
+      ],
+      [
+        issuerAt('http-token', { token_endpoint: 'http://idp.example.com/token' }),
+        "the provider's token_endpoint http://idp.example.com/token must be https (plain http only to this machine: localhost, 127.0.0.1, ::1)",
+      ],
+      [
+        issuerAt('no-code', { response_types_supported: ['id_token'] }),
+        'the provider does not support the authorization code flow (response type code)',
+      ],
+      [
+        issuerAt('no-s256', { code_challenge_methods_supported: ['plain'] }),
+        'the provider does not support PKCE with S256',
+      ],
+      [`${idp.url}/nobody`, 'discovery at %s/.well-known/openid-configuration answered 404'],
+    ];
+    for (const [issuer, message] of cases) {
+      await refused(t, { ...OIDC, issuer }, 'issuer', literal(message.replaceAll('%s', issuer)));
+    }
+    idp.serve('/not-json/.well-known/openid-configuration', { body: '<html>' });
+    await refused(
+      t,
+      { ...OIDC, issuer: `${idp.url}/not-json` },
+      'issuer',
+      literal(`discovery at ${idp.url}/not-json/.well-known/openid-configuration is not JSON`),
+    );
+  });
+
+  it('gives each domain to one organization only (409), and frees it when the configuration goes', async () => {
+    const t = testPlatform();
+    const other = t.otherOrg();
+    const theirs = `/organizations/${other.orgId}/sso`;
+    expect((await put(t, SAML)).status).toBe(200);
+    const taken = await t.call('PUT', theirs, {
+      body: { ...OIDC, domains: ['other.test', 'EU.acme.test'] },
+      key: other.key,
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error).toMatchObject({
+      code: 'conflict',
+      message: "the domain eu.acme.test is claimed by another organization's single sign-on",
+    });
+    expect((await t.call('GET', theirs, { key: other.key })).status).toBe(404);
+    // The same organization may save its domains again.
+    expect((await put(t, { ...SAML, domains: ['acme.test'] })).status).toBe(200);
+    expect((await t.call('PUT', theirs, { body: { ...OIDC, domains: ['eu.acme.test'] }, key: other.key })).status).toBe(
+      200,
+    );
+    expect((await put(t, { ...SAML, domains: ['eu.acme.test'] })).status).toBe(409);
+    expect((await t.call('DELETE', theirs, { key: other.key })).status).toBe(204);
+    expect((await put(t, { ...SAML, domains: ['eu.acme.test'] })).status).toBe(200);
+  });
+
+  it('sets allowIdpInitiated and defaultRole, never owner', async () => {
+    const t = testPlatform();
+    const r = await put(t, { ...SAML, allowIdpInitiated: true, defaultRole: 'admin' });
+    expect(r.body).toMatchObject({ allowIdpInitiated: true, defaultRole: 'admin' });
+    const owner = await put(t, { ...SAML, defaultRole: 'owner' });
+    expect(owner.status).toBe(422);
+    expect(owner.body.error.details.map((d: { field: string }) => d.field)).toEqual(['defaultRole']);
+    // Omitted: back to the defaults, as every optional field.
+    expect((await put(t, SAML)).body).toMatchObject({ allowIdpInitiated: false, defaultRole: 'member' });
+  });
+});
+
+describe('POST /organizations/{orgId}/sso/refresh', () => {
+  it('fetches the metadata again: a rotated certificate shows; one event', async () => {
+    const t = testPlatform();
+    idp.serve('/rotating/metadata', { body: samlMetadata({ ...IDP, certs: [CERT_A] }) });
+    await put(t, { ...SAML, metadataUrl: `${idp.url}/rotating/metadata` });
+    idp.serve('/rotating/metadata', { body: samlMetadata({ ...IDP, certs: [CERT_A, CERT_B] }) });
+    t.clock.advance(60_000);
+    const r = await t.call('POST', `${path(t)}/refresh`);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      certificates: [certificateRecord(CERT_A), certificateRecord(CERT_B)],
+      metadataFetchedAt: '2026-01-01T00:01:00.000Z',
+      updatedAt: '2026-01-01T00:01:00.000Z',
+      createdAt: T0,
+    });
+    const [refreshed] = await events(t);
+    expect(refreshed).toMatchObject({ type: 'sso.refreshed', data: { protocol: 'saml' } });
+    // A provider that broke since: 422, and the configuration stays as it was.
+    idp.serve('/rotating/metadata', { status: 500 });
+    const broken = await t.call('POST', `${path(t)}/refresh`);
+    expect(broken.status).toBe(422);
+    expect((await t.call('GET', path(t))).body.certificates).toEqual([
+      certificateRecord(CERT_A),
+      certificateRecord(CERT_B),
+    ]);
+  });
+
+  it('has nothing to fetch for uploaded metadata (409), needs sso:write, and 404 without a configuration', async () => {
+    const t = testPlatform();
+    expect((await t.call('POST', `${path(t)}/refresh`)).status).toBe(404);
+    const { metadataUrl: _, ...rest } = SAML;
+    await put(t, { ...rest, metadataXml: samlMetadata(IDP) });
+    const r = await t.call('POST', `${path(t)}/refresh`);
+    expect(r.status).toBe(409);
+    expect(r.body.error.message).toBe(
+      'the metadata was uploaded, not fetched: upload it again with PUT (plat sso set --metadata-file)',
+    );
+    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    expect((await t.call('POST', `${path(t)}/refresh`, { key: admin.key })).status).toBe(403);
   });
 });
 

@@ -1,13 +1,35 @@
 import type { SsoConfig, SsoPut } from '../../contract/sso.js';
-import type { Ctx } from '../context.js';
-import { invalidField, notFound } from '../errors.js';
+import type { BaseCtx, Ctx } from '../context.js';
+import { conflict, invalidField, notFound } from '../errors.js';
+import type { IdpCertificateRecord, StoredSso } from '../store/sso.js';
 import { requireOrg, requirePermission } from './access.js';
 
 const SAML_FIELDS = ['metadataUrl', 'metadataXml'] as const;
 const OIDC_FIELDS = ['issuer', 'clientId', 'clientSecret'] as const;
 
+/** The addresses the identity provider's administrator enters on their side, under the instance's public URL. */
+export function ssoAddresses(publicUrl: string, orgId: string) {
+  const sp = `${publicUrl}/v2/sso/saml/${orgId}`;
+  return {
+    spEntityId: sp,
+    spMetadataUrl: `${sp}/metadata`,
+    acsUrl: `${sp}/acs`,
+    redirectUri: `${publicUrl}/v2/sso/oidc/${orgId}/callback`,
+  };
+}
+
+/** The record of a stored configuration: the SP's addresses added, the certificates without their PEM. */
+export function ssoRecord(ctx: BaseCtx, s: StoredSso): SsoConfig {
+  const { oidcMetadata: _, certificates, ...rest } = s;
+  return {
+    ...rest,
+    ...ssoAddresses(ctx.publicUrl, s.organizationId),
+    certificates: certificates.map(({ fingerprint, notAfter }) => ({ fingerprint, notAfter })),
+  };
+}
+
 /** The organization's configuration, or `404`. */
-function loadConfig(ctx: Ctx): SsoConfig {
+function loadConfig(ctx: Ctx): StoredSso {
   const config = ctx.stores.sso.get(ctx.principal.orgId);
   if (!config) throw notFound('SSO configuration');
   return config;
@@ -19,7 +41,7 @@ export function getSso(ctx: Ctx, orgId: string): SsoConfig {
   // Permission first: the configuration is the organization's one singleton, so a 404 before the 403 would tell
   // a member whether single sign-on is configured.
   requirePermission(ctx, 'sso:read');
-  return loadConfig(ctx);
+  return ssoRecord(ctx, loadConfig(ctx));
 }
 
 /**
@@ -27,7 +49,7 @@ export function getSso(ctx: Ctx, orgId: string): SsoConfig {
  * SAML takes exactly one of the metadata URL or XML and no OIDC field; OIDC takes issuer, client id and a client
  * secret (which may be omitted when one is already stored for OIDC) and no SAML field.
  */
-function checkConsistency(input: SsoPut, stored: SsoConfig | undefined): void {
+function checkConsistency(input: SsoPut, stored: StoredSso | undefined): void {
   if (input.provider === 'custom-saml' && input.protocol !== 'saml') {
     throw invalidField('protocol', 'the custom-saml provider uses the saml protocol');
   }
@@ -53,19 +75,102 @@ function checkConsistency(input: SsoPut, stored: SsoConfig | undefined): void {
   }
 }
 
+/** What the platform read from the identity provider for a configuration. */
+interface IdentityProvider {
+  idpEntityId: string | null;
+  idpSsoUrl: string | null;
+  certificates: IdpCertificateRecord[];
+  oidcMetadata: Record<string, unknown> | null;
+  metadataFetchedAt: string | null;
+}
+
 /**
- * `PUT /organizations/{orgId}/sso` (owners): creates or replaces the configuration. Omitted optional fields are
- * cleared, except `enabled` (kept; `false` for a new configuration) and an OIDC `clientSecret` (kept when stored).
+ * Reads the identity provider a configuration names (contract §9), fetching what it points at with the bounds of
+ * `sso/fetch.ts`: SAML metadata (uploaded, or from its URL), or an OIDC provider's discovery document. `422` naming
+ * the field that leads to what is wrong, with what is wrong.
  */
-export function putSso(ctx: Ctx, orgId: string, input: SsoPut): SsoConfig {
+async function readIdentityProvider(
+  ctx: BaseCtx,
+  c: Pick<SsoPut, 'protocol' | 'metadataUrl' | 'metadataXml' | 'issuer'>,
+): Promise<IdentityProvider> {
+  const { FetchError, fetchDocument } = await import('../sso/fetch.js');
+  const fail = (field: string, err: unknown): never => {
+    if (err instanceof Error && (err.name === 'FetchError' || err.name === 'MetadataError')) {
+      throw invalidField(field, err.message);
+    }
+    throw err;
+  };
+  if (c.protocol === 'oidc') {
+    const { discoverProvider } = await import('../sso/oidc-discovery.js');
+    try {
+      const oidcMetadata = await discoverProvider(c.issuer as string);
+      return { idpEntityId: null, idpSsoUrl: null, certificates: [], oidcMetadata, metadataFetchedAt: ctx.now() };
+    } catch (err) {
+      return fail('issuer', err);
+    }
+  }
+  const { parseIdpMetadata } = await import('../sso/saml-metadata.js');
+  let xml = c.metadataXml;
+  if (c.metadataUrl !== undefined) {
+    try {
+      xml = await fetchDocument(c.metadataUrl, 'application/samlmetadata+xml, application/xml, text/xml');
+    } catch (err) {
+      fail('metadataUrl', err instanceof FetchError ? new FetchError(`${c.metadataUrl} ${err.message}`) : err);
+    }
+  }
+  const field = c.metadataUrl !== undefined ? 'metadataUrl' : 'metadataXml';
+  try {
+    const idp = parseIdpMetadata(xml as string);
+    return {
+      idpEntityId: idp.entityId,
+      idpSsoUrl: idp.ssoUrl,
+      certificates: idp.certificates,
+      oidcMetadata: null,
+      metadataFetchedAt: c.metadataUrl !== undefined ? ctx.now() : null,
+    };
+  } catch (err) {
+    return fail(field, err instanceof Error && err.name === 'MetadataError' ? prefixed(err, 'the metadata') : err);
+  }
+}
+
+function prefixed(err: Error, what: string): Error {
+  const e = new Error(`${what} ${err.message}`);
+  e.name = err.name;
+  return e;
+}
+
+/** `409` when another organization's single sign-on claims one of these domains. */
+function checkDomains(ctx: BaseCtx, orgId: string, domains: readonly string[]): void {
+  for (const domain of domains) {
+    const owner = ctx.stores.sso.domainOwner(domain);
+    if (owner !== undefined && owner !== orgId) {
+      throw conflict(`the domain ${domain} is claimed by another organization's single sign-on`);
+    }
+  }
+}
+
+/**
+ * `PUT /organizations/{orgId}/sso` (owners): creates or replaces the configuration, after reading the identity provider
+ * it names (`422` naming the field when that fails: nothing is saved). Omitted optional fields are cleared, except
+ * `enabled` (kept; `false` for a new configuration) and an OIDC `clientSecret` (kept when stored). Each domain
+ * belongs to one organization at most (`409`).
+ */
+export async function putSso(ctx: Ctx, orgId: string, input: SsoPut): Promise<SsoConfig> {
   requireOrg(ctx, orgId);
+  // Checked before fetching anything: only an owner makes the platform fetch an address.
+  requirePermission(ctx, 'sso:write');
+  checkConsistency(input, ctx.stores.sso.get(orgId));
+  const domains = [...new Set((input.domains ?? []).map((d) => d.toLowerCase()))];
+  checkDomains(ctx, orgId, domains);
+  const idp = await readIdentityProvider(ctx, input);
   return ctx.tx(() => {
+    // Read again under the write lock: another request may have changed it while the provider was fetched.
     const stored = ctx.stores.sso.get(orgId);
-    requirePermission(ctx, 'sso:write');
     checkConsistency(input, stored);
+    checkDomains(ctx, orgId, domains);
     const now = ctx.now();
     const clientSecret = input.protocol === 'oidc' ? (input.clientSecret ?? ctx.stores.sso.clientSecret(orgId)) : null;
-    const config: SsoConfig = {
+    const config: StoredSso = {
       organizationId: orgId,
       protocol: input.protocol,
       provider: input.provider,
@@ -76,7 +181,10 @@ export function putSso(ctx: Ctx, orgId: string, input: SsoPut): SsoConfig {
       clientId: input.clientId ?? null,
       clientSecretSet: clientSecret !== null,
       attributeMapping: input.attributeMapping,
-      domains: [...new Set((input.domains ?? []).map((d) => d.toLowerCase()))],
+      domains,
+      allowIdpInitiated: input.allowIdpInitiated ?? false,
+      defaultRole: input.defaultRole ?? 'member',
+      ...idp,
       createdAt: stored?.createdAt ?? now,
       updatedAt: now,
     };
@@ -93,7 +201,39 @@ export function putSso(ctx: Ctx, orgId: string, input: SsoPut): SsoConfig {
         clientSecretChanged: input.clientSecret !== undefined,
       },
     );
-    return config;
+    return ssoRecord(ctx, config);
+  });
+}
+
+/**
+ * `POST /organizations/{orgId}/sso/refresh` (owners): fetches the metadata URL or the OIDC discovery document again
+ * (an identity provider that rotated its certificates). Uploaded metadata has nothing to fetch: `409`.
+ */
+export async function refreshSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'sso:write');
+  const stored = loadConfig(ctx);
+  if (stored.protocol === 'saml' && stored.metadataUrl === null) {
+    throw conflict('the metadata was uploaded, not fetched: upload it again with PUT (plat sso set --metadata-file)');
+  }
+  const source = {
+    protocol: stored.protocol,
+    metadataUrl: stored.metadataUrl ?? undefined,
+    issuer: stored.issuer ?? undefined,
+  };
+  const idp = await readIdentityProvider(ctx, source);
+  return ctx.tx(() => {
+    const current = ctx.stores.sso.get(orgId);
+    if (!current) throw notFound('SSO configuration');
+    const config: StoredSso = { ...current, ...idp, updatedAt: ctx.now() };
+    const { clientSecretSet: _, ...write } = config;
+    ctx.stores.sso.put({ ...write, clientSecret: ctx.stores.sso.clientSecret(orgId) });
+    ctx.emit(
+      'sso.refreshed',
+      { type: 'organization', id: orgId },
+      { protocol: config.protocol, certificates: config.certificates.map((c) => c.fingerprint) },
+    );
+    return ssoRecord(ctx, config);
   });
 }
 

@@ -151,6 +151,8 @@ export function deleteUser(ctx: Ctx, userId: string): void {
     ctx.stores.sessions.removeForUser(orgId, userId);
     ctx.stores.apiKeys.removeForUser(orgId, userId);
     ctx.stores.invitations.revokeForUser(orgId, userId, now);
+    // Their identity at the organization's identity provider no longer signs them in: a new sign-in provisions anew.
+    ctx.stores.ssoSignIn.unlinkUser(orgId, userId);
     ctx.stores.users.remove(orgId, userId);
     ctx.emit('user.deleted', { type: 'user', id: userId }, { email: user.email });
   });

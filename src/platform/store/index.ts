@@ -9,6 +9,7 @@ import { projectsStore } from './projects.js';
 import type { SecretBox } from './secret-box.js';
 import { sessionsStore } from './sessions.js';
 import { ssoStore } from './sso.js';
+import { ssoSignInStore } from './sso-sign-in.js';
 import { teamsStore } from './teams.js';
 import { usersStore } from './users.js';
 
@@ -23,6 +24,7 @@ const FACTORIES = {
   apiKeys: apiKeysStore,
   events: eventsStore,
   sso: ssoStore,
+  ssoSignIn: ssoSignInStore,
   auth: authStore,
 };
 

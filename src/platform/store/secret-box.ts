@@ -48,6 +48,7 @@ export class SecretKeyError extends Error {
 export const SEALED = {
   ssoClientSecret: (orgId: string) => `sso_configs.client_secret:${orgId}`,
   signingKey: (kid: string) => `signing_keys.private_jwk:${kid}`,
+  ssoRequest: (id: string) => `sso_requests.sealed:${id}`,
 };
 
 /** The key file beside a database file. */

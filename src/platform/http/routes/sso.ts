@@ -1,5 +1,5 @@
 import { ssoConfigSchema, ssoPutSchema } from '../../../contract/sso.js';
-import { deleteSso, getSso, putSso } from '../../operations/sso.js';
+import { deleteSso, getSso, putSso, refreshSso } from '../../operations/sso.js';
 import { type RouteDef, route } from '../route.js';
 import { orgParams } from './params.js';
 
@@ -26,8 +26,12 @@ export const ssoRoutes: RouteDef[] = [
     description:
       '`custom-saml` needs protocol `saml`, `custom-oidc` protocol `oidc`. SAML takes exactly one of `metadataUrl` ' +
       'or `metadataXml` and no OIDC field; OIDC takes `issuer`, `clientId` and `clientSecret` and no SAML field ' +
-      '(422 naming the field). Omitted optional fields are cleared, except `enabled` (kept; false for a new ' +
-      'configuration) and an OIDC `clientSecret` already stored (kept).',
+      '(422 naming the field). The identity provider is read at once — SAML metadata (uploaded, or fetched from ' +
+      '`metadataUrl`), or the OIDC discovery document of `issuer` — and must be usable: an IdP SSO descriptor with ' +
+      'an HTTP-Redirect SingleSignOnService and a signing certificate; discovery naming the same issuer. Fetches ' +
+      'take at most 5 s and 1 MiB, over https (plain http to a loopback address only). Omitted optional fields are ' +
+      'cleared, except `enabled` (kept; false for a new configuration) and an OIDC `clientSecret` already stored ' +
+      "(kept). Each domain belongs to one organization's single sign-on at most (409).",
     tag,
     access: 'sso:write',
     accessNote: 'Owners only (admins lack sso:write).',
@@ -35,6 +39,21 @@ export const ssoRoutes: RouteDef[] = [
     body: ssoPutSchema,
     response: ssoConfigSchema,
     handler: (ctx, { params, body }) => putSso(ctx, params.orgId, body),
+  }),
+  route({
+    method: 'POST',
+    path: '/organizations/{orgId}/sso/refresh',
+    operationId: 'refreshSso',
+    summary: "Fetch the identity provider's metadata (or OIDC discovery document) again",
+    description:
+      'For an identity provider that rotated its certificates or moved its endpoints. A SAML configuration whose ' +
+      'metadata was uploaded has nothing to fetch: 409.',
+    tag,
+    access: 'sso:write',
+    accessNote: 'Owners only (admins lack sso:write).',
+    params: orgParams,
+    response: ssoConfigSchema,
+    handler: (ctx, { params }) => refreshSso(ctx, params.orgId),
   }),
   route({
     method: 'DELETE',

@@ -1,0 +1,104 @@
+import { isIP } from 'node:net';
+
+/** How long an identity provider has to answer, and the most the platform reads of what it sends (contract §9). */
+export const FETCH_TIMEOUT_MS = 5_000;
+export const FETCH_MAX_BYTES = 1024 * 1024;
+
+/** Why a document could not be fetched: said to the owner who saved the configuration (`422` naming the field). */
+export class FetchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FetchError';
+  }
+}
+
+/** Whether a host name is this machine: `localhost`, 127.0.0.0/8, `::1`. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1';
+}
+
+/**
+ * An address the platform may fetch an identity provider's document from: `https`, or `http` to this machine only
+ * (an IdP a developer runs beside plat); never credentials in the URL.
+ */
+export function checkFetchable(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new FetchError('is not a URL');
+  }
+  if (url.username || url.password) throw new FetchError('must not carry a user name or password');
+  if (url.protocol === 'https:') return url;
+  if (url.protocol === 'http:' && isLoopback(url.hostname)) return url;
+  throw new FetchError('must be https (plain http only to this machine: localhost, 127.0.0.1, ::1)');
+}
+
+/**
+ * Fetches an identity provider's document (SAML metadata, OIDC discovery) with the bounds of contract §9: at most
+ * 5 s, at most 1 MiB read (refused as soon as it is passed), no redirect followed, `200` only. Throws `FetchError`
+ * saying what went wrong in words an owner can act on.
+ */
+export async function fetchDocument(raw: string, accept: string): Promise<string> {
+  const url = checkFetchable(raw);
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      headers: { Accept: accept },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
+  } catch (err) {
+    const name = (err as Error).name;
+    if (name === 'TimeoutError' || name === 'AbortError') {
+      throw new FetchError(`did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
+    }
+    const code = (err as { cause?: { code?: string } }).cause?.code;
+    throw new FetchError(`could not be reached${code ? ` (${code})` : ''}`);
+  }
+  if (response.status >= 300 && response.status < 400) {
+    await response.body?.cancel();
+    const to = response.headers.get('location');
+    throw new FetchError(`answered with a redirect${to ? ` to ${to}` : ''}: give the address it leads to`);
+  }
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new FetchError(`answered ${response.status}`);
+  }
+  return readBounded(response);
+}
+
+async function readBounded(response: Response): Promise<string> {
+  if (Number(response.headers.get('content-length') ?? 0) > FETCH_MAX_BYTES) {
+    await response.body?.cancel();
+    throw new FetchError('sent more than 1 MiB');
+  }
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > FETCH_MAX_BYTES) {
+        await reader.cancel();
+        throw new FetchError('sent more than 1 MiB');
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    if (err instanceof FetchError) throw err;
+    const name = (err as Error).name;
+    throw new FetchError(
+      name === 'TimeoutError' || name === 'AbortError'
+        ? `did not answer within ${FETCH_TIMEOUT_MS / 1000} s`
+        : 'broke off while sending',
+    );
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks, size));
+}
