@@ -1,3 +1,15 @@
+// The OpenID provider that plat's single sign-on tests sign in through: oidc-provider 9, real, on 127.0.0.1.
+//
+//   const idp = await startOidcIdp({ users: { alice: { email: 'alice@acme.test', email_verified: true, name: 'Alice' } } });
+//   idp.setRedirectUris([`${platformUrl}/v2/sso/oidc/${orgId}/callback`]);
+//   // …configure the organization's SSO with issuer idp.issuer, client idp.clientId / idp.clientSecret…
+//   const back = await idp.completeSignIn(whereThePlatformSentTheBrowser, 'alice'); // or signInOnPage(page, 'alice')
+//   // …GET `back` from the platform (with the browser's cookies of the platform) and assert what it did.
+//   idp.forge({ idTokenClaims: { nonce: 'forged' } }); // the next sign-ins carry a token plat must refuse
+//
+// On Node 20 importing oidc-provider prints "Unsupported runtime. Use Node.js v22.x LTS…" once per process; it runs.
+// Its tokens use the real clock (oidc-provider has no clock to inject), so a platform checking them must too.
+
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
