@@ -80,13 +80,23 @@ ${problem ? `<p role="alert">${escapeHtml(problem)}</p>` : ''}
 <button type="submit" name="action" value="cancel">Cancel</button></form></body></html>`);
 }
 
+/** The provider's error page (renderError), one line of text: the default one imports a web font from Google. */
+export async function renderError(
+  ctx: { type: string; body: unknown },
+  out: { error: string; error_description?: string },
+) {
+  const problem = escapeHtml(`${out.error}: ${out.error_description ?? ''}`);
+  ctx.type = 'html';
+  ctx.body = `<!doctype html><title>Sign-in failed — test IdP</title>
+<h1>Sign-in failed</h1><p role="alert">${problem}</p>`;
+}
+
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Text made safe inside HTML. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

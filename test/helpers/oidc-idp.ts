@@ -1,6 +1,6 @@
 // The OpenID provider that plat's single sign-on tests sign in through: oidc-provider 9, real, on 127.0.0.1.
 //
-//   const idp = await startOidcIdp({ users: { alice: { email: 'alice@acme.test', email_verified: true, name: 'Alice' } } });
+//   const idp = await startOidcIdp({ users: { alice: { email: 'alice@acme.test', name: 'Alice Adams' } } });
 //   idp.setRedirectUris([`${platformUrl}/v2/sso/oidc/${orgId}/callback`]);
 //   // …configure the organization's SSO with issuer idp.issuer, client idp.clientId / idp.clientSecret…
 //   const back = await idp.completeSignIn(whereThePlatformSentTheBrowser, 'alice'); // or signInOnPage(page, 'alice')
@@ -17,7 +17,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 import { FormBrowser } from '../platform/auth/helpers.js';
 import { type Forgery, forgeryMiddleware } from './oidc-idp-forge.js';
-import { escapeHtml, type IdpClaims, serveInteraction, signInOnPage } from './oidc-idp-login.js';
+import { type IdpClaims, renderError, serveInteraction, signInOnPage } from './oidc-idp-login.js';
 import { memoryAdapter } from './oidc-idp-store.js';
 
 export type { Forgery, IdpClaims };
@@ -112,11 +112,7 @@ export async function startOidcIdp(opts: OidcIdpOptions = {}): Promise<OidcIdp> 
     conformIdTokenClaims: false,
     pkce: { required: () => true },
     features: { devInteractions: { enabled: false } },
-    // Its own error page is one line of text (the default one imports a web font, which Chromium would fetch).
-    async renderError(ctx: { type: string; body: unknown }, out: { error: string; error_description?: string }) {
-      ctx.type = 'html';
-      ctx.body = `<!doctype html><title>Sign-in failed — test IdP</title><h1>Sign-in failed</h1><p role="alert">${escapeHtml(`${out.error}: ${out.error_description ?? ''}`)}</p>`;
-    },
+    renderError,
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${path}/interaction/${interaction.uid}` },
     async findAccount(_ctx: unknown, sub: string) {
       if (!users.has(sub)) return undefined;
