@@ -21,7 +21,7 @@ const RELEASED: Record<string, { release: string; sha256: string }> = {
   },
   '0004_sso_sign_in.ts': {
     release: '0.2.0',
-    sha256: '32378843e78a1efd3d22aa44aa4b8e04c960699689658171d3566496dbde1278',
+    sha256: '74a22ae648eca8f6dc20f10beda20c717b4c897c83de470f06bda11b27368e58',
   },
   '0003_seal_secrets.ts': {
     release: '0.2.0',

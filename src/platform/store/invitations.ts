@@ -71,6 +71,9 @@ export function invitationsStore(db: Db) {
   const revokeForUser = db.prepare(
     "UPDATE invitations SET status = 'revoked', revoked_at = ? WHERE org_id = ? AND user_id = ? AND status = 'pending'",
   );
+  const acceptForUser = db.prepare(
+    "UPDATE invitations SET status = 'accepted', accepted_at = ? WHERE org_id = ? AND user_id = ? AND status = 'pending'",
+  );
   const dropTeam = db.prepare(
     `UPDATE invitations SET teams = (SELECT json_group_array(value) FROM json_each(invitations.teams) WHERE value != @teamId)
      WHERE org_id = @orgId AND EXISTS (SELECT 1 FROM json_each(invitations.teams) WHERE value = @teamId)`,
@@ -106,6 +109,8 @@ export function invitationsStore(db: Db) {
     revoke: (orgId: string, id: string, now: string) => revoke.run(now, orgId, id).changes === 1,
     /** Revokes the user's open invitations to the organization. */
     revokeForUser: (orgId: string, userId: string, now: string) => void revokeForUser.run(now, orgId, userId),
+    /** Marks the user's pending invitations accepted (a sign-in through the identity provider joined them). */
+    acceptForUser: (orgId: string, userId: string, now: string) => acceptForUser.run(now, orgId, userId).changes,
     /** Takes a deleted team out of the `teams` of every invitation of the organization. */
     dropTeam: (orgId: string, teamId: string) => void dropTeam.run({ orgId, teamId }),
     /** Newest first; `status` filters on the derived status (`pending` excludes expired ones). */

@@ -21,6 +21,17 @@ export type SsoContinuation =
   /** `plat sso test`: show what the identity provider sent, sign nobody in. */
   | { kind: 'test'; testId: string };
 
+/** A `plat sso test` sign-in: pending until the identity provider's answer came, then its outcome. */
+export interface StoredSsoTest {
+  id: string;
+  orgId: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  /** What arrived (succeeded), or the check that failed (failed). */
+  result: Record<string, unknown> | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
 /** A sign-in sent to an identity provider: the SAML AuthnRequest's ID, or the OIDC `state`. */
 export interface SsoRequest {
   id: string;
@@ -72,6 +83,22 @@ export function ssoSignInStore(db: Db, secrets: SecretBox) {
      ON CONFLICT (org_id, subject) DO UPDATE SET last_seen_at = excluded.last_seen_at`,
   );
   const unlinkUser = db.prepare('DELETE FROM sso_identities WHERE org_id = ? AND user_id = ?');
+  const insertTest = db.prepare(
+    "INSERT INTO sso_tests (id, org_id, status, created_at, expires_at) VALUES (?, ?, 'pending', ?, ?)",
+  );
+  const completeTest = db.prepare("UPDATE sso_tests SET status = ?, result = ? WHERE id = ? AND status = 'pending'");
+  const getTest = db.prepare<
+    [string, string],
+    {
+      id: string;
+      org_id: string;
+      status: StoredSsoTest['status'];
+      result: string | null;
+      created_at: string;
+      expires_at: string;
+    }
+  >('SELECT * FROM sso_tests WHERE org_id = ? AND id = ?');
+  const purgeTests = db.prepare('DELETE FROM sso_tests WHERE expires_at < ?');
 
   const toRequest = (r: RequestRow): SsoRequest => ({
     id: r.id,
@@ -112,6 +139,27 @@ export function ssoSignInStore(db: Db, secrets: SecretBox) {
     purge: (before: string) => {
       purgeRequests.run(before);
       purgeAssertions.run(before);
+      purgeTests.run(before);
+    },
+    /** Opens a `plat sso test`, pending until its sign-in comes back. */
+    insertTest: (t: { id: string; orgId: string; createdAt: string; expiresAt: string }) =>
+      void insertTest.run(t.id, t.orgId, t.createdAt, t.expiresAt),
+    /** Records a test's outcome once (compare-and-set); false when it had one already. */
+    completeTest: (id: string, status: 'succeeded' | 'failed', result: Record<string, unknown>) =>
+      completeTest.run(status, JSON.stringify(result), id).changes === 1,
+    /** A test of the organization, or undefined. */
+    test: (orgId: string, id: string): StoredSsoTest | undefined => {
+      const r = getTest.get(orgId, id);
+      return (
+        r && {
+          id: r.id,
+          orgId: r.org_id,
+          status: r.status,
+          result: r.result === null ? null : (JSON.parse(r.result) as Record<string, unknown>),
+          createdAt: r.created_at,
+          expiresAt: r.expires_at,
+        }
+      );
     },
     /** The user an identity provider's subject is in the organization, if it signed in before. */
     identity: (orgId: string, subject: string) => identity.get(orgId, subject)?.user_id,

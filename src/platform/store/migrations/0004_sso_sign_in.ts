@@ -12,6 +12,8 @@ import type { Migration } from './migration.js';
  *   device approval, a test) and, sealed, what must stay secret (the OIDC PKCE verifier and nonce).
  * - `sso_assertions`: the ids of the SAML assertions already used, until they expire (no replay).
  * - `sso_identities`: who an identity provider's subject (SAML NameID, OIDC `sub`) is in an organization.
+ * - `sso_tests`: the outcome of `plat sso test` sign-ins (what the identity provider sent, or the check that failed),
+ *   kept an hour for the CLI to read.
  * - `method` of a session, of the authorization code that opens it, and of a device approval: `password`, `device`,
  *   `saml` or `oidc`. Sessions of earlier sign-ins were opened by a password, or by a device approval (which the
  *   device codes still tell).
@@ -65,6 +67,16 @@ CREATE TABLE sso_identities (
   PRIMARY KEY (org_id, subject)
 ) WITHOUT ROWID;
 CREATE INDEX sso_identities_user ON sso_identities (org_id, user_id);
+
+CREATE TABLE sso_tests (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  status TEXT NOT NULL,
+  result TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL
+);
+CREATE INDEX sso_tests_expiry ON sso_tests (expires_at);
 
 ALTER TABLE sessions ADD COLUMN method TEXT NOT NULL DEFAULT 'password';
 UPDATE sessions SET method = 'device'

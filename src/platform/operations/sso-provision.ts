@@ -1,0 +1,130 @@
+import { nameSchema } from '../../contract/common.js';
+import type { User } from '../../contract/users.js';
+import type { BaseCtx } from '../context.js';
+import type { StoredSso } from '../store/sso.js';
+import { audit } from './auth.js';
+
+/** What an identity provider said of the person, once its response or ID token passed every check. */
+export interface IdpProfile {
+  /** SAML NameID or OIDC `sub`: who the person is at the identity provider, whatever their e-mail. */
+  subject: string;
+  /** Every attribute (SAML) or claim (OIDC) it sent, each as its list of values. */
+  attributes: Record<string, string[]>;
+}
+
+/** Why a person the identity provider vouched for may not sign in; the page and the event say it. */
+export interface Refusal {
+  /** 400: the identity provider's answer lacks what is needed; 403: the person is refused. */
+  status: 400 | 403;
+  /** The check that failed, in a few words. */
+  check: string;
+}
+
+/** The fields the mapping fills from the identity provider's attributes: e-mail, name, then metadata. */
+export interface MappedProfile {
+  email: string | null;
+  name: string | null;
+  metadata: Record<string, string>;
+}
+
+/** The most of metadata a user may hold (contract §5), which the mapping respects. */
+const METADATA_KEYS = 50;
+const METADATA_KEY_LENGTH = 40;
+const METADATA_VALUE_LENGTH = 500;
+
+/**
+ * Applies the organization's attribute mapping (`field → attribute`): `email` and `name` from theirs, every other
+ * field into metadata (first value; values joined by `, ` when several; cut to the sizes metadata allows).
+ */
+export function mapProfile(config: Pick<StoredSso, 'attributeMapping'>, p: IdpProfile): MappedProfile {
+  const valueOf = (attribute: string): string | null => {
+    const values = (p.attributes[attribute] ?? []).map((v) => v.trim()).filter((v) => v !== '');
+    return values.length === 0 ? null : values.join(', ');
+  };
+  const metadata: Record<string, string> = {};
+  for (const [field, attribute] of Object.entries(config.attributeMapping)) {
+    if (field === 'email' || field === 'name') continue;
+    const value = valueOf(attribute);
+    if (value === null || field.length > METADATA_KEY_LENGTH) continue;
+    if (Object.keys(metadata).length >= METADATA_KEYS) break;
+    metadata[field] = value.slice(0, METADATA_VALUE_LENGTH);
+  }
+  const email = valueOf(config.attributeMapping.email ?? '');
+  const rawName = config.attributeMapping.name ? valueOf(config.attributeMapping.name) : null;
+  const name = rawName === null ? null : nameSchema.safeParse(rawName.slice(0, 100));
+  return { email: email?.toLowerCase() ?? null, name: name?.success ? name.data : null, metadata };
+}
+
+/** The outcome of provisioning: the user who signs in, or why nobody does. */
+export type Provisioned = { userId: string; provisioned: boolean } | { refused: Refusal };
+
+/**
+ * Just-in-time provisioning and linking (contract §9), in the caller's transaction. The mapped e-mail is required
+ * and its domain must be one of the configuration's. A known identity (organization, subject) signs in as its user,
+ * even if the e-mail changed; an unknown one links to the organization's user with that e-mail (a pending one becomes
+ * active and verified, its invitation accepted), or else a new active user is made with the default role, the
+ * mapped name and metadata (`user.provisioned`). A suspended user is refused. Name and mapped metadata are brought up
+ * to date at every sign-in.
+ */
+export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpProfile): Provisioned {
+  const orgId = config.organizationId;
+  const mapped = mapProfile(config, profile);
+  if (!mapped.email) {
+    return {
+      refused: { status: 400, check: `the identity provider sent no ${config.attributeMapping.email} (email)` },
+    };
+  }
+  const domain = mapped.email.slice(mapped.email.lastIndexOf('@') + 1);
+  if (!mapped.email.includes('@') || !config.domains.includes(domain)) {
+    return { refused: { status: 403, check: "the e-mail's domain is not one of the organization's" } };
+  }
+  const now = ctx.now();
+  const known = ctx.stores.ssoSignIn.identity(orgId, profile.subject);
+  let user: User | undefined = known === undefined ? undefined : ctx.stores.users.get(orgId, known);
+  let provisioned = false;
+  if (!user) {
+    const account = ctx.stores.users.accountByEmail(mapped.email);
+    user = account && ctx.stores.users.get(orgId, account.id);
+    if (!user) {
+      const userId = account?.id ?? ctx.ids('user');
+      // The identity provider vouches for the e-mail of a new account; an existing account keeps its own state.
+      if (!account) ctx.stores.users.insertAccount(userId, mapped.email, true, now);
+      ctx.stores.users.insertMembership({
+        orgId,
+        userId,
+        email: account?.email ?? mapped.email,
+        name: mapped.name,
+        role: config.defaultRole,
+        status: 'active',
+        now,
+      });
+      user = ctx.stores.users.get(orgId, userId) as User;
+      provisioned = true;
+    }
+  }
+  if (user.status === 'suspended') return { refused: { status: 403, check: 'the user is suspended' } };
+  if (user.status === 'pending') {
+    ctx.stores.users.markEmailVerified(user.id, now);
+    ctx.stores.invitations.acceptForUser(orgId, user.id, now);
+  }
+  const metadata = { ...user.metadata, ...mapped.metadata };
+  ctx.stores.users.update(orgId, {
+    ...user,
+    name: mapped.name ?? user.name,
+    metadata,
+    status: 'active',
+    updatedAt: now,
+  });
+  ctx.stores.ssoSignIn.link(orgId, profile.subject, user.id, now);
+  if (provisioned) {
+    audit(
+      ctx,
+      orgId,
+      { type: 'system', id: `sso:${config.protocol}` },
+      'user.provisioned',
+      { type: 'user', id: user.id },
+      { email: mapped.email, role: config.defaultRole, protocol: config.protocol },
+    );
+  }
+  return { userId: user.id, provisioned };
+}

@@ -1,0 +1,197 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Context } from 'hono';
+import type { SignInMethod } from '../../contract/sessions.js';
+import { type Html, html, layout, pageHeaders } from '../auth/html.js';
+import { OAuthError } from '../auth/oauth-error.js';
+import { clientAddress, userAgent } from '../auth/request.js';
+import { authUrl } from '../auth/settings.js';
+import { randomBase62 } from '../clock.js';
+import type { BaseCtx } from '../context.js';
+import { audit } from '../operations/auth.js';
+import { issueAuthorizationCode } from '../operations/auth-code.js';
+import { approveDevice } from '../operations/auth-device.js';
+import { type IdpProfile, mapProfile, provisionFromIdp, type Refusal } from '../operations/sso-provision.js';
+import type { StoredSso } from '../store/sso.js';
+import type { SsoContinuation, SsoRequest } from '../store/sso-sign-in.js';
+
+/** How long a sign-in sent to an identity provider may take to come back (contract §9: 10 minutes). */
+export const SSO_REQUEST_TTL_MS = 10 * 60_000;
+
+/**
+ * Records a sign-in about to be sent to the organization's identity provider, and what it continues: its id is the
+ * SAML AuthnRequest's ID (an XML NCName, so it starts with `_`) or the OIDC `state`; OIDC also keeps a PKCE verifier
+ * and a nonce, sealed at rest.
+ */
+export function newSsoRequest(ctx: BaseCtx, config: StoredSso, continuation: SsoContinuation): SsoRequest {
+  const now = ctx.clock().getTime();
+  const request: SsoRequest = {
+    id: `_${randomBase62(32)}`,
+    orgId: config.organizationId,
+    protocol: config.protocol,
+    continuation,
+    secret:
+      config.protocol === 'oidc'
+        ? { codeVerifier: randomBytes(32).toString('base64url'), nonce: randomBytes(24).toString('base64url') }
+        : null,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + SSO_REQUEST_TTL_MS).toISOString(),
+  };
+  ctx.tx(() => {
+    ctx.stores.ssoSignIn.purge(new Date(now).toISOString());
+    ctx.stores.ssoSignIn.insertRequest(request);
+  });
+  return request;
+}
+
+/** The PKCE challenge (S256) of a verifier. */
+export function pkceChallenge(verifier: string): string {
+  return createHash('sha256').update(verifier).digest('base64url');
+}
+
+/** A failed sign-in through the identity provider: what the page and the `sso.failed` event say. */
+export interface SsoFailure extends Refusal {
+  orgId: string;
+  protocol: StoredSso['protocol'];
+  /** The sign-in it ended, when it is known (its continuation gets `access_denied`). */
+  request?: SsoRequest;
+}
+
+function page(c: Context, status: number, body: Html, formTargets: string[] = []): Response {
+  return c.html(body.value, status as 200, pageHeaders(formTargets));
+}
+
+/** Back to the OAuth client with `params`, `state` echoed and `iss` (RFC 9207), as the authorization endpoint does. */
+function toClient(ctx: BaseCtx, redirectUri: string, state: string | undefined, params: Record<string, string>) {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) url.searchParams.append(k, v);
+  if (state !== undefined) url.searchParams.append('state', state);
+  url.searchParams.append('iss', authUrl(ctx));
+  return url.href;
+}
+
+/**
+ * The page of a failed sign-in (contract §9): status 400 (a bad response) or 403 (a refused person), the check that
+ * failed and the request id, and — when the OAuth request that started it is known — a link that sends its client
+ * `error=access_denied`, so that the waiting CLI stops. Records `sso.failed` with the reason (never the identity
+ * provider's answer). Creates nothing else.
+ */
+export function ssoFailure(ctx: BaseCtx, c: Context, f: SsoFailure): Response {
+  ctx.tx(() => {
+    if (ctx.stores.organizations.get(f.orgId)) {
+      audit(
+        ctx,
+        f.orgId,
+        { type: 'system', id: `sso:${f.protocol}` },
+        'sso.failed',
+        { type: 'organization', id: f.orgId },
+        { protocol: f.protocol, status: f.status, reason: f.check },
+      );
+    }
+  });
+  const k = f.request?.continuation;
+  if (k?.kind === 'test') {
+    ctx.stores.ssoSignIn.completeTest(k.testId, 'failed', { status: f.status, check: f.check });
+  }
+  const back =
+    k?.kind === 'authorize'
+      ? toClient(ctx, k.redirectUri, k.state, { error: 'access_denied', error_description: f.check })
+      : undefined;
+  const body = layout(
+    'Single sign-on failed',
+    html`<p role="alert" id="message">Signing in through your organization's identity provider failed: ${f.check}.</p>
+<p class="note">Request ${ctx.requestId}. Nobody was signed in and nothing was changed.</p>
+${back ? html`<p><a id="back" href="${back}">Return to the application</a></p>` : undefined}`,
+  );
+  return page(c, f.status, body, back ? [new URL(back).origin] : []);
+}
+
+/**
+ * Ends a sign-in the identity provider vouched for (the protocol module checked its answer): the person is provisioned
+ * or linked (`provisionFromIdp`), then what started the sign-in goes on — the OAuth client gets its authorization
+ * code (a session with `method` saml/oidc is opened when it is redeemed), a device is approved, or a test shows
+ * what arrived. An IdP-initiated SAML sign-in (no request) provisions the person and says how to use plat.
+ */
+export function finishSsoSignIn(
+  ctx: BaseCtx,
+  c: Context,
+  r: { config: StoredSso; request: SsoRequest | undefined; profile: IdpProfile; method: SignInMethod },
+): Response {
+  const { config, request, profile, method } = r;
+  const k = request?.continuation;
+  const orgId = config.organizationId;
+  const fail = (refusal: Refusal) => ssoFailure(ctx, c, { ...refusal, orgId, protocol: config.protocol, request });
+  if (k?.kind === 'test') return testResult(ctx, c, config, profile, k.testId);
+  const provisioned = ctx.tx(() => provisionFromIdp(ctx, config, profile));
+  if ('refused' in provisioned) return fail(provisioned.refused);
+  const { userId } = provisioned;
+  if (k === undefined) {
+    return page(
+      c,
+      200,
+      layout(
+        'Signed in',
+        html`<p role="status" id="message">Your organization's identity provider signed you in. To use plat from a
+terminal, run: plat login --email ${mapProfile(config, profile).email ?? 'you@your-domain'}</p>`,
+      ),
+    );
+  }
+  const ipAddress = k.ipAddress ?? clientAddress(c);
+  const agent = k.userAgent ?? userAgent(c);
+  if (k.kind === 'device') {
+    const device = ctx.stores.auth.pendingDeviceCode(k.userCode, ctx.now());
+    if (!device) return fail({ status: 400, check: 'the device code is no longer pending' });
+    try {
+      approveDevice(ctx, device, { userId, orgId, ipAddress, userAgent: agent }, method);
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+      return fail({ status: 403, check: err.message });
+    }
+    return page(
+      c,
+      200,
+      layout(
+        'Device connected',
+        html`<p role="status" id="message">You can close this window and
+return to your terminal.</p>`,
+      ),
+    );
+  }
+  try {
+    const code = issueAuthorizationCode(ctx, {
+      clientId: k.clientId,
+      redirectUri: k.redirectUri,
+      codeChallenge: k.codeChallenge,
+      requested: k.scopes,
+      userId,
+      orgId,
+      ipAddress,
+      userAgent: agent,
+      method,
+    });
+    return c.body(null, 303, {
+      Location: toClient(ctx, k.redirectUri, k.state, { code }),
+      'Cache-Control': 'no-store',
+      'Referrer-Policy': 'no-referrer',
+    });
+  } catch (err) {
+    if (!(err instanceof OAuthError)) throw err;
+    return fail({ status: 403, check: err.message });
+  }
+}
+
+/** `plat sso test`: what the identity provider sent and what the mapping makes of it; nobody is signed in. */
+function testResult(ctx: BaseCtx, c: Context, config: StoredSso, profile: IdpProfile, testId: string): Response {
+  const mapped = mapProfile(config, profile);
+  const result = { subject: profile.subject, mapped, attributes: profile.attributes };
+  ctx.stores.ssoSignIn.completeTest(testId, 'succeeded', result);
+  return page(
+    c,
+    200,
+    layout(
+      'Single sign-on works',
+      html`<p role="status" id="message">The identity provider signed you in. Nothing was created.</p>
+<pre id="profile">${JSON.stringify(result, null, 2)}</pre>
+<p class="note">Request ${ctx.requestId}.</p>`,
+    ),
+  );
+}
