@@ -37,20 +37,20 @@ const METADATA_VALUE_LENGTH = 500;
  * field into metadata (first value; values joined by `, ` when several; cut to the sizes metadata allows).
  */
 export function mapProfile(config: Pick<StoredSso, 'attributeMapping'>, p: IdpProfile): MappedProfile {
-  const valueOf = (attribute: string): string | null => {
+  const attributeValue = (attribute: string): string | null => {
     const values = (p.attributes[attribute] ?? []).map((v) => v.trim()).filter((v) => v !== '');
     return values.length === 0 ? null : values.join(', ');
   };
   const metadata: Record<string, string> = {};
   for (const [field, attribute] of Object.entries(config.attributeMapping)) {
     if (field === 'email' || field === 'name') continue;
-    const value = valueOf(attribute);
+    const value = attributeValue(attribute);
     if (value === null || field.length > METADATA_KEY_LENGTH) continue;
     if (Object.keys(metadata).length >= METADATA_KEYS) break;
     metadata[field] = value.slice(0, METADATA_VALUE_LENGTH);
   }
-  const email = valueOf(config.attributeMapping.email ?? '');
-  const rawName = config.attributeMapping.name ? valueOf(config.attributeMapping.name) : null;
+  const email = attributeValue(config.attributeMapping.email ?? '');
+  const rawName = config.attributeMapping.name ? attributeValue(config.attributeMapping.name) : null;
   const name = rawName === null ? null : nameSchema.safeParse(rawName.slice(0, 100));
   return { email: email?.toLowerCase() ?? null, name: name?.success ? name.data : null, metadata };
 }
