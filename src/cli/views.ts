@@ -156,7 +156,48 @@ export const ssoView: View = {
     col('ATTRIBUTES', 'attributeMapping'),
     col('DOMAINS', 'domains'),
   ],
+  detail: [
+    col('PROTOCOL', 'protocol'),
+    col('PROVIDER', 'provider'),
+    { header: 'ENABLED', get: (r) => (r.enabled ? 'enabled' : 'disabled'), status: true },
+    col('METADATA URL', 'metadataUrl'),
+    col('ISSUER', 'issuer'),
+    col('CLIENT ID', 'clientId'),
+    { header: 'CLIENT SECRET', get: (r) => (r.clientSecretSet ? 'set' : '') },
+    col('ATTRIBUTES', 'attributeMapping'),
+    col('DOMAINS', 'domains'),
+    { header: 'IDP-INITIATED', get: (r) => (r.allowIdpInitiated ? 'allowed' : 'refused') },
+    col('DEFAULT ROLE', 'defaultRole'),
+    col('IDP ENTITY ID', 'idpEntityId'),
+    col('IDP SIGN-IN URL', 'idpSsoUrl'),
+    {
+      header: 'CERTIFICATES',
+      get: (r) =>
+        r.certificates.map((c: { fingerprint: string; notAfter: string }) => `${c.fingerprint} (until ${c.notAfter})`),
+    },
+    col('FETCHED', 'metadataFetchedAt'),
+    col('SP ENTITY ID', 'spEntityId'),
+    col('ACS URL', 'acsUrl'),
+    col('REDIRECT URI', 'redirectUri'),
+  ],
   id: (r) => r.organizationId,
+};
+
+/** What the identity provider's administrator enters: `plat sso sp`. */
+export const ssoServiceProviderView: View = {
+  columns: [
+    col('SP ENTITY ID', 'spEntityId'),
+    col('ACS URL', 'acsUrl'),
+    col('SP METADATA URL', 'spMetadataUrl'),
+    col('OIDC REDIRECT URI', 'redirectUri'),
+  ],
+  detail: [
+    col('SP ENTITY ID', 'spEntityId'),
+    col('ACS URL', 'acsUrl'),
+    col('SP METADATA URL', 'spMetadataUrl'),
+    col('OIDC REDIRECT URI', 'redirectUri'),
+  ],
+  id: (r) => r.spEntityId,
 };
 
 export const eventView: View = {

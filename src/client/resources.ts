@@ -17,7 +17,7 @@ import type {
   Promote,
 } from '../contract/projects.js';
 import type { Session } from '../contract/sessions.js';
-import type { SsoConfig, SsoPut } from '../contract/sso.js';
+import type { SsoConfig, SsoPut, SsoServiceProvider } from '../contract/sso.js';
 import type { Team, TeamCreate, TeamMember } from '../contract/teams.js';
 import type {
   Invitation,
@@ -132,6 +132,8 @@ export function createResources(r: Requester) {
       get: (orgId: string) => get<SsoConfig>(`/organizations/${seg(orgId)}/sso`),
       put: (orgId: string, body: SsoPut) => put<SsoConfig>(`/organizations/${seg(orgId)}/sso`, body),
       delete: (orgId: string) => del(`/organizations/${seg(orgId)}/sso`),
+      refresh: (orgId: string) => post<SsoConfig>(`/organizations/${seg(orgId)}/sso/refresh`, undefined),
+      serviceProvider: (orgId: string) => get<SsoServiceProvider>(`/organizations/${seg(orgId)}/sso/service-provider`),
     },
     events: {
       list: (orgId: string, query: EventListQuery = {}) =>

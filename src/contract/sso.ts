@@ -55,6 +55,20 @@ const domainSchema = z
   .max(253)
   .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name');
 
+/** What the identity provider's administrator enters on their side: the platform as a SAML SP and an OIDC client. */
+export const ssoServiceProviderSchema = z
+  .lazy(() =>
+    z.object({
+      organizationId: z.string(),
+      spEntityId: z.string(),
+      spMetadataUrl: z.string(),
+      acsUrl: z.string(),
+      redirectUri: z.string(),
+    }),
+  )
+  .meta({ id: 'SsoServiceProvider' });
+export type SsoServiceProvider = z.infer<typeof ssoServiceProviderSchema>;
+
 export const ssoPutSchema = z
   .lazy(() =>
     z.strictObject({

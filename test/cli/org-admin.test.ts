@@ -157,6 +157,59 @@ describe('sessions, sso, events', () => {
     expect((await w.runCli(['sso', 'delete', '-y'])).stderr).toBe('Deleted the single sign-on configuration.\n');
   });
 
+  it('sso sp says what to enter at the identity provider, before any configuration exists', async () => {
+    expect(await w.runCli(['sso', 'sp'])).toMatchObject({
+      code: 0,
+      stdout:
+        'SP ENTITY ID\tACS URL\tSP METADATA URL\tOIDC REDIRECT URI\n' +
+        'http://plat.test/v2/sso/saml/org_0001\thttp://plat.test/v2/sso/saml/org_0001/acs\t' +
+        'http://plat.test/v2/sso/saml/org_0001/metadata\thttp://plat.test/v2/sso/oidc/org_0001/callback\n',
+      stderr: '',
+    });
+  });
+
+  it('sso set --allow-idp-initiated --default-role, kept by enable; sso refresh fetches the metadata again', async () => {
+    idp.serve('/saml/metadata', { body: samlMetadata({ entityId: `${idp.url}/saml`, ssoUrl: `${idp.url}/saml/sso` }) });
+    const set = await w.runCli([
+      ...[
+        'sso',
+        'set',
+        '--protocol',
+        'saml',
+        '--provider',
+        'custom-saml',
+        '--metadata-url',
+        `${idp.url}/saml/metadata`,
+      ],
+      ...['--map', 'email=mail', '--allow-idp-initiated', '--default-role', 'admin', '--json'],
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ allowIdpInitiated: true, defaultRole: 'admin', enabled: false });
+    const enabled = JSON.parse((await w.runCli(['sso', 'enable', '--json'])).stdout);
+    expect(enabled).toMatchObject({ enabled: true, allowIdpInitiated: true, defaultRole: 'admin' });
+    idp.serve('/saml/metadata', {
+      body: samlMetadata({ entityId: `${idp.url}/saml`, ssoUrl: `${idp.url}/saml/v2/sso` }),
+    });
+    const refreshed = await w.runCli(['sso', 'refresh', '--json']);
+    expect(JSON.parse(refreshed.stdout)).toMatchObject({ idpSsoUrl: `${idp.url}/saml/v2/sso`, enabled: true });
+    expect(
+      (
+        await w.runCli([
+          'sso',
+          'set',
+          '--protocol',
+          'saml',
+          '--provider',
+          'okta',
+          '--map',
+          'email=m',
+          '--default-role',
+          'owner',
+        ])
+      ).code,
+    ).toBe(7);
+  });
+
   it('sso set reads SAML metadata from a file (checked by the platform: 7 with its reason) and needs a mapping', async () => {
     writeFileSync(join(w.dir, 'bad.xml'), '<EntityDescriptor/>');
     const bad = ['sso', 'set', '--protocol', 'saml', '--provider', 'okta', '--metadata-file', 'bad.xml'];

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { SSO_PROTOCOLS, SSO_PROVIDERS, type SsoConfig, type SsoPut } from '../../contract/sso.js';
+import { SSO_DEFAULT_ROLES, SSO_PROTOCOLS, SSO_PROVIDERS, type SsoConfig, type SsoPut } from '../../contract/sso.js';
 import type { Context } from '../context.js';
 import { InvalidValueError, UsageError } from '../errors.js';
 import { done, record } from '../output/result.js';
 import { collect, keyValue, oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
-import { ssoView } from '../views.js';
+import { ssoServiceProviderView, ssoView } from '../views.js';
 
 const get = verb<Record<string, never>>({
   name: 'get',
@@ -44,6 +44,8 @@ const set = verb<SetOptions>({
       collect,
     );
     c.option('--domain <domain>', 'an e-mail domain of the organization (repeatable)', collect);
+    c.option('--allow-idp-initiated', "SAML: accept sign-ins the identity provider starts (its app dashboard's tile)");
+    c.option('--default-role <role>', `role of a user provisioned at first sign-in: ${SSO_DEFAULT_ROLES.join(' or ')}`);
   },
   parse: (_args, o) => {
     if (o.metadataUrl && o.metadataFile) throw new UsageError('give --metadata-url or --metadata-file, not both');
@@ -57,6 +59,8 @@ const set = verb<SetOptions>({
       clientId: o.clientId,
       attributeMapping: Object.fromEntries(maps.map((m) => keyValue(m, 'field=attribute after --map'))),
       domains: o.domain,
+      allowIdpInitiated: o.allowIdpInitiated === true ? true : undefined,
+      defaultRole: o.defaultRole === undefined ? undefined : oneOf(o.defaultRole, SSO_DEFAULT_ROLES, 'default role'),
     };
     return { body, metadataFile: o.metadataFile, secretFromStdin: o.clientSecretStdin === true };
   },
@@ -88,6 +92,8 @@ function sameConfig(c: SsoConfig, enabled: boolean): SsoPut {
   if (c.issuer) body.issuer = c.issuer;
   if (c.clientId) body.clientId = c.clientId;
   if (c.domains.length > 0) body.domains = c.domains;
+  if (c.allowIdpInitiated) body.allowIdpInitiated = true;
+  if (c.defaultRole !== 'member') body.defaultRole = c.defaultRole;
   return body;
 }
 
@@ -118,7 +124,25 @@ const remove = verb<Record<string, never>>({
   },
 });
 
+const sp = verb<Record<string, never>>({
+  name: 'sp',
+  summary:
+    "What to enter at the identity provider: this platform's SAML entity id, ACS URL and metadata URL, and OIDC redirect URI",
+  examples: ['plat sso sp', 'plat sso sp --json'],
+  parse: () => ({}),
+  run: async (_o, ctx) =>
+    record(await (await ctx.client()).sso.serviceProvider(await ctx.orgId()), ssoServiceProviderView),
+});
+
+const refresh = verb<Record<string, never>>({
+  name: 'refresh',
+  summary: "Fetch the identity provider's metadata (or OIDC discovery document) again, e.g. after it rotated its keys",
+  examples: ['plat sso refresh'],
+  parse: () => ({}),
+  run: async (_o, ctx) => record(await (await ctx.client()).sso.refresh(await ctx.orgId()), ssoView, true),
+});
+
 /** `plat sso …` */
 export function register(noun: Command, ctx: Context): void {
-  addVerbs(noun, ctx, [get, set, toggle('enable'), toggle('disable'), remove]);
+  addVerbs(noun, ctx, [get, sp, set, refresh, toggle('enable'), toggle('disable'), remove]);
 }

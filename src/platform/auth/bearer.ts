@@ -14,7 +14,8 @@ function refuse(message: string): PlatformError {
 
 /**
  * The platform's access-token verifier: a valid token (see `verifyAccessToken`) of a session that is still active
- * acts as its user — in its `org`, or with `X-Org-Id` in the user's other organizations — with its scopes as grants.
+ * acts as its user — in its `org`, or with `X-Org-Id` in the user's other organizations (not for a session signed in
+ * through single sign-on) — with its scopes as grants.
  */
 export const verifyBearer: BearerVerifier = async (ctx: BaseCtx, token: string): Promise<Credential> => {
   let claims: Awaited<ReturnType<typeof verifyAccessToken>>;
@@ -38,7 +39,9 @@ export const verifyBearer: BearerVerifier = async (ctx: BaseCtx, token: string):
     type: 'user',
     userId: claims.userId,
     homeOrgId: claims.orgId,
-    multiOrg: true,
+    // A session an organization's identity provider signed in acts in that organization only: the provider vouches
+    // for the person there, not in the other organizations their account belongs to.
+    multiOrg: session.method !== 'saml' && session.method !== 'oidc',
     grants: new Set(claims.scopes.filter((s): s is Permission => known.has(s))),
     projectIds: null,
     keyId: null,

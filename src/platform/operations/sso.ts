@@ -1,4 +1,4 @@
-import type { SsoConfig, SsoPut } from '../../contract/sso.js';
+import type { SsoConfig, SsoPut, SsoServiceProvider } from '../../contract/sso.js';
 import type { BaseCtx, Ctx } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import type { IdpCertificateRecord, StoredSso } from '../store/sso.js';
@@ -26,6 +26,16 @@ export function ssoRecord(ctx: BaseCtx, s: StoredSso): SsoConfig {
     ...ssoAddresses(ctx.publicUrl, s.organizationId),
     certificates: certificates.map(({ fingerprint, notAfter }) => ({ fingerprint, notAfter })),
   };
+}
+
+/**
+ * `GET /organizations/{orgId}/sso/service-provider` (owners and admins): the addresses to enter at the identity
+ * provider, before any configuration exists here (one is made on each side, the IdP's first).
+ */
+export function ssoServiceProvider(ctx: Ctx, orgId: string): SsoServiceProvider {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'sso:read');
+  return { organizationId: orgId, ...ssoAddresses(ctx.publicUrl, orgId) };
 }
 
 /** The organization's configuration, or `404`. */

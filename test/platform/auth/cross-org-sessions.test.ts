@@ -114,4 +114,23 @@ describe('sessions of another organization acting here (X-Org-Id)', () => {
     expect(t.platform.base().stores.sessions.cutoff(a, uma)).toBeUndefined();
     expect(t.platform.base().stores.sessions.cutoff(b, uma)).toBeUndefined();
   });
+
+  it('never act in another organization when single sign-on signed them in: the provider vouches for B only', async () => {
+    const { t, a, b } = await twoOrgs();
+    const tokens = await signInToBeta(t, b);
+    expect(await statusIn(t, tokens.access_token, a)).toBe(200);
+    // The session as a sign-in through Beta's identity provider opens it (sso/sign-in.ts sets the method).
+    const sid = decodeJwt(tokens.access_token).sid as string;
+    for (const method of ['saml', 'oidc']) {
+      t.platform.db.prepare('UPDATE sessions SET method = ? WHERE id = ?').run(method, sid);
+      const refused = await t.call(
+        'GET',
+        `/organizations/${a}/projects`,
+        withToken(tokens.access_token, { 'X-Org-Id': a }),
+      );
+      expect(refused.status, method).toBe(403);
+      expect(refused.body.error.message).toBe(`this credential cannot act in organization ${a}`);
+      expect(await statusIn(t, tokens.access_token, b)).toBe(200);
+    }
+  });
 });

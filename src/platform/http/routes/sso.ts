@@ -1,5 +1,5 @@
-import { ssoConfigSchema, ssoPutSchema } from '../../../contract/sso.js';
-import { deleteSso, getSso, putSso, refreshSso } from '../../operations/sso.js';
+import { ssoConfigSchema, ssoPutSchema, ssoServiceProviderSchema } from '../../../contract/sso.js';
+import { deleteSso, getSso, putSso, refreshSso, ssoServiceProvider } from '../../operations/sso.js';
 import { type RouteDef, route } from '../route.js';
 import { orgParams } from './params.js';
 
@@ -39,6 +39,21 @@ export const ssoRoutes: RouteDef[] = [
     body: ssoPutSchema,
     response: ssoConfigSchema,
     handler: (ctx, { params, body }) => putSso(ctx, params.orgId, body),
+  }),
+  route({
+    method: 'GET',
+    path: '/organizations/{orgId}/sso/service-provider',
+    operationId: 'getSsoServiceProvider',
+    summary:
+      'The addresses to enter at the identity provider: SP entity id, ACS URL, SP metadata URL, OIDC redirect URI',
+    description:
+      "Under the instance's public URL (`plat serve --public-url`); available before any configuration exists, since " +
+      "the identity provider's side is usually set up first.",
+    tag,
+    access: 'sso:read',
+    params: orgParams,
+    response: ssoServiceProviderSchema,
+    handler: (ctx, { params }) => ssoServiceProvider(ctx, params.orgId),
   }),
   route({
     method: 'POST',
