@@ -1,6 +1,6 @@
 import { type CacheProvider, SAML, type SamlConfig, ValidateInResponseTo } from '@node-saml/node-saml';
 import { DOMParser } from '@xmldom/xmldom';
-import type { SamlAuthnRequest, SamlIdp } from '../helpers/saml-idp.js';
+import type { ResponseParams, SamlAuthnRequest, SamlIdp } from '../helpers/saml-idp.js';
 
 // node-saml set up as the platform's service provider will be (contract §9), to show what the test IdP's responses
 // are worth without the platform: the good ones pass, each forged one fails its own check.
@@ -83,3 +83,20 @@ export async function verdict(
     return { ok: false, error: (err as Error).message };
   }
 }
+
+/** A response's knobs, or a function of now for those that name a time (read when the case runs, not when listed). */
+export type Params = ResponseParams | (() => ResponseParams);
+
+/** Issued `n` minutes from now (negative: ago). */
+export const minutesFromNow = (n: number) => () => ({ issuedAt: new Date(Date.now() + n * 60_000) });
+
+/** node-saml's verdict on a response built with `params`, to a request its SP has just sent through the IdP. */
+export async function answerRequest(idp: SamlIdp, params: Params, overrides: Partial<SamlConfig> = {}) {
+  const sp = nodeSamlSp(idp, overrides);
+  const { request } = await requestThrough(sp, idp);
+  return verdict(sp, idp.response({ request, ...(typeof params === 'function' ? params() : params) }));
+}
+
+/** What an SP that takes a signature on either part, or wants the response's, is told. */
+export const WANT_EITHER_SIGNED = { wantAssertionsSigned: false, wantAuthnResponseSigned: false };
+export const WANT_RESPONSE_SIGNED = { wantAssertionsSigned: false, wantAuthnResponseSigned: true };
