@@ -17,6 +17,14 @@ export type { Forged, Tamper, WrapVariant } from './saml-forgery.js';
 export { postedForm } from './saml-post-form.js';
 export { certBody, SAML_KEYS, type SamlKeyName, type SamlUser, type SignedParts } from './saml-response.js';
 
+// A SAML 2.0 identity provider on loopback for the platform's single sign-on tests, e.g.:
+//   const idp = await startSamlIdp({ clock: t.clock });          // metadata names both signing certificates
+//   PUT …/sso { protocol: 'saml', metadataUrl: idp.metadataUrl, … }
+//   browser → platform → 303 to idp.ssoUrl?SAMLRequest=… → the IdP's page posts SAMLResponse to the ACS
+//   const request = idp.requests.at(-1);                        // what the platform sent
+//   POST …/acs { SAMLResponse: idp.response({ request, wrap: 'beside' }), RelayState: request.relayState }
+// test/sso/*.test.ts show each knob against node-saml alone.
+
 // samlify refuses to parse anything until a schema validator is registered (its XSD validators are separate
 // packages). This IdP only reads AuthnRequests that the platform under test sends, and what it checks is the
 // platform's side: a permissive validator is enough here, and would not be for a real IdP.

@@ -85,6 +85,14 @@ describe('SP-initiated sign-in at /sso', () => {
     });
   });
 
+  it('takes a signed AuthnRequest too (and says so), without checking the signature', async () => {
+    const i = await idp();
+    const sp = nodeSamlSp(i, { privateKey: SAML_KEYS.stranger.key });
+    const { request, page } = await requestThrough(sp, i);
+    expect(request.signed).toBe(true);
+    expect((await verdict(sp, postedForm(page).fields.SAMLResponse as string)).ok).toBe(true);
+  });
+
   it('signs in whoever the test chose, with their attributes', async () => {
     const i = await idp({ user: { nameId: 'okta|00u1', email: 'ada@acme.test' } });
     const sp = nodeSamlSp(i);
