@@ -85,7 +85,7 @@ export interface Started {
 
 /** Starts a sign-in of the organization's SSO as the routing does: a request, then the provider's URL. */
 export async function begin(
-  t: TestPlatform,
+  t: Pick<TestPlatform, 'platform' | 'orgId'>,
   opts: { orgId?: string; continuation?: SsoContinuation; loginHint?: string } = {},
 ): Promise<Started> {
   const base = t.platform.base();

@@ -11,7 +11,7 @@ import {
   USERS,
   useTestIdp,
 } from '../helpers/sso-oidc.js';
-import { rowCounts, visit } from '../helpers/sso-sign-in.js';
+import { failedBecause, failurePage, rowCounts, visit } from '../helpers/sso-sign-in.js';
 
 // Every answer the OpenID Connect relying party must refuse (contract §9), each sent by a real provider (or a link's
 // author) and each refused with a page naming the check, the request id, a way back for the waiting client where it
@@ -41,6 +41,27 @@ describe('forged or refused answers, each creating nothing', () => {
     const before = rowCounts(t.platform.db);
     const page = await visit(t.platform.fetch, `${callbackOf(t.orgId)}?code=abc`);
     await expectRefused(t, idp, page, { status: 400, check: 'the answer carries no state', before, back: false });
+  });
+
+  it('odd addresses: an unknown organization, a malformed one, a repeated state — pages, never a 500', async () => {
+    const t = await platformWithSso(idp);
+    const started = await begin(t);
+    const odd = [
+      ['/v2/sso/oidc/org_nope/callback?state=abc', 'the sign-in request (state) is unknown'],
+      ['/v2/sso/oidc/%ZZ/callback?state=%ZZ', 'the sign-in request (state) is unknown'],
+      [
+        `/v2/sso/oidc/${t.orgId}/callback?code=abc&state=${started.request.id}&state=other`,
+        'the identity provider\'s answer was refused: "state" parameter must be provided only once',
+      ],
+    ];
+    for (const [path, check] of odd) {
+      const page = await visit(t.platform.fetch, `http://plat.test${path}`);
+      expect({ status: page.status, message: failurePage(page).message }, path).toEqual({
+        status: 400,
+        message: failedBecause(check as string),
+      });
+    }
+    expect(rowCounts(t.platform.db)).toMatchObject({ accounts: 1, sessions: 0, codes: 0, identities: 0 });
   });
 
   it('the same answer twice: the second is a replay', async () => {
@@ -185,6 +206,34 @@ describe('forged or refused answers, each creating nothing', () => {
     const page = await visit(t.platform.fetch, back);
     const check = 'single sign-on is disabled for this organization';
     await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
+  });
+
+  it('single sign-on deleted while the person was at the provider', async () => {
+    const t = await platformWithSso(idp);
+    const started = await begin(t);
+    const back = await idp.completeSignIn(started.url, 'alice');
+    expect((await t.call('DELETE', `/organizations/${t.orgId}/sso`)).status).toBe(204);
+    const before = rowCounts(t.platform.db);
+    const page = await visit(t.platform.fetch, back);
+    const check = 'single sign-on through OpenID Connect is not configured for this organization';
+    await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
+  });
+
+  it('a forged answer to `plat sso test`: the test fails with the check', async () => {
+    const t = await platformWithSso(idp);
+    const base = t.platform.base();
+    const test = { id: 'ssotest_1', orgId: t.orgId, createdAt: base.now(), expiresAt: '2999-01-01T00:00:00.000Z' };
+    base.stores.ssoSignIn.insertTest(test);
+    const started = await begin(t, { continuation: { kind: 'test', testId: test.id } });
+    idp.forge({ idTokenClaims: { aud: 'another-client' } });
+    const before = rowCounts(t.platform.db);
+    const { back, page } = await signInAs(t, idp, started, 'alice');
+    const check = 'the ID token is meant for another client (audience)';
+    await expectRefused(t, idp, page, { status: 400, check, before, back: false, secrets: secretsOf(started, back) });
+    expect(base.stores.ssoSignIn.test(t.orgId, test.id)).toMatchObject({
+      status: 'failed',
+      result: { status: 400, check },
+    });
   });
 
   it('a suspended member: no code, no session', async () => {
