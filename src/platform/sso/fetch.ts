@@ -43,22 +43,7 @@ export function checkFetchable(raw: string): URL {
  * saying what went wrong in words an owner can act on.
  */
 export async function fetchDocument(raw: string, accept: string): Promise<string> {
-  const url = checkFetchable(raw);
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      headers: { Accept: accept },
-      redirect: 'manual',
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-    });
-  } catch (err) {
-    const name = (err as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError') {
-      throw new FetchError(`did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
-    }
-    const code = (err as { cause?: { code?: string } }).cause?.code;
-    throw new FetchError(`could not be reached${code ? ` (${code})` : ''}`);
-  }
+  const response = await sendBounded(checkFetchable(raw), { headers: { Accept: accept } });
   if (response.status >= 300 && response.status < 400) {
     await response.body?.cancel();
     const to = response.headers.get('location');
@@ -71,7 +56,30 @@ export async function fetchDocument(raw: string, accept: string): Promise<string
   return readBounded(response);
 }
 
-async function readBounded(response: Response): Promise<string> {
+/**
+ * Sends one request to an identity provider with the bounds of contract §9: the caller's signal (if any) and 5 s,
+ * which also bound reading the body (`readBounded`); no redirect followed. Throws `FetchError` when no answer came.
+ */
+export async function sendBounded(url: URL, init: RequestInit): Promise<Response> {
+  const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  try {
+    return await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      signal: init.signal ? AbortSignal.any([init.signal, timeout]) : timeout,
+    });
+  } catch (err) {
+    const name = (err as Error).name;
+    if (name === 'TimeoutError' || name === 'AbortError') {
+      throw new FetchError(`did not answer within ${FETCH_TIMEOUT_MS / 1000} s`);
+    }
+    const code = (err as { cause?: { code?: string } }).cause?.code;
+    throw new FetchError(`could not be reached${code ? ` (${code})` : ''}`);
+  }
+}
+
+/** The body of an answer of `sendBounded`, refused (`FetchError`) as soon as it passes 1 MiB or stalls. */
+export async function readBounded(response: Response): Promise<string> {
   if (Number(response.headers.get('content-length') ?? 0) > FETCH_MAX_BYTES) {
     await response.body?.cancel();
     throw new FetchError('sent more than 1 MiB');

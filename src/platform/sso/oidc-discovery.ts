@@ -14,6 +14,8 @@ const KEPT = [
   'token_endpoint_auth_methods_supported',
   'scopes_supported',
   'claims_supported',
+  // RFC 9207: a provider that promises `iss` in its answers must send it, so a mix-up cannot drop it.
+  'authorization_response_iss_parameter_supported',
 ] as const;
 
 const ENDPOINTS = ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const;

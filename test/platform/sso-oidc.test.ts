@@ -1,0 +1,204 @@
+import { decodeJwt } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pkceChallenge } from '../../src/platform/sso/sign-in.js';
+import type { SsoContinuation } from '../../src/platform/store/sso-sign-in.js';
+import type { OidcIdp } from '../helpers/oidc-idp.js';
+import {
+  begin,
+  callbackOf,
+  eventsOf,
+  platformWithSso,
+  redeem,
+  signInAs,
+  USERS,
+  useTestIdp,
+} from '../helpers/sso-oidc.js';
+import { rowCounts } from '../helpers/sso-sign-in.js';
+import { REDIRECT, tokenRequest, withToken } from './auth/helpers.js';
+
+// The OpenID Connect relying party (contract §9) against a real provider (oidc-provider on loopback): the redirect to
+// it, the callback and the code exchange, then the sign-in it continues — an authorization code for the CLI, a device
+// approval, a test. The forged answers are in sso-oidc-refusals.test.ts.
+
+const testIdp = useTestIdp();
+let idp: OidcIdp;
+beforeAll(() => {
+  idp = testIdp();
+});
+
+describe('the redirect to the OpenID provider', () => {
+  it("is the provider's authorization endpoint with PKCE S256, state, nonce and the scopes; login_hint if known", async () => {
+    const t = await platformWithSso(idp);
+    const started = await begin(t, { loginHint: 'alice@acme.test' });
+    const url = new URL(started.url);
+    const secret = started.request.secret as { codeVerifier: string; nonce: string };
+    expect(url.origin + url.pathname).toBe(`${idp.issuer}/auth`);
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      client_id: idp.clientId,
+      response_type: 'code',
+      redirect_uri: callbackOf(t.orgId),
+      scope: 'openid email profile',
+      code_challenge: pkceChallenge(secret.codeVerifier),
+      code_challenge_method: 'S256',
+      state: started.request.id,
+      nonce: secret.nonce,
+      login_hint: 'alice@acme.test',
+    });
+    // Without a hint, none is sent; the request is fresh each time.
+    const plain = new URL((await begin(t)).url);
+    expect(plain.searchParams.has('login_hint')).toBe(false);
+    expect(plain.searchParams.get('state')).not.toBe(started.request.id);
+    expect(plain.searchParams.get('nonce')).not.toBe(secret.nonce);
+  });
+});
+
+describe('a sign-in through the OpenID provider', () => {
+  it('provisions the person, gives the client its code, and the session says oidc', async () => {
+    const t = await platformWithSso(idp);
+    const started = await begin(t);
+    const { back, page } = await signInAs(t, idp, started, 'alice');
+    expect(back.origin + back.pathname).toBe(callbackOf(t.orgId));
+    expect(page.status).toBe(303);
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    const location = new URL(page.location as string);
+    expect(location.origin + location.pathname).toBe(REDIRECT);
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      code: expect.stringMatching(/^\S{20,}$/),
+      state: 'client-state',
+      iss: 'http://plat.test/v2/auth',
+    });
+
+    const tokens = await redeem(t, location.href, started.verifier);
+    expect(tokens.status).toBe(200);
+    const userId = decodeJwt(tokens.body.access_token).sub as string;
+    expect(userId).not.toBe(t.ownerId);
+    const user = await t.call('GET', `/users/${userId}`);
+    expect(user.body).toMatchObject({
+      id: userId,
+      email: 'alice@acme.test',
+      name: 'Alice Adams',
+      role: 'member',
+      status: 'active',
+      emailVerified: true,
+      metadata: { department: 'Engineering' },
+      lastLoginAt: expect.any(String),
+    });
+    const sessions = await t.call('GET', `/users/${userId}/sessions`, withToken(tokens.body.access_token));
+    expect(sessions.body.data).toEqual([expect.objectContaining({ userId, method: 'oidc', current: true })]);
+
+    expect(await eventsOf(t, 'user.provisioned')).toEqual([
+      expect.objectContaining({
+        actor: { type: 'system', id: 'sso:oidc' },
+        target: { type: 'user', id: userId },
+        data: { email: 'alice@acme.test', role: 'member', protocol: 'oidc' },
+      }),
+    ]);
+    expect(await eventsOf(t, 'user.signed_in')).toEqual([
+      expect.objectContaining({
+        actor: { type: 'user', id: userId },
+        data: { clientId: 'plat-cli', method: 'oidc' },
+      }),
+    ]);
+    expect(await eventsOf(t, 'sso.failed')).toEqual([]);
+  });
+
+  it('signs the same sub in as the same user after its e-mail changed, and updates its name', async () => {
+    const t = await platformWithSso(idp);
+    const first = await begin(t);
+    const firstPage = (await signInAs(t, idp, first, 'alice')).page;
+    const userId = decodeJwt((await redeem(t, firstPage.location as string, first.verifier)).body.access_token).sub;
+
+    idp.users.set('alice', { ...USERS.alice, email: 'alice.adams@acme.test', name: 'Alice B. Adams' });
+    const second = await begin(t);
+    const { page } = await signInAs(t, idp, second, 'alice');
+    expect(page.status).toBe(303);
+    const tokens = await redeem(t, page.location as string, second.verifier);
+    expect(decodeJwt(tokens.body.access_token).sub).toBe(userId);
+    expect((await t.call('GET', `/users/${userId}`)).body).toMatchObject({ name: 'Alice B. Adams' });
+    expect(await eventsOf(t, 'user.provisioned')).toHaveLength(1);
+    expect(await eventsOf(t, 'user.signed_in')).toHaveLength(2);
+    expect(rowCounts(t.platform.db)).toMatchObject({ accounts: 2, memberships: 2, identities: 1, sessions: 2 });
+  });
+
+  it('makes an invited (pending) member active and verified, without provisioning another', async () => {
+    const t = await platformWithSso(idp);
+    const { userId } = t.addUser({ email: 'bob@acme.test', status: 'pending' });
+    const started = await begin(t);
+    const { page } = await signInAs(t, idp, started, 'bob');
+    expect(page.status).toBe(303);
+    const tokens = await redeem(t, page.location as string, started.verifier);
+    expect(decodeJwt(tokens.body.access_token).sub).toBe(userId);
+    expect((await t.call('GET', `/users/${userId}`)).body).toMatchObject({
+      status: 'active',
+      emailVerified: true,
+      name: 'Bob Brown',
+      metadata: { department: 'Sales' },
+    });
+    expect(await eventsOf(t, 'user.provisioned')).toEqual([]);
+  });
+
+  it('approves a waiting device, whose token then opens an oidc session', async () => {
+    const t = await platformWithSso(idp);
+    const device = await t.platform.fetch(
+      new Request('http://plat.test/v2/auth/device/code', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: 'client_id=plat-cli',
+      }),
+    );
+    const { device_code, user_code } = (await device.json()) as { device_code: string; user_code: string };
+    const continuation: SsoContinuation = {
+      kind: 'device',
+      userCode: user_code.replace('-', ''),
+      ipAddress: null,
+      userAgent: null,
+    };
+    const { page } = await signInAs(t, idp, await begin(t, { continuation }), 'alice');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<h1>Device connected</h1>');
+    t.clock.advance(6_000);
+    const tokens = await tokenRequest(t.platform.fetch, {
+      grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+      client_id: 'plat-cli',
+      device_code,
+    });
+    expect(tokens.status).toBe(200);
+    const userId = decodeJwt(tokens.body.access_token).sub as string;
+    const sessions = await t.call('GET', `/users/${userId}/sessions`, withToken(tokens.body.access_token));
+    expect(sessions.body.data).toEqual([expect.objectContaining({ method: 'oidc' })]);
+  });
+
+  it('shows what arrived to `plat sso test`, creating nobody', async () => {
+    const t = await platformWithSso(idp);
+    const base = t.platform.base();
+    const before = rowCounts(t.platform.db);
+    const test = { id: 'ssotest_1', orgId: t.orgId, createdAt: base.now(), expiresAt: '2999-01-01T00:00:00.000Z' };
+    base.stores.ssoSignIn.insertTest(test);
+    const { page } = await signInAs(
+      t,
+      idp,
+      await begin(t, { continuation: { kind: 'test', testId: test.id } }),
+      'alice',
+    );
+    expect(page.status).toBe(200);
+    const stored = base.stores.ssoSignIn.test(t.orgId, test.id);
+    expect(stored?.status).toBe('succeeded');
+    expect(stored?.result).toEqual({
+      subject: 'alice',
+      mapped: { email: 'alice@acme.test', name: 'Alice Adams', metadata: { department: 'Engineering' } },
+      attributes: {
+        sub: ['alice'],
+        email: ['alice@acme.test'],
+        email_verified: ['true'],
+        name: ['Alice Adams'],
+        department: ['Engineering'],
+        aud: [idp.clientId],
+        iss: [idp.issuer],
+        iat: [expect.stringMatching(/^\d+$/)],
+        exp: [expect.stringMatching(/^\d+$/)],
+      },
+    });
+    expect(page.text).toContain('&quot;subject&quot;: &quot;alice&quot;');
+    expect(rowCounts(t.platform.db)).toEqual(before);
+  });
+});
