@@ -10,6 +10,7 @@ import { organizationRoutes } from './organizations.js';
 import { projectsRoutes } from './projects.js';
 import { sessionsRoutes } from './sessions.js';
 import { ssoRoutes } from './sso.js';
+import { ssoSamlRoutes } from './sso-saml.js';
 import { teamsRoutes } from './teams.js';
 import { userRoutes } from './users.js';
 
@@ -27,5 +28,6 @@ export const ROUTES: readonly RouteDef[] = [
   ...sessionsRoutes,
   ...apiKeysRoutes,
   ...ssoRoutes,
+  ...ssoSamlRoutes,
   ...eventsRoutes,
 ];
