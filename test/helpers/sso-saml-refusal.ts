@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { REDIRECT } from '../platform/auth/helpers.js';
+import type { ResponseParams } from './saml-idp.js';
 import { backLink, pageMessage, type SamlPlatform } from './sso-saml.js';
 
 // What every refused SAML response must leave behind: its page, its event, and nothing else.
@@ -46,4 +47,20 @@ export async function expectRefused(
     ],
   ]);
   return r;
+}
+
+/**
+ * Answers a fresh SP-initiated sign-in with a response built from `params` and expects its refusal, with the way
+ * back; the sign-in it was for is over (its request used up).
+ */
+export async function refusedAnswer(
+  s: SamlPlatform,
+  params: Omit<ResponseParams, 'request'>,
+  status: 400 | 403,
+  check: string,
+) {
+  const { sent, request } = await s.signIn();
+  const samlResponse = s.idp.response({ request: sent, ...params });
+  await expectRefused(s, { SAMLResponse: samlResponse, RelayState: request.id }, status, check, { back: true });
+  expect(s.base.stores.ssoSignIn.requestState(request.id)?.usedAt).not.toBeNull();
 }

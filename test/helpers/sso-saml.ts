@@ -1,4 +1,5 @@
 import { inflateRawSync } from 'node:zlib';
+import { afterEach } from 'vitest';
 import type { SsoPut } from '../../src/contract/sso.js';
 import type { BaseCtx } from '../../src/platform/context.js';
 import { signInUrl } from '../../src/platform/sso/saml.js';
@@ -171,5 +172,18 @@ export async function samlPlatform(opts: { idp?: SamlIdpOptions; sso?: Partial<S
       return (r.body.data as any[]).filter((e) => e.type === type).reverse();
     },
     close: () => idp.close(),
+  };
+}
+
+/** A test file's `setup`: each platform it makes (and its IdP) is closed after the test. */
+export function samlPlatforms(): (opts?: Parameters<typeof samlPlatform>[0]) => Promise<SamlPlatform> {
+  const running: SamlPlatform[] = [];
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((s) => s.close()));
+  });
+  return async (opts) => {
+    const s = await samlPlatform(opts);
+    running.push(s);
+    return s;
   };
 }

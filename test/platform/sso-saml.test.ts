@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bootstrap } from '../../src/platform/index.js';
 import { startServer } from '../../src/platform/server.js';
 import { newSsoRequest } from '../../src/platform/sso/sign-in.js';
@@ -13,27 +13,18 @@ import {
   authorizeContinuation,
   pageMessage,
   postForm,
-  type SamlPlatform,
   samlConfigBody,
-  samlPlatform,
+  samlPlatforms,
   sendSignIn,
 } from '../helpers/sso-saml.js';
 import { pkce, REDIRECT, tokenRequest } from './auth/helpers.js';
 
 // The platform as a SAML service provider against a real IdP on loopback (test/helpers/saml-idp.ts): its metadata,
-// the AuthnRequest it sends, and sign-ins that succeed. The refused ones are in sso-saml-forged.test.ts and
-// sso-saml-input.test.ts.
+// the AuthnRequest it sends, and sign-ins that succeed. The refused ones are in sso-saml-forged.test.ts,
+// sso-saml-refused.test.ts and sso-saml-input.test.ts.
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
-const running: SamlPlatform[] = [];
-async function setup(opts: Parameters<typeof samlPlatform>[0] = {}): Promise<SamlPlatform> {
-  const s = await samlPlatform(opts);
-  running.push(s);
-  return s;
-}
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((s) => s.close()));
-});
+const setup = samlPlatforms();
 
 describe('GET /v2/sso/saml/{orgId}/metadata', () => {
   it('is the SP metadata of any organization, whole: entity id, ACS (HTTP-POST), NameID format, no key', async () => {
