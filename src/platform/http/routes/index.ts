@@ -10,6 +10,7 @@ import { organizationRoutes } from './organizations.js';
 import { projectsRoutes } from './projects.js';
 import { sessionsRoutes } from './sessions.js';
 import { ssoRoutes } from './sso.js';
+import { ssoSamlRoutes } from './sso-saml.js';
 import { ssoSignInRoutes } from './sso-sign-in.js';
 import { teamsRoutes } from './teams.js';
 import { userRoutes } from './users.js';
@@ -29,5 +30,6 @@ export const ROUTES: readonly RouteDef[] = [
   ...apiKeysRoutes,
   ...ssoRoutes,
   ...ssoSignInRoutes,
+  ...ssoSamlRoutes,
   ...eventsRoutes,
 ];

@@ -1,0 +1,41 @@
+import { publicRoute, type RouteDef } from '../route.js';
+
+const tag = 'sso';
+const access = 'public' as const;
+
+// Handlers are loaded on first use: node-saml and @xmldom/xmldom stay out of every other start (scripts/bundle.mjs).
+const acs = () => import('../../sso/saml-acs.js');
+
+/** The platform as a SAML 2.0 service provider (contract §9): public, for identity providers and browsers. */
+export const ssoSamlRoutes: RouteDef[] = [
+  publicRoute({
+    method: 'GET',
+    path: '/sso/saml/{orgId}/metadata',
+    operationId: 'samlMetadata',
+    summary: "The organization's SAML service provider metadata (XML), to import at the identity provider",
+    description:
+      'Entity id `{public URL}/v2/sso/saml/{orgId}`, the assertion consumer service (HTTP-POST), NameID format ' +
+      'unspecified, `WantAssertionsSigned`. Served for every organization (the identity provider is usually set up ' +
+      'first); 404 for an unknown one. `Content-Type: application/samlmetadata+xml`.',
+    tag,
+    access,
+    handler: async (ctx, c) => (await acs()).samlMetadataEndpoint(ctx, c),
+  }),
+  publicRoute({
+    method: 'POST',
+    path: '/sso/saml/{orgId}/acs',
+    operationId: 'samlAcs',
+    summary: 'SAML assertion consumer service: the identity provider’s page posts its response here',
+    description:
+      'Form-encoded `SAMLResponse` (base64) and `RelayState`. Accepted only when every check of single sign-on holds: ' +
+      'a signature by a certificate of the metadata over what is used (both when both parts are signed), Audience ' +
+      'the SP entity id, Destination (required on a signed response) and Recipient the ACS URL, Issuer the ' +
+      "identity provider's entity id, NotBefore/NotOnOrAfter within 3 minutes of skew, an assertion id not seen " +
+      'before, and `InResponseTo` a request of this organization, unused and at most 10 minutes old (unsolicited ' +
+      'responses only with `allowIdpInitiated`). Then the person is provisioned and the sign-in goes on (the OAuth ' +
+      'client gets its code: 303). A refusal is an HTML page (400, or 403 for a refused person) naming the check.',
+    tag,
+    access,
+    handler: async (ctx, c) => (await acs()).samlAcs(ctx, c),
+  }),
+];
