@@ -13,6 +13,8 @@ export interface LoginOptions {
   scopes?: string[];
   /** The organization to sign in to (the authorization request's `org`). */
   org?: string;
+  /** The person's e-mail (`login_hint`): a single sign-on domain goes straight to its identity provider. */
+  email?: string;
   /** How long to wait for the person. */
   timeoutMs: number;
   clock: () => Date;
@@ -30,6 +32,7 @@ function extraParameters(o: LoginOptions): Record<string, string> {
   return {
     ...(o.scopes?.length && { scope: o.scopes.join(' ') }),
     ...(o.org && { org: o.org }),
+    ...(o.email && { login_hint: o.email }),
   };
 }
 

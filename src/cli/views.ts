@@ -183,6 +183,24 @@ export const ssoView: View = {
   id: (r) => r.organizationId,
 };
 
+/** What a test sign-in received (`plat sso test`): the mapped fields, then every attribute as it came. */
+export const ssoTestView: View = {
+  columns: [
+    { header: 'SUBJECT', get: (r) => r.profile?.subject },
+    { header: 'EMAIL', get: (r) => r.profile?.mapped.email },
+    { header: 'NAME', get: (r) => r.profile?.mapped.name },
+    { header: 'METADATA', get: (r) => r.profile?.mapped.metadata },
+    {
+      header: 'ATTRIBUTES',
+      get: (r) =>
+        Object.entries((r.profile?.attributes ?? {}) as Record<string, string[]>).map(
+          ([k, v]) => `${k}=${v.join('|')}`,
+        ),
+    },
+  ],
+  id: (r) => r.id,
+};
+
 /** What the identity provider's administrator enters: `plat sso sp`. */
 export const ssoServiceProviderView: View = {
   columns: [

@@ -17,7 +17,7 @@ import type {
   Promote,
 } from '../contract/projects.js';
 import type { Session } from '../contract/sessions.js';
-import type { SsoConfig, SsoPut, SsoServiceProvider } from '../contract/sso.js';
+import type { SsoConfig, SsoPut, SsoServiceProvider, SsoTest } from '../contract/sso.js';
 import type { Team, TeamCreate, TeamMember } from '../contract/teams.js';
 import type {
   Invitation,
@@ -134,6 +134,8 @@ export function createResources(r: Requester) {
       delete: (orgId: string) => del(`/organizations/${seg(orgId)}/sso`),
       refresh: (orgId: string) => post<SsoConfig>(`/organizations/${seg(orgId)}/sso/refresh`, undefined),
       serviceProvider: (orgId: string) => get<SsoServiceProvider>(`/organizations/${seg(orgId)}/sso/service-provider`),
+      startTest: (orgId: string) => post<SsoTest>(`/organizations/${seg(orgId)}/sso/tests`, undefined),
+      getTest: (orgId: string, testId: string) => get<SsoTest>(`/organizations/${seg(orgId)}/sso/tests/${seg(testId)}`),
     },
     events: {
       list: (orgId: string, query: EventListQuery = {}) =>

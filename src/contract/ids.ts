@@ -12,5 +12,6 @@ export const ID_PREFIX = {
   client: 'cli',
   request: 'req',
   mail: 'mail',
+  ssoTest: 'ssot',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;

@@ -69,6 +69,37 @@ export const ssoServiceProviderSchema = z
   .meta({ id: 'SsoServiceProvider' });
 export type SsoServiceProvider = z.infer<typeof ssoServiceProviderSchema>;
 
+/**
+ * A test sign-in through the identity provider (`plat sso test`): open `signInUrl` in a browser, sign in there, and
+ * the test records what the platform received (`profile`) or the check that failed (`failure`). Nobody is signed in
+ * and nothing is created; a disabled configuration can be tested before it is enabled.
+ */
+export const ssoTestSchema = z
+  .lazy(() =>
+    z.object({
+      id: z.string(),
+      organizationId: z.string(),
+      status: z.enum(['pending', 'succeeded', 'failed']),
+      signInUrl: z.string().nullable(),
+      profile: z
+        .object({
+          subject: z.string(),
+          mapped: z.object({
+            email: z.string().nullable(),
+            name: z.string().nullable(),
+            metadata: z.record(z.string(), z.string()),
+          }),
+          attributes: z.record(z.string(), z.array(z.string())),
+        })
+        .nullable(),
+      failure: z.object({ status: z.number().int(), check: z.string() }).nullable(),
+      createdAt: timestampSchema,
+      expiresAt: timestampSchema,
+    }),
+  )
+  .meta({ id: 'SsoTest' });
+export type SsoTest = z.infer<typeof ssoTestSchema>;
+
 export const ssoPutSchema = z
   .lazy(() =>
     z.strictObject({

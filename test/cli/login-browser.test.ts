@@ -57,7 +57,9 @@ async function newPage(): Promise<Page> {
 async function signInWithChromium(url: string, email: string, password: string): Promise<string> {
   const page = await newPage();
   await page.goto(url);
+  // E-mail first: the page asks for the password once it knows the e-mail has no single sign-on.
   await page.getByLabel('E-mail').fill(email);
+  await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByLabel('Password').fill(password);
   await Promise.all([
     page.waitForURL((u) => u.hostname === '127.0.0.1' && u.pathname === '/callback'),

@@ -19,6 +19,7 @@ export interface Fixture {
   keyId: string;
   sessionId: string;
   envName: string;
+  ssoTestId: string;
 }
 
 type Caller = (method: string, path: string, opts?: { body?: unknown }) => Promise<Reply>;
@@ -74,6 +75,7 @@ export async function buildFixture(
     }),
     'sso',
   );
+  const ssoTest = ok(await call('POST', `/organizations/${orgId}/sso/tests`), 'sso test');
   const sessionId = createSession(t as never, invited.userId, { orgId });
   return {
     orgId,
@@ -86,6 +88,7 @@ export async function buildFixture(
     keyId: key.id,
     sessionId,
     envName: 'staging',
+    ssoTestId: ssoTest.id,
   };
 }
 
@@ -125,6 +128,7 @@ export function pathFor(route: RouteDef, f: Fixture): string {
     keyId: f.keyId,
     sessionId: f.sessionId,
     name: f.envName,
+    testId: f.ssoTestId,
   };
   return route.path.replace(/\{([^}]+)\}/g, (_, p: string) => {
     const id = ids[p];

@@ -18,6 +18,8 @@ function normalize(r: Reply, opts: { headers?: boolean } = {}): unknown {
     .replace(/plat_(live|test)_[0-9A-Za-z]{38}/g, 'plat_$1_<secret>')
     .replace(/"(prefix|last4)":"[^"]*"/g, '"$1":"<masked>"')
     .replace(/"nextCursor":"[^"]*"/g, '"nextCursor":"<cursor>"')
+    // A sign-in sent to an identity provider carries a random request id (the SAML request's ID, the OIDC state).
+    .replace(/"signInUrl":"[^"]*"/g, '"signInUrl":"<identity provider>"')
     .replace(/"req_[0-9A-Za-z]+"/g, '"<request id>"');
   const headers = opts.headers ? [...r.headers].filter(([name]) => name !== 'x-request-id') : undefined;
   return { status: r.status, location: r.headers.get('location'), body: JSON.parse(text), headers };

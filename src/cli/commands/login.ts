@@ -16,6 +16,7 @@ interface LoginOptions {
   device: boolean;
   scopes?: string[];
   timeoutSeconds: number;
+  email?: string;
 }
 
 /** What `login` prints: who is signed in where, until when, and where the tokens are kept (never the tokens). */
@@ -54,6 +55,15 @@ function parseScopes(raw: string[] | undefined): string[] | undefined {
     );
   }
   return scopes;
+}
+
+/** `--email`: an address as the sign-in page takes it (exit 7 otherwise, as the page would refuse it). */
+function parseEmail(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const email = raw.trim();
+  if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email))
+    throw new InvalidValueError(`--email: "${raw}" is not an e-mail address`);
+  return email;
 }
 
 /** Which way to sign in: the device grant when asked or when no browser can reach the user; else the browser. */
@@ -144,6 +154,7 @@ async function login(o: LoginOptions, ctx: Context) {
       transport: oauthTransport(transport, settings),
       scopes: o.scopes,
       org: t.r.org,
+      email: o.email,
       timeoutMs: o.timeoutSeconds * 1000,
       clock: ctx.clock,
       say: (line) => ctx.io.err(line),
@@ -191,12 +202,17 @@ export function register(cmd: Command, ctx: Context): void {
       );
       c.option('--scopes <scopes...>', 'permissions to ask for, comma- or space-separated (default: all of yours)');
       c.option('--timeout <seconds>', 'how long to wait for the sign-in', positiveInt, DEFAULT_TIMEOUT_SECONDS);
+      c.option(
+        '--email <email>',
+        "your e-mail (sent as login_hint): a single sign-on domain goes straight to your organization's identity provider",
+      );
     },
     parse: (_args, raw) => ({
       browser: raw.browser !== false,
       device: raw.device === true,
       scopes: parseScopes(raw.scopes),
       timeoutSeconds: raw.timeout,
+      email: parseEmail(raw.email),
     }),
     run: login,
   });

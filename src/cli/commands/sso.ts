@@ -3,11 +3,11 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { SSO_DEFAULT_ROLES, SSO_PROTOCOLS, SSO_PROVIDERS, type SsoConfig, type SsoPut } from '../../contract/sso.js';
 import type { Context } from '../context.js';
-import { InvalidValueError, UsageError } from '../errors.js';
+import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, record } from '../output/result.js';
-import { collect, keyValue, oneOf } from '../parse.js';
+import { collect, keyValue, oneOf, positiveInt } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
-import { ssoServiceProviderView, ssoView } from '../views.js';
+import { ssoServiceProviderView, ssoTestView, ssoView } from '../views.js';
 
 const get = verb<Record<string, never>>({
   name: 'get',
@@ -142,7 +142,46 @@ const refresh = verb<Record<string, never>>({
   run: async (_o, ctx) => record(await (await ctx.client()).sso.refresh(await ctx.orgId()), ssoView, true),
 });
 
+const POLL_MS = 1_000;
+const DEFAULT_TEST_TIMEOUT_SECONDS = 300;
+
+const test = verb<{ browser: boolean; timeoutSeconds: number }>({
+  name: 'test',
+  summary:
+    'Sign in through the identity provider in the browser and show what the platform received (or the check that failed); nobody is signed in',
+  examples: ['plat sso test', 'plat sso test --no-browser --json'],
+  options: (c) => {
+    c.option('--no-browser', 'do not open a browser: print the sign-in URL (on stderr) and wait for it');
+    c.option('--timeout <seconds>', 'how long to wait for the sign-in', positiveInt, DEFAULT_TEST_TIMEOUT_SECONDS);
+  },
+  parse: (_args, o) => ({ browser: o.browser !== false, timeoutSeconds: o.timeout }),
+  run: async (o, ctx) => {
+    const [client, org] = [await ctx.client(), await ctx.orgId()];
+    const started = await client.sso.startTest(org);
+    const url = started.signInUrl as string;
+    ctx.io.err(`Sign in at your identity provider (a test: nobody is signed in here):\n  ${url}`);
+    if (o.browser) {
+      const { browserAvailability, openBrowser } = await import('../../auth/browser.js');
+      const open = ctx.deps.openBrowser ?? ((u: string) => openBrowser(u, ctx.env));
+      if (browserAvailability(ctx.env).ok) await open(url);
+    }
+    const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+    // Counted in polls, not read off the clock: the wait is what the sleeps add up to.
+    for (let polls = Math.ceil((o.timeoutSeconds * 1000) / POLL_MS); ; polls--) {
+      const t = await client.sso.getTest(org, started.id);
+      if (t.status === 'succeeded') return record(t, ssoTestView);
+      if (t.status === 'failed') {
+        throw new CliError('unauthenticated', `the test sign-in failed: ${t.failure?.check} (test ${t.id})`);
+      }
+      if (polls <= 0) {
+        throw new CliError('unauthenticated', `no sign-in came back within ${o.timeoutSeconds} s (test ${t.id})`);
+      }
+      await sleep(POLL_MS);
+    }
+  },
+});
+
 /** `plat sso …` */
 export function register(noun: Command, ctx: Context): void {
-  addVerbs(noun, ctx, [get, sp, set, refresh, toggle('enable'), toggle('disable'), remove]);
+  addVerbs(noun, ctx, [get, sp, set, refresh, test, toggle('enable'), toggle('disable'), remove]);
 }

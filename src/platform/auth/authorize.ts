@@ -5,7 +5,7 @@ import { issueAuthorizationCode } from '../operations/auth-code.js';
 import { csrfToken, csrfValid } from './csrf.js';
 import { type Html, pageHeaders } from './html.js';
 import { OAuthError } from './oauth-error.js';
-import { type Hidden, loginPage, messagePage, organizationPage } from './pages.js';
+import { type Hidden, identityProviderPage, loginPage, messagePage, organizationPage } from './pages.js';
 import { formSignIn } from './password-form.js';
 import { isS256Challenge } from './pkce.js';
 import { isRegisteredRedirect } from './redirects.js';
@@ -113,14 +113,77 @@ function answer(ctx: BaseCtx, c: Context, checked: Exclude<Checked, { ok: Author
 
 const ACTION = '/v2/auth/authorize';
 
-/** `GET {auth_url}/authorize`: checks the request and shows the sign-in form. */
-export function authorizePage(ctx: BaseCtx, c: Context) {
-  const checked = check(ctx, queryParams(c));
+/** The authorization request's own address with `password=1`: the sign-in page's password step, skipping routing. */
+function passwordStepUrl(req: AuthorizationRequest): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(req.hidden)) if (v !== undefined) q.set(k, v);
+  q.set('password', '1');
+  return `${ACTION}?${q}`;
+}
+
+/**
+ * Sends the person to the identity provider of the organization their e-mail belongs to (contract §9 routing), with
+ * the authorization request to continue once it vouched for them; undefined when no enabled single sign-on claims
+ * the e-mail's domain.
+ */
+async function toIdentityProvider(
+  ctx: BaseCtx,
+  c: Context,
+  req: AuthorizationRequest,
+  email: string,
+  afterForm: boolean,
+): Promise<Response | undefined> {
+  const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
+  const sso = ssoForEmail(ctx, email);
+  if (!sso) return undefined;
+  const url = await ssoSignInUrl(
+    ctx,
+    sso,
+    {
+      kind: 'authorize',
+      clientId: req.client.id,
+      redirectUri: req.redirectUri,
+      state: req.state,
+      codeChallenge: req.codeChallenge,
+      scopes: req.scopes,
+      ipAddress: clientAddress(c),
+      userAgent: userAgent(c),
+    },
+    email,
+  );
+  // After the e-mail form, a page that moves on (see identityProviderPage); from a link, a plain redirect.
+  if (afterForm) return page(c, 200, identityProviderPage(url));
+  return c.body(null, 303, { Location: url, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
+}
+
+/**
+ * `GET {auth_url}/authorize`: checks the request and shows the sign-in form, e-mail first. A `login_hint` of an
+ * e-mail whose domain has single sign-on goes to its identity provider at once, without the form; another one opens
+ * the form at the password step.
+ */
+export async function authorizePage(ctx: BaseCtx, c: Context) {
+  const params = queryParams(c);
+  const checked = check(ctx, params);
   if (!('ok' in checked)) return answer(ctx, c, checked);
   const req = checked.ok;
+  const hint = params.get('login_hint')?.trim();
+  if (hint && hint.length <= 254 && params.get('password') === undefined) {
+    const redirected = await toIdentityProvider(ctx, c, req, hint, false);
+    if (redirected) return redirected;
+  }
   const targets = formTargets(req.redirectUri);
   const csrf = csrfToken(ctx, c);
-  return page(c, 200, loginPage({ action: ACTION, csrf, hidden: req.hidden, clientName: req.client.name }), targets);
+  const step = hint || params.get('password') === '1' ? 'password' : 'email';
+  const body = loginPage({
+    action: ACTION,
+    csrf,
+    hidden: req.hidden,
+    clientName: req.client.name,
+    step,
+    email: hint,
+    passwordLink: passwordStepUrl(req),
+  });
+  return page(c, 200, body, targets);
 }
 
 /**
@@ -134,7 +197,13 @@ export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
   if (!('ok' in checked)) return answer(ctx, c, checked);
   const req = checked.ok;
   const targets = formTargets(req.redirectUri);
-  const form = (status: number, error: string, extra: Record<string, string> = {}, email?: string) =>
+  const form = (
+    status: number,
+    error: string | undefined,
+    extra: Record<string, string> = {},
+    email?: string,
+    step: 'email' | 'password' = 'password',
+  ) =>
     page(
       c,
       status,
@@ -143,8 +212,10 @@ export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
         csrf: csrfToken(ctx, c),
         hidden: req.hidden,
         clientName: req.client.name,
+        step,
         error,
         email,
+        passwordLink: passwordStepUrl(req),
       }),
       targets,
       extra,
@@ -152,6 +223,15 @@ export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
   if (!csrfValid(c, params.get('csrf'))) return form(403, 'This form has expired. Please sign in again.');
 
   const email = params.get('email') ?? '';
+  // The e-mail step (no password field): the e-mail's identity provider, or the password step.
+  if (params.get('ticket') === undefined && params.get('password') === undefined) {
+    if (!email) return form(400, 'Enter your e-mail.', {}, undefined, 'email');
+    if (email.length <= 254) {
+      const redirected = await toIdentityProvider(ctx, c, req, email, true);
+      if (redirected) return redirected;
+    }
+    return form(200, undefined, {}, email);
+  }
   const signedIn = await formSignIn(ctx, c, params, email, 'Enter your e-mail and password.');
   if (!('userId' in signedIn)) return form(signedIn.status, signedIn.error, signedIn.headers, email);
   const { userId } = signedIn;

@@ -11,7 +11,7 @@ import {
 import { csrfToken, csrfValid } from './csrf.js';
 import { type Html, pageHeaders } from './html.js';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error.js';
-import { devicePage, messagePage, organizationPage } from './pages.js';
+import { devicePage, identityProviderPage, messagePage, organizationPage } from './pages.js';
 import { formSignIn } from './password-form.js';
 import { bodyParams, clientAddress, queryParams, userAgent } from './request.js';
 import { activeOrganizations, issueLoginTicket } from './sign-in.js';
@@ -52,7 +52,10 @@ export function devicePageGet(ctx: BaseCtx, c: Context) {
   );
 }
 
-/** `POST {auth_url}/device`: approve (after signing in, and choosing an organization if several) or deny. */
+/**
+ * `POST {auth_url}/device`: approve (after signing in — by password, or through the identity provider of a single
+ * sign-on domain when the password is left empty — and choosing an organization if several) or deny.
+ */
 export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
   const params = await bodyParams(c);
   const typed = params?.get('user_code') ?? '';
@@ -74,6 +77,21 @@ export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
     return page(c, 200, messagePage('Request denied', 'The device was not connected. You can close this window.'));
   }
 
+  // An e-mail of a single sign-on domain, without a password: its identity provider approves the device.
+  if (email && email.length <= 254 && !params.get('password') && params.get('ticket') === undefined) {
+    const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
+    const sso = ssoForEmail(ctx, email);
+    if (sso) {
+      const continuation = {
+        kind: 'device' as const,
+        userCode: device.userCode,
+        ipAddress: address,
+        userAgent: userAgent(c),
+      };
+      const url = await ssoSignInUrl(ctx, sso, continuation, email);
+      return page(c, 200, identityProviderPage(url));
+    }
+  }
   const signedIn = await formSignIn(ctx, c, params, email, 'Enter your e-mail and password to approve.');
   if (!('userId' in signedIn)) return form(signedIn.status, signedIn.error, signedIn.headers);
   const { userId } = signedIn;

@@ -39,8 +39,8 @@ button{margin-top:1.2rem;padding:.6rem 1.2rem;font:inherit;cursor:pointer}fields
 .error{color:#a40000;background:#fde8e8;padding:.5rem;border-radius:4px}.note{color:#556}`;
 const STYLE_HASH = createHash('sha256').update(CSS).digest('base64');
 
-/** A whole page: title, heading, content. No script, one hashed inline stylesheet. */
-export function layout(title: string, content: Html): Html {
+/** A whole page: title, heading, content (and `head`, for a refresh). No script, one hashed inline stylesheet. */
+export function layout(title: string, content: Html, head?: Html): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -49,6 +49,7 @@ export function layout(title: string, content: Html): Html {
 <meta name="referrer" content="no-referrer">
 <title>${title} · plat</title>
 <style>${new Html(CSS)}</style>
+${head}
 </head>
 <body>
 <main>

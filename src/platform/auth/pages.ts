@@ -14,15 +14,32 @@ function errorBox(error: string | undefined): Html | undefined {
   return error ? html`<p class="error" role="alert" id="error">${error}</p>` : undefined;
 }
 
-/** The sign-in form: e-mail and password, posted back to `action` with the CSRF token and the request's fields. */
+/**
+ * The sign-in form, e-mail first (contract §9): step `email` asks for the e-mail only, which may lead to the
+ * organization's identity provider; step `password` asks for the password of that e-mail. Both post back to `action`
+ * with the CSRF token and the request's fields. `passwordLink` (step `email`) goes straight to the password step: the
+ * way owners of an organization with single sign-on still sign in when its identity provider is down.
+ */
 export function loginPage(p: {
   action: string;
   csrf: string;
   hidden: Hidden;
   clientName: string;
+  step: 'email' | 'password';
   email?: string;
   error?: string;
+  passwordLink?: string;
 }): Html {
+  const password =
+    p.step === 'password'
+      ? html`<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>`
+      : html`<button type="submit">Continue</button>`;
+  const link =
+    p.step === 'email' && p.passwordLink
+      ? html`<p class="note"><a href="${p.passwordLink}">Sign in with a password instead</a></p>`
+      : undefined;
   return layout(
     'Sign in',
     html`<p class="note">to continue to ${p.clientName}</p>
@@ -32,10 +49,23 @@ ${errorBox(p.error)}
 ${hiddenFields(p.hidden)}
 <label for="email">E-mail</label>
 <input id="email" name="email" type="email" autocomplete="username" required value="${p.email ?? ''}">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
-</form>`,
+${password}
+</form>
+${link}`,
+  );
+}
+
+/**
+ * On to the organization's identity provider after a form: a page that moves on by itself (a refresh, no script) with
+ * a link in case it does not. Not a redirect: browsers hold a redirect that follows a form to the page's CSP
+ * `form-action`, which cannot know every identity provider in advance.
+ */
+export function identityProviderPage(url: string): Html {
+  return layout(
+    'Continue to sign in',
+    html`<p role="status" id="message">Signing you in through your organization's identity provider…</p>
+<p><a id="continue" href="${url}">Continue</a></p>`,
+    html`<meta http-equiv="refresh" content="0;url=${url}">`,
   );
 }
 
@@ -94,7 +124,8 @@ ${errorBox(p.error)}
 <label for="email">E-mail</label>
 <input id="email" name="email" type="email" autocomplete="username" value="${p.email ?? ''}">
 <label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password">
+<input id="password" name="password" type="password" autocomplete="current-password" aria-describedby="password-hint">
+<p class="note" id="password-hint">Leave it empty if your organization signs you in through its identity provider.</p>
 <button type="submit" name="action" value="approve">Approve</button>
 <button type="submit" name="action" value="deny" formnovalidate>Deny</button>
 </form>`,

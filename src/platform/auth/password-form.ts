@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { BaseCtx } from '../context.js';
 import { chargeFailedSignIn, signInBudget } from '../limits/sign-in.js';
+import { passwordRefusal } from '../sso/routing.js';
 import { clientAddress, type Params } from './request.js';
 import { checkPassword, INVALID_CREDENTIALS, type PasswordCheck, redeemLoginTicket } from './sign-in.js';
 
@@ -49,6 +50,9 @@ export async function formSignIn(
   }
   const password = params.get('password') ?? '';
   if (!email || !password) return { status: 400, error: missing };
+  // Checked before the password: a member of a single sign-on domain signs in through the identity provider.
+  const refusal = passwordRefusal(ctx, email);
+  if (refusal) return { status: 403, error: refusal };
   const result = await checkFormPassword(ctx, c, email, password);
   if (result.ok) return { userId: result.userId };
   if (result.reason === 'locked') {

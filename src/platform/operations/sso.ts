@@ -1,7 +1,8 @@
-import type { SsoConfig, SsoPut, SsoServiceProvider } from '../../contract/sso.js';
+import type { SsoConfig, SsoPut, SsoServiceProvider, SsoTest } from '../../contract/sso.js';
 import type { BaseCtx, Ctx } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import type { IdpCertificateRecord, StoredSso } from '../store/sso.js';
+import type { StoredSsoTest } from '../store/sso-sign-in.js';
 import { requireOrg, requirePermission } from './access.js';
 
 const SAML_FIELDS = ['metadataUrl', 'metadataXml'] as const;
@@ -260,4 +261,53 @@ export function deleteSso(ctx: Ctx, orgId: string): void {
       { protocol: config.protocol, provider: config.provider },
     );
   });
+}
+
+/** How long a `plat sso test` waits for its sign-in, and keeps its outcome. */
+const TEST_TTL_MS = 60 * 60_000;
+
+function testRecord(t: StoredSsoTest, signInUrl: string | null): SsoTest {
+  const succeeded = t.status === 'succeeded' ? (t.result as SsoTest['profile']) : null;
+  const failed = t.status === 'failed' ? (t.result as SsoTest['failure']) : null;
+  return {
+    id: t.id,
+    organizationId: t.orgId,
+    status: t.status,
+    signInUrl,
+    profile: succeeded,
+    failure: failed,
+    createdAt: t.createdAt,
+    expiresAt: t.expiresAt,
+  };
+}
+
+/**
+ * `POST /organizations/{orgId}/sso/tests` (owners and admins): a test sign-in through the identity provider, to open
+ * in a browser; nobody is signed in and nothing is created. A disabled configuration may be tested before it is
+ * enabled.
+ */
+export async function startSsoTest(ctx: Ctx, orgId: string): Promise<SsoTest> {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'sso:read');
+  const config = loadConfig(ctx);
+  const now = ctx.clock().getTime();
+  const test = {
+    id: ctx.ids('ssoTest'),
+    orgId,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + TEST_TTL_MS).toISOString(),
+  };
+  ctx.tx(() => ctx.stores.ssoSignIn.insertTest(test));
+  const { ssoSignInUrl } = await import('../sso/begin.js');
+  const signInUrl = await ssoSignInUrl(ctx, config, { kind: 'test', testId: test.id });
+  return testRecord({ ...test, status: 'pending', result: null }, signInUrl);
+}
+
+/** `GET /organizations/{orgId}/sso/tests/{testId}`: the test's outcome, once its sign-in came back. */
+export function getSsoTest(ctx: Ctx, orgId: string, testId: string): SsoTest {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'sso:read');
+  const t = ctx.stores.ssoSignIn.test(orgId, testId);
+  if (!t || t.expiresAt <= ctx.now()) throw notFound('SSO test');
+  return testRecord(t, null);
 }

@@ -46,13 +46,18 @@ function unredeemable(ctx: BaseCtx, state: string, orgId: string): string {
   return 'the sign-in request (state) expired: it must come back within 10 minutes';
 }
 
-/** The organization's configuration when it can still sign people in through an OpenID provider, or why not. */
-function usableConfig(ctx: BaseCtx, orgId: string): OidcSso | Refusal {
+/**
+ * The organization's configuration when it can still sign people in through an OpenID provider, or why not. A test
+ * sign-in (`plat sso test`) may use a disabled configuration: testing it before enabling it is the point.
+ */
+function usableConfig(ctx: BaseCtx, orgId: string, request: SsoRequest): OidcSso | Refusal {
   const config = ctx.stores.sso.get(orgId);
   if (!isOidcSso(config)) {
     return { status: 403, check: 'single sign-on through OpenID Connect is not configured for this organization' };
   }
-  if (!config.enabled) return { status: 403, check: 'single sign-on is disabled for this organization' };
+  if (!config.enabled && request.continuation.kind !== 'test') {
+    return { status: 403, check: 'single sign-on is disabled for this organization' };
+  }
   return config;
 }
 
@@ -79,7 +84,7 @@ export async function oidcCallback(ctx: BaseCtx, c: Context): Promise<Response> 
   }
   const error = params.get('error');
   if (error !== null) return fail(providerError(error), request);
-  const config = usableConfig(ctx, orgId);
+  const config = usableConfig(ctx, orgId, request);
   if ('check' in config) return fail(config, request);
   const clientSecret = ctx.stores.sso.clientSecret(orgId);
   if (clientSecret === null) {
@@ -107,7 +112,7 @@ export async function oidcCallback(ctx: BaseCtx, c: Context): Promise<Response> 
   }
   if (!claims) return fail({ status: 400, check: 'the identity provider sent no ID token' }, request);
   // Read again: the configuration may have been disabled or pointed elsewhere while the provider answered.
-  const now = usableConfig(ctx, orgId);
+  const now = usableConfig(ctx, orgId, request);
   if ('check' in now) return fail(now, request);
   if (now.issuer !== config.issuer || now.clientId !== config.clientId) {
     return fail({ status: 403, check: 'the configuration changed during the sign-in' }, request);

@@ -42,9 +42,19 @@ describe('GET {auth_url}/authorize', () => {
     expect(page.text).not.toMatch(/<script/i);
     expect(page.text).toContain('<label for="email">E-mail</label>');
     expect(page.text).toMatch(/<input id="email" name="email" type="email" autocomplete="username"/);
-    expect(page.text).toContain('<label for="password">Password</label>');
-    expect(page.text).toMatch(/<input id="password" name="password" type="password" autocomplete="current-password"/);
+    // E-mail first (contract §9): the password is asked for once the e-mail is known to have no single sign-on.
+    expect(page.text).not.toContain('name="password"');
+    expect(page.text).toContain('<button type="submit">Continue</button>');
     expect(page.text).toContain(`<form method="post" action="/v2/auth/authorize">`);
+    expect(page.text).toMatch(/<a href="\/v2\/auth\/authorize\?[^"]*password=1">Sign in with a password instead<\/a>/);
+    const next = await browser.post(ACTION, { ...fields, email: 'someone@acme.test' });
+    expect(next.status).toBe(200);
+    expect(next.text).toMatch(
+      /<input id="email" name="email" type="email" autocomplete="username" required value="someone@acme.test">/,
+    );
+    expect(next.text).toContain('<label for="password">Password</label>');
+    expect(next.text).toMatch(/<input id="password" name="password" type="password" autocomplete="current-password"/);
+    expect(next.text).toContain('<button type="submit">Sign in</button>');
     const cookie = page.headers.getSetCookie()[0] ?? '';
     expect(cookie).toMatch(/^plat_csrf=[A-Za-z0-9_-]{43}; Path=\/v2\/auth; HttpOnly; SameSite=Strict$/);
     expect(fields.csrf).toBe(browser.cookies.get('plat_csrf'));

@@ -62,7 +62,9 @@ async function signInWithBrowser(redirectUri: string) {
   const messages: string[] = [];
   page.on('console', (m) => messages.push(m.text()));
   await page.goto(`${server.url}/v2/auth/authorize?${q}`);
+  // E-mail first: the page asks for the password once it knows the e-mail has no single sign-on.
   await page.getByLabel('E-mail').fill('owner@acme.test');
+  await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByLabel('Password').fill(PASSWORD);
   await Promise.all([
     page.waitForURL((u) => u.pathname === '/callback'),

@@ -8,3 +8,4 @@ export const projectParams = z.lazy(() => z.strictObject({ projectId: idParam('p
 export const teamParams = z.lazy(() => z.strictObject({ teamId: idParam('team') }));
 export const invitationParams = z.lazy(() => z.strictObject({ invitationId: idParam('inv') }));
 export const keyParams = z.lazy(() => z.strictObject({ keyId: idParam('key') }));
+export const ssoTestParams = z.lazy(() => z.strictObject({ orgId: idParam('org'), testId: idParam('ssot') }));

@@ -1,7 +1,21 @@
-import { ssoConfigSchema, ssoPutSchema, ssoServiceProviderSchema } from '../../../contract/sso.js';
-import { deleteSso, getSso, putSso, refreshSso, ssoServiceProvider } from '../../operations/sso.js';
+import {
+  type SsoTest,
+  ssoConfigSchema,
+  ssoPutSchema,
+  ssoServiceProviderSchema,
+  ssoTestSchema,
+} from '../../../contract/sso.js';
+import {
+  deleteSso,
+  getSso,
+  getSsoTest,
+  putSso,
+  refreshSso,
+  ssoServiceProvider,
+  startSsoTest,
+} from '../../operations/sso.js';
 import { type RouteDef, route } from '../route.js';
-import { orgParams } from './params.js';
+import { orgParams, ssoTestParams } from './params.js';
 
 const tag = 'sso';
 
@@ -69,6 +83,34 @@ export const ssoRoutes: RouteDef[] = [
     params: orgParams,
     response: ssoConfigSchema,
     handler: (ctx, { params }) => refreshSso(ctx, params.orgId),
+  }),
+  route({
+    method: 'POST',
+    path: '/organizations/{orgId}/sso/tests',
+    operationId: 'startSsoTest',
+    summary: 'Start a test sign-in through the identity provider (plat sso test)',
+    description:
+      'Answers `signInUrl`, to open in a browser and sign in there; the test then records what the platform received ' +
+      '(`profile`: the mapped fields and the raw attributes) or the check that failed (`failure`). Nobody is signed in ' +
+      'and nothing is created; a disabled configuration can be tested before it is enabled. Kept an hour.',
+    tag,
+    access: 'sso:read',
+    params: orgParams,
+    response: ssoTestSchema,
+    status: 201,
+    location: (t: SsoTest) => `/organizations/${t.organizationId}/sso/tests/${t.id}`,
+    handler: (ctx, { params }) => startSsoTest(ctx, params.orgId),
+  }),
+  route({
+    method: 'GET',
+    path: '/organizations/{orgId}/sso/tests/{testId}',
+    operationId: 'getSsoTest',
+    summary: 'The outcome of a test sign-in: pending, succeeded (with the profile received) or failed (with the check)',
+    tag,
+    access: 'sso:read',
+    params: ssoTestParams,
+    response: ssoTestSchema,
+    handler: (ctx, { params }) => getSsoTest(ctx, params.orgId, params.testId),
   }),
   route({
     method: 'DELETE',

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { samlMetadata } from '../../helpers/idp-documents.js';
+import {
+  AUTH_URL,
+  type AuthTestPlatform,
+  authorizePlatform,
+  authorizeUrl,
+  FormBrowser,
+  formFields,
+  OWNER_EMAIL,
+  OWNER_PASSWORD,
+  pkce,
+  signIn,
+} from './helpers.js';
+
+const MEMBER = { email: 'max@acme.test', password: 'max has a long enough password' };
+const OUTSIDER = { email: 'olga@other.test', password: 'olga has a long enough password' };
+const REFUSED =
+  'Your organization signs you in through its identity provider: continue with your e-mail only, without a password.';
+
+/** Acme with single sign-on for acme.test (uploaded metadata: nothing to fetch), enabled or not. */
+async function withSso(enabled: boolean): Promise<AuthTestPlatform> {
+  const t = await authorizePlatform();
+  const metadataXml = samlMetadata({ entityId: 'https://idp.acme.test', ssoUrl: 'https://idp.acme.test/sso' });
+  const r = await t.call('PUT', `/organizations/${t.orgId}/sso`, {
+    body: {
+      protocol: 'saml',
+      provider: 'custom-saml',
+      metadataXml,
+      attributeMapping: { email: 'email' },
+      domains: ['acme.test'],
+      enabled,
+    },
+  });
+  expect(r.status).toBe(200);
+  await t.addUser(MEMBER);
+  await t.addUser(OUTSIDER);
+  return t;
+}
+
+function passwordSignIn(t: AuthTestPlatform, who: { email: string; password: string }) {
+  return signIn(new FormBrowser(t.fetch), authorizeUrl(AUTH_URL, pkce().challenge), who.email, who.password);
+}
+
+describe('password sign-in while single sign-on is enabled (contract §9)', () => {
+  it('is refused to members of its domains, pointing to single sign-on — before the password is even checked', async () => {
+    const t = await withSso(true);
+    const r = await passwordSignIn(t, MEMBER);
+    expect(r.status).toBe(403);
+    expect(r.text).toContain(REFUSED);
+    const wrong = await passwordSignIn(t, { ...MEMBER, password: 'not the password at all' });
+    expect(wrong.status).toBe(403);
+    expect(wrong.text).toContain(REFUSED);
+    expect((await t.call('GET', `/users/${await userId(t, MEMBER.email)}/sessions`)).body.data).toEqual([]);
+  });
+
+  it("is still open to the organization's owners (break-glass), and to e-mails of other domains", async () => {
+    const t = await withSso(true);
+    expect((await passwordSignIn(t, { email: OWNER_EMAIL, password: OWNER_PASSWORD })).status).toBe(303);
+    expect((await passwordSignIn(t, OUTSIDER)).status).toBe(303);
+  });
+
+  it('is open to everyone while the configuration is disabled', async () => {
+    const t = await withSso(false);
+    expect((await passwordSignIn(t, MEMBER)).status).toBe(303);
+  });
+
+  it("offers the password step to owners from the e-mail step's link", async () => {
+    const t = await withSso(true);
+    const browser = new FormBrowser(t.fetch);
+    const page = await browser.get(authorizeUrl(AUTH_URL, pkce().challenge));
+    const link = /<a href="([^"]+)">Sign in with a password instead<\/a>/.exec(page.text)?.[1] as string;
+    const step = await browser.get(`http://plat.test${link.replaceAll('&amp;', '&')}`);
+    expect(step.text).toContain('name="password"');
+    const done = await browser.post(`${AUTH_URL}/authorize`, {
+      ...formFields(step.text),
+      email: OWNER_EMAIL,
+      password: OWNER_PASSWORD,
+    });
+    expect(done.status).toBe(303);
+    expect(new URL(done.location as string).searchParams.get('code')).toMatch(/\S+/);
+  });
+});
+
+async function userId(t: AuthTestPlatform, email: string): Promise<string> {
+  const r = await t.call('GET', `/organizations/${t.orgId}/users?search=${encodeURIComponent(email)}`);
+  return r.body.data[0].id as string;
+}
