@@ -10,6 +10,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -33,6 +34,18 @@ const PASSWORD = 'fixture owner password 0.1';
 function plat(args, { input, json = false } = {}) {
   const stdout = execFileSync(process.execPath, [bin, ...args], { env, input: input ?? '', encoding: 'utf8' });
   return json ? JSON.parse(stdout) : stdout;
+}
+/** Runs `plat …` without blocking this process (whose servers it may reach); its stdout. */
+async function platAsync(args, input) {
+  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  child.stdin.end(input ?? '');
+  let stdout = '';
+  child.stdout.on('data', (c) => {
+    stdout += c;
+  });
+  const code = await new Promise((res) => child.once('close', res));
+  if (code !== 0) throw new Error(`plat ${args.join(' ')} exited ${code}`);
+  return stdout;
 }
 const api = (method, path, data) =>
   plat(['api', method, path, ...(data === undefined ? [] : ['--data', JSON.stringify(data)])], { json: true });
@@ -77,7 +90,21 @@ const restricted = plat(
 const revoked = plat(['keys', 'create', '--name', 'old', '--env', 'live', '--json'], { json: true });
 plat(['keys', 'revoke', revoked.id, '--yes']);
 const clientSecret = `fixture-oidc-secret-${randomBytes(6).toString('hex')}`;
-plat(
+// An OpenID provider's discovery document on loopback: from 0.2.0 on, plat reads the issuer when SSO is saved, so
+// this one command runs without blocking this process, which answers it.
+const discovery = createServer((req, res) => {
+  const issuer = `http://127.0.0.1:${discovery.address().port}`;
+  const doc = {
+    issuer,
+    authorization_endpoint: `${issuer}/auth`,
+    token_endpoint: `${issuer}/token`,
+    jwks_uri: `${issuer}/jwks`,
+  };
+  res.writeHead(req.url === '/.well-known/openid-configuration' ? 200 : 404, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(doc));
+});
+await new Promise((res) => discovery.listen(0, '127.0.0.1', res));
+await platAsync(
   [
     'sso',
     'set',
@@ -86,7 +113,7 @@ plat(
     '--provider',
     'custom-oidc',
     '--issuer',
-    'https://idp.example.com',
+    `http://127.0.0.1:${discovery.address().port}`,
     '--client-id',
     'plat-fixture',
     '--client-secret-stdin',
@@ -97,8 +124,9 @@ plat(
     '--domain',
     'example.com',
   ],
-  { input: clientSecret },
+  clientSecret,
 );
+discovery.close();
 const second = plat(['orgs', 'create', 'Second Org', '--json'], { json: true });
 
 // A session and its refresh token: the owner signs in through the HTTP server, as a browser would.

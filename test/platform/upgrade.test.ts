@@ -64,7 +64,8 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     }
     // An hour after the fixture was made: its session (30 days) and refresh token are still valid.
     const clock = fixedClock(new Date(Date.parse(m.madeAt) + 3_600_000).toISOString());
-    platform = createPlatform({ db, clock, publicUrl: ORIGIN, logger: () => {} });
+    // The public URL an embedded platform has, as the release had when it answered (the SP addresses follow it).
+    platform = createPlatform({ db, clock, logger: () => {} });
   });
   afterAll(() => {
     platform.close();
