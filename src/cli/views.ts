@@ -144,28 +144,23 @@ export const createdApiKeyView: View = {
   ],
 };
 
+const ssoColumns: View['columns'] = [
+  col('PROTOCOL', 'protocol'),
+  col('PROVIDER', 'provider'),
+  { header: 'ENABLED', get: (r) => (r.enabled ? 'enabled' : 'disabled'), status: true },
+  col('METADATA URL', 'metadataUrl'),
+  col('ISSUER', 'issuer'),
+  col('CLIENT ID', 'clientId'),
+  { header: 'CLIENT SECRET', get: (r) => (r.clientSecretSet ? 'set' : '') },
+  col('ATTRIBUTES', 'attributeMapping'),
+  col('DOMAINS', 'domains'),
+];
+
+/** An SSO configuration: a row of its settings; one record shows also what was read from the IdP, and the SP's side. */
 export const ssoView: View = {
-  columns: [
-    col('PROTOCOL', 'protocol'),
-    col('PROVIDER', 'provider'),
-    { header: 'ENABLED', get: (r) => (r.enabled ? 'enabled' : 'disabled'), status: true },
-    col('METADATA URL', 'metadataUrl'),
-    col('ISSUER', 'issuer'),
-    col('CLIENT ID', 'clientId'),
-    { header: 'CLIENT SECRET', get: (r) => (r.clientSecretSet ? 'set' : '') },
-    col('ATTRIBUTES', 'attributeMapping'),
-    col('DOMAINS', 'domains'),
-  ],
+  columns: ssoColumns,
   detail: [
-    col('PROTOCOL', 'protocol'),
-    col('PROVIDER', 'provider'),
-    { header: 'ENABLED', get: (r) => (r.enabled ? 'enabled' : 'disabled'), status: true },
-    col('METADATA URL', 'metadataUrl'),
-    col('ISSUER', 'issuer'),
-    col('CLIENT ID', 'clientId'),
-    { header: 'CLIENT SECRET', get: (r) => (r.clientSecretSet ? 'set' : '') },
-    col('ATTRIBUTES', 'attributeMapping'),
-    col('DOMAINS', 'domains'),
+    ...ssoColumns,
     { header: 'IDP-INITIATED', get: (r) => (r.allowIdpInitiated ? 'allowed' : 'refused') },
     col('DEFAULT ROLE', 'defaultRole'),
     col('IDP ENTITY ID', 'idpEntityId'),

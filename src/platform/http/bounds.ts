@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { PlatformError } from '../errors.js';
+import { readLimited, StreamTooLarge } from '../read-limited.js';
 
 /** The largest request body the platform reads (contract §2, "Bounds on what strangers send"). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -27,26 +28,13 @@ function byteLength(body: unknown): number {
 
 /** Reads a body stream whole, refusing it as soon as it passes the limit: at most the limit is ever held. */
 async function readBounded(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > MAX_BODY_BYTES) {
-        reader.cancel().catch(() => {});
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
+    return await readLimited(stream, MAX_BODY_BYTES);
   } catch (err) {
-    if (err instanceof PlatformError) throw err;
+    if (err instanceof StreamTooLarge) throw tooLarge();
     // The client went away mid-body: its mistake, not the server's (no 500, no stack in the log).
     throw new PlatformError('invalid_request', 'the request body ended before it was complete');
   }
-  return Buffer.concat(chunks, size);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { readLimited, StreamTooLarge } from '../read-limited.js';
 
 /** How long an identity provider has to answer, and the most the platform reads of what it sends (contract §9). */
 export const FETCH_TIMEOUT_MS = 5_000;
@@ -84,23 +85,11 @@ export async function readBounded(response: Response): Promise<string> {
     await response.body?.cancel();
     throw new FetchError('sent more than 1 MiB');
   }
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  if (!response.body) return '';
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > FETCH_MAX_BYTES) {
-        await reader.cancel();
-        throw new FetchError('sent more than 1 MiB');
-      }
-      chunks.push(value);
-    }
+    return new TextDecoder().decode(await readLimited(response.body, FETCH_MAX_BYTES));
   } catch (err) {
-    if (err instanceof FetchError) throw err;
+    if (err instanceof StreamTooLarge) throw new FetchError('sent more than 1 MiB');
     const name = (err as Error).name;
     throw new FetchError(
       name === 'TimeoutError' || name === 'AbortError'
@@ -108,5 +97,4 @@ export async function readBounded(response: Response): Promise<string> {
         : 'broke off while sending',
     );
   }
-  return new TextDecoder().decode(Buffer.concat(chunks, size));
 }
