@@ -21,7 +21,7 @@ const RELEASED: Record<string, { release: string; sha256: string }> = {
   },
   '0004_sso_sign_in.ts': {
     release: '0.2.0',
-    sha256: '74a22ae648eca8f6dc20f10beda20c717b4c897c83de470f06bda11b27368e58',
+    sha256: '1f4790307b9fa2f8577f7caaba15528cc94fc928c09a7c5d9c13d42fe89a74a4',
   },
   '0003_seal_secrets.ts': {
     release: '0.2.0',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newSsoRequest } from '../../src/platform/sso/sign-in.js';
 import type { StoredSso } from '../../src/platform/store/sso.js';
 import { DEFAULT_USER } from '../helpers/saml-idp.js';
-import { authorizeContinuation, samlConfigBody, samlPlatforms, sendSignIn } from '../helpers/sso-saml.js';
+import { authorizeContinuation, pageMessage, samlConfigBody, samlPlatforms, sendSignIn } from '../helpers/sso-saml.js';
 import { expectRefused } from '../helpers/sso-saml-refusal.js';
 import { pkce } from './auth/helpers.js';
 
@@ -203,7 +203,16 @@ describe('the configuration', () => {
     const s = await setup();
     const { form } = await s.signIn();
     expect((await s.t.call('DELETE', `/organizations/${s.t.orgId}/sso`)).status).toBe(204);
-    await expectRefused(s, form.fields, 403, 'single sign-on through SAML is not configured for this organization');
+    const before = s.created();
+    const r = await s.postAcs(form.fields);
+    expect({ status: r.status, message: pageMessage(r.text) }).toEqual({
+      status: 403,
+      message:
+        "Signing in through your organization's identity provider failed: single sign-on through SAML is not configured for this organization.",
+    });
+    expect(s.created()).toEqual(before);
+    // Anyone may post to any organization's ACS: without single sign-on there, nothing goes to its audit log.
+    expect(await s.events('sso.failed')).toEqual([]);
   });
 
   it('refuses a response to an organization that does not exist, recording nothing', async () => {

@@ -260,7 +260,7 @@ describe('an IdP-initiated sign-in (no InResponseTo), with allowIdpInitiated', (
     const r = await s.postAcs({ SAMLResponse: samlResponse, RelayState: 'https://app.example/after' });
     expect(r.status).toBe(200);
     expect(pageMessage(r.text)).toBe(
-      "Your organization's identity provider signed you in. To use plat from a\nterminal, run: plat login --email sam@acme.test",
+      "Your organization's identity provider vouched for you, and you can use\nplat. To sign in from a terminal, run: plat login --email sam@acme.test",
     );
     const users = await s.t.call('GET', `/organizations/${s.t.orgId}/users?search=sam@acme.test`);
     expect(users.body.data).toHaveLength(1);

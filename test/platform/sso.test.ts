@@ -511,16 +511,16 @@ describe('POST /organizations/{orgId}/sso/refresh', () => {
     ]);
   });
 
-  it('has nothing to fetch for uploaded metadata (409), needs sso:write, and 404 without a configuration', async () => {
+  it('parses uploaded metadata again (nothing to fetch), needs sso:write, and 404 without a configuration', async () => {
     const t = testPlatform();
     expect((await t.call('POST', `${path(t)}/refresh`)).status).toBe(404);
     const { metadataUrl: _, ...rest } = SAML;
     await put(t, { ...rest, metadataXml: samlMetadata(IDP) });
+    const fetched = idp.requested.length;
     const r = await t.call('POST', `${path(t)}/refresh`);
-    expect(r.status).toBe(409);
-    expect(r.body.error.message).toBe(
-      'the metadata was uploaded, not fetched: upload it again with PUT (plat sso set --metadata-file)',
-    );
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ idpEntityId: IDP.entityId, certificates: [certificateRecord(CERT_A)] });
+    expect(idp.requested.length).toBe(fetched);
     const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
     expect((await t.call('POST', `${path(t)}/refresh`, { key: admin.key })).status).toBe(403);
   });

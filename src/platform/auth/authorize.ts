@@ -135,7 +135,8 @@ async function toIdentityProvider(
 ): Promise<Response | undefined> {
   const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
   const sso = ssoForEmail(ctx, email);
-  if (!sso) return undefined;
+  // An authorization request for another organization is not this identity provider's to answer.
+  if (!sso || (req.org !== undefined && req.org !== sso.organizationId)) return undefined;
   const url = await ssoSignInUrl(
     ctx,
     sso,

@@ -81,7 +81,7 @@ export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
   if (email && email.length <= 254 && !params.get('password') && params.get('ticket') === undefined) {
     const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
     const sso = ssoForEmail(ctx, email);
-    if (sso) {
+    if (sso && (device.requestedOrg === null || device.requestedOrg === sso.organizationId)) {
       const continuation = {
         kind: 'device' as const,
         userCode: device.userCode,

@@ -91,6 +91,9 @@ function headersWritable(res: Response): boolean {
   }
 }
 
+/** Where identity providers send their answers: the SAML ACS and the OIDC callback (routes/sso-*.ts). */
+const SSO_ANSWER = /^\/v2\/sso\/(saml\/[^/]+\/acs|oidc\/[^/]+\/callback)\/?$/;
+
 /** The bucket a request spends: its state, whether it is the address's, and the refusal's wording. */
 interface Choice {
   state: LimitState;
@@ -125,6 +128,16 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
     // On a public page only the platform's own credentials count (an OAuth client may send `Basic`).
     const presented =
       headers.has('x-api-key') || (needs ? authorization !== null : /^Bearer /i.test(authorization ?? ''));
+    if (!presented && SSO_ANSWER.test(path)) {
+      // An identity provider's answer costs the platform signature checks (SAML) or a token request (OIDC), and
+      // anyone can send one: each spends from the address's budget, as a failed credential does.
+      const gate = limiter.peekAddress(ip);
+      if (!gate.allowed) {
+        const refusal = `too many sign-ins through an identity provider from this address; ${retryIn(gate)}`;
+        return { state: gate, byAddress: true, refusal };
+      }
+      return { state: limiter.chargeAddress(ip), byAddress: true };
+    }
     if (!presented && !needs) {
       // A public page without credentials spends nothing; its headers show the address's budget.
       return { state: { ...limiter.peekAddress(ip), allowed: true }, byAddress: true };

@@ -10,6 +10,8 @@ export interface IdpProfile {
   subject: string;
   /** Every attribute (SAML) or claim (OIDC) it sent, each as its list of values. */
   attributes: Record<string, string[]>;
+  /** OIDC's `email_verified`, when the provider said (SAML attributes are the IdP administrator's: not asked). */
+  emailVerified?: boolean;
 }
 
 /** Why a person the identity provider vouched for may not sign in; the page and the event say it. */
@@ -22,10 +24,14 @@ export interface Refusal {
 
 /** The fields the mapping fills from the identity provider's attributes: e-mail, name, then metadata. */
 export interface MappedProfile {
+  /** The one e-mail address of the mapped attribute; null when it has none, several, or not an address. */
   email: string | null;
   name: string | null;
   metadata: Record<string, string>;
 }
+
+/** An e-mail address as accounts hold them: one `@`, no spaces, at most 254 characters. */
+const EMAIL = /^(?=.{3,254}$)[^\s@]+@[^\s@]+$/;
 
 /** The most of metadata a user may hold (contract §5), which the mapping respects. */
 const METADATA_KEYS = 50;
@@ -49,7 +55,9 @@ export function mapProfile(config: Pick<StoredSso, 'attributeMapping'>, p: IdpPr
     if (Object.keys(metadata).length >= METADATA_KEYS) break;
     metadata[field] = value.slice(0, METADATA_VALUE_LENGTH);
   }
-  const email = attributeValue(config.attributeMapping.email ?? '');
+  const emails = (p.attributes[config.attributeMapping.email ?? ''] ?? []).map((v) => v.trim()).filter(Boolean);
+  // Exactly one address: several joined would pass the domain check on their last one.
+  const email = emails.length === 1 && EMAIL.test(emails[0] as string) ? (emails[0] as string) : null;
   const rawName = config.attributeMapping.name ? attributeValue(config.attributeMapping.name) : null;
   const name = rawName === null ? null : nameSchema.safeParse(rawName.slice(0, 100));
   return { email: email?.toLowerCase() ?? null, name: name?.success ? name.data : null, metadata };
@@ -70,9 +78,11 @@ export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpPr
   const orgId = config.organizationId;
   const mapped = mapProfile(config, profile);
   if (!mapped.email) {
-    return {
-      refused: { status: 400, check: `the identity provider sent no ${config.attributeMapping.email} (email)` },
-    };
+    const check = `the identity provider sent no single e-mail address as ${config.attributeMapping.email} (email)`;
+    return { refused: { status: 400, check } };
+  }
+  if (profile.emailVerified === false) {
+    return { refused: { status: 403, check: 'the identity provider has not verified the e-mail address' } };
   }
   const domain = mapped.email.slice(mapped.email.lastIndexOf('@') + 1);
   if (!mapped.email.includes('@') || !config.domains.includes(domain)) {
@@ -85,14 +95,24 @@ export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpPr
   if (!user) {
     const account = ctx.stores.users.accountByEmail(mapped.email);
     user = account && ctx.stores.users.get(orgId, account.id);
+    // A domain claim is no proof of owning the domain: an account of other organizations only is never taken over.
+    if (account && !user) {
+      const check = 'the e-mail belongs to an account outside the organization: an owner must invite it first';
+      return { refused: { status: 403, check } };
+    }
+    // Linking a member by e-mail trusts the address: an OpenID provider must say it verified it.
+    if (user && profile.emailVerified === undefined && config.protocol === 'oidc') {
+      const check = 'the identity provider does not say it verified the e-mail address (email_verified)';
+      return { refused: { status: 403, check } };
+    }
     if (!user) {
-      const userId = account?.id ?? ctx.ids('user');
-      // The identity provider vouches for the e-mail of a new account; an existing account keeps its own state.
-      if (!account) ctx.stores.users.insertAccount(userId, mapped.email, true, now);
+      const userId = ctx.ids('user');
+      // The identity provider vouches for the e-mail of a new account.
+      ctx.stores.users.insertAccount(userId, mapped.email, true, now);
       ctx.stores.users.insertMembership({
         orgId,
         userId,
-        email: account?.email ?? mapped.email,
+        email: mapped.email,
         name: mapped.name,
         role: config.defaultRole,
         status: 'active',
@@ -107,7 +127,8 @@ export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpPr
     ctx.stores.users.markEmailVerified(user.id, now);
     ctx.stores.invitations.acceptForUser(orgId, user.id, now);
   }
-  const metadata = { ...user.metadata, ...mapped.metadata };
+  // What the user had, the mapped fields over it, within the 50 keys metadata may hold.
+  const metadata = Object.fromEntries(Object.entries({ ...user.metadata, ...mapped.metadata }).slice(0, METADATA_KEYS));
   ctx.stores.users.update(orgId, {
     ...user,
     name: mapped.name ?? user.name,

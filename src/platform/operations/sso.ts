@@ -150,6 +150,25 @@ function prefixed(err: Error, what: string): Error {
   return e;
 }
 
+/** Whether a PUT names the same identity provider as the stored configuration: the same URL or issuer. */
+function sameSource(stored: StoredSso, input: SsoPut): boolean {
+  if (stored.protocol !== input.protocol) return false;
+  if (input.protocol === 'oidc') return stored.issuer === input.issuer && stored.oidcMetadata !== null;
+  return input.metadataUrl !== undefined && stored.metadataUrl === input.metadataUrl && stored.idpSsoUrl !== null;
+}
+
+/** What was read from the identity provider for a stored configuration. */
+function identityProviderOf(s: StoredSso): IdentityProvider {
+  const { idpEntityId, idpSsoUrl, certificates, oidcMetadata, metadataFetchedAt } = s;
+  return { idpEntityId, idpSsoUrl, certificates, oidcMetadata, metadataFetchedAt };
+}
+
+/** Whether the configuration still signs in through the provider whose subjects its identities are. */
+function sameProvider(stored: StoredSso, idp: IdentityProvider, input: SsoPut): boolean {
+  if (stored.protocol !== input.protocol) return false;
+  return input.protocol === 'oidc' ? stored.issuer === input.issuer : stored.idpEntityId === idp.idpEntityId;
+}
+
 /** `409` when another organization's single sign-on claims one of these domains. */
 function checkDomains(ctx: BaseCtx, orgId: string, domains: readonly string[]): void {
   for (const domain of domains) {
@@ -173,12 +192,19 @@ export async function putSso(ctx: Ctx, orgId: string, input: SsoPut): Promise<Ss
   checkConsistency(input, ctx.stores.sso.get(orgId));
   const domains = [...new Set((input.domains ?? []).map((d) => d.toLowerCase()))];
   checkDomains(ctx, orgId, domains);
-  const idp = await readIdentityProvider(ctx, input);
+  // The identity provider is read when the configuration names another one (or uploads metadata, which is only
+  // parsed); one that stays the same keeps what was read — so `plat sso enable`/`disable`, which save it again, work
+  // while the provider is down. POST …/sso/refresh reads it again on purpose.
+  const before = ctx.stores.sso.get(orgId);
+  const same = before !== undefined && sameSource(before, input);
+  const idp = same ? identityProviderOf(before) : await readIdentityProvider(ctx, input);
   return ctx.tx(() => {
     // Read again under the write lock: another request may have changed it while the provider was fetched.
     const stored = ctx.stores.sso.get(orgId);
     checkConsistency(input, stored);
     checkDomains(ctx, orgId, domains);
+    // Another identity provider: its subjects are not the old one's, so no identity it linked may sign in.
+    if (stored && !sameProvider(stored, idp, input)) ctx.stores.ssoSignIn.unlinkOrg(orgId);
     const now = ctx.now();
     const clientSecret = input.protocol === 'oidc' ? (input.clientSecret ?? ctx.stores.sso.clientSecret(orgId)) : null;
     const config: StoredSso = {
@@ -217,19 +243,18 @@ export async function putSso(ctx: Ctx, orgId: string, input: SsoPut): Promise<Ss
 }
 
 /**
- * `POST /organizations/{orgId}/sso/refresh` (owners): fetches the metadata URL or the OIDC discovery document again
- * (an identity provider that rotated its certificates). Uploaded metadata has nothing to fetch: `409`.
+ * `POST /organizations/{orgId}/sso/refresh` (owners): reads the identity provider again — fetches the metadata URL or
+ * the OIDC discovery document (an identity provider that rotated its certificates), or parses uploaded metadata again
+ * (a configuration saved before the platform read identity providers).
  */
 export async function refreshSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'sso:write');
   const stored = loadConfig(ctx);
-  if (stored.protocol === 'saml' && stored.metadataUrl === null) {
-    throw conflict('the metadata was uploaded, not fetched: upload it again with PUT (plat sso set --metadata-file)');
-  }
   const source = {
     protocol: stored.protocol,
     metadataUrl: stored.metadataUrl ?? undefined,
+    metadataXml: stored.metadataUrl === null ? (stored.metadataXml ?? undefined) : undefined,
     issuer: stored.issuer ?? undefined,
   };
   const idp = await readIdentityProvider(ctx, source);
@@ -290,6 +315,10 @@ export async function startSsoTest(ctx: Ctx, orgId: string): Promise<SsoTest> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'sso:read');
   const config = loadConfig(ctx);
+  const { isUsable } = await import('../sso/routing.js');
+  if (!isUsable(config)) {
+    throw conflict('the configuration was never read from its identity provider: save or refresh it first');
+  }
   const now = ctx.clock().getTime();
   const test = {
     id: ctx.ids('ssoTest'),

@@ -27,5 +27,7 @@ export function profileFromClaims(claims: { sub: string } & Record<string, unkno
     const list = values(claim);
     if (list.length > 0) attributes[name] = list;
   }
-  return { subject: claims.sub, attributes };
+  // OIDC Core §5.1: `email_verified` false means the provider has not checked that the person owns the address.
+  const verified = claims.email_verified;
+  return { subject: claims.sub, attributes, ...(typeof verified === 'boolean' && { emailVerified: verified }) };
 }

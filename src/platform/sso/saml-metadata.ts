@@ -17,6 +17,9 @@ export interface IdpCertificate {
   notAfter: string;
 }
 
+/** The most signing certificates an identity provider may list (see `parseIdpMetadata`). */
+export const MAX_CERTIFICATES = 5;
+
 /** What the platform takes from an identity provider's SAML metadata. */
 export interface IdpMetadata {
   entityId: string;
@@ -116,5 +119,9 @@ export function parseIdpMetadata(xml: string): IdpMetadata {
     .filter((k) => (k.getAttribute('use') ?? 'signing') === 'signing')
     .flatMap(certificateOf);
   if (certificates.length === 0) throw new MetadataError('holds no signing certificate (md:KeyDescriptor)');
+  // Each response's signature is tried against each: a rotation needs two or three, not hundreds.
+  if (certificates.length > MAX_CERTIFICATES) {
+    throw new MetadataError(`holds more than ${MAX_CERTIFICATES} signing certificates`);
+  }
   return { entityId, ssoUrl, certificates };
 }

@@ -9,6 +9,11 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * canonicalization and XPath get slow (and recursive) on absurd nesting.
  */
 const MAX_DEPTH = 64;
+/**
+ * The largest response read: a real one is a few kilobytes (tens with many group attributes); checking signatures costs
+ * time in proportion to the size, and anyone may post one.
+ */
+const MAX_RESPONSE_BYTES = 128 * 1024;
 
 /**
  * The XML of a posted `SAMLResponse`: strict base64 (an IdP may wrap its lines), UTF-8. Also returns the base64 as
@@ -17,6 +22,7 @@ const MAX_DEPTH = 64;
 export function decodeSamlResponse(posted: string): { xml: string; base64: string } {
   const compact = posted.replace(/\s+/g, '');
   if (compact === '' || compact.length % 4 !== 0 || !BASE64.test(compact)) refuse('the SAMLResponse is not base64');
+  if ((compact.length / 4) * 3 > MAX_RESPONSE_BYTES + 2) refuse('the SAMLResponse is larger than 128 KiB');
   const bytes = Buffer.from(compact, 'base64');
   let xml: string;
   try {

@@ -77,7 +77,9 @@ function toClient(ctx: BaseCtx, redirectUri: string, state: string | undefined, 
  */
 export function ssoFailure(ctx: BaseCtx, c: Context, f: SsoFailure): Response {
   ctx.tx(() => {
-    if (ctx.stores.organizations.get(f.orgId)) {
+    // For a sign-in this platform sent, or where single sign-on is configured: anyone can send an answer to any
+    // organization's address, and that must not fill its audit log.
+    if (f.request !== undefined || ctx.stores.sso.get(f.orgId)) {
       audit(
         ctx,
         f.orgId,
@@ -121,6 +123,9 @@ export function finishSsoSignIn(
   const orgId = config.organizationId;
   const fail = (refusal: Refusal) => ssoFailure(ctx, c, { ...refusal, orgId, protocol: config.protocol, request });
   if (k?.kind === 'test') return testResult(ctx, c, config, profile, k.testId);
+  // What the sign-in continues must still be there before anyone is provisioned for it.
+  const device = k?.kind === 'device' ? ctx.stores.auth.pendingDeviceCode(k.userCode, ctx.now()) : undefined;
+  if (k?.kind === 'device' && !device) return fail({ status: 400, check: 'the device code is no longer pending' });
   const provisioned = ctx.tx(() => provisionFromIdp(ctx, config, profile));
   if ('refused' in provisioned) return fail(provisioned.refused);
   const { userId } = provisioned;
@@ -130,15 +135,14 @@ export function finishSsoSignIn(
       200,
       layout(
         'Signed in',
-        html`<p role="status" id="message">Your organization's identity provider signed you in. To use plat from a
-terminal, run: plat login --email ${mapProfile(config, profile).email ?? 'you@your-domain'}</p>`,
+        html`<p role="status" id="message">Your organization's identity provider vouched for you, and you can use
+plat. To sign in from a terminal, run: plat login --email ${mapProfile(config, profile).email ?? 'you@your-domain'}</p>`,
       ),
     );
   }
   const ipAddress = k.ipAddress ?? clientAddress(c);
   const agent = k.userAgent ?? userAgent(c);
   if (k.kind === 'device') {
-    const device = ctx.stores.auth.pendingDeviceCode(k.userCode, ctx.now());
     if (!device) return fail({ status: 400, check: 'the device code is no longer pending' });
     try {
       approveDevice(ctx, device, { userId, orgId, ipAddress, userAgent: agent }, method);

@@ -83,6 +83,7 @@ export function ssoSignInStore(db: Db, secrets: SecretBox) {
      ON CONFLICT (org_id, subject) DO UPDATE SET last_seen_at = excluded.last_seen_at`,
   );
   const unlinkUser = db.prepare('DELETE FROM sso_identities WHERE org_id = ? AND user_id = ?');
+  const unlinkOrg = db.prepare('DELETE FROM sso_identities WHERE org_id = ?');
   const insertTest = db.prepare(
     "INSERT INTO sso_tests (id, org_id, status, created_at, expires_at) VALUES (?, ?, 'pending', ?, ?)",
   );
@@ -166,6 +167,8 @@ export function ssoSignInStore(db: Db, secrets: SecretBox) {
     /** Links a subject to a user (or notes that it signed in again). */
     link: (orgId: string, subject: string, userId: string, now: string) =>
       void link.run(orgId, subject, userId, now, now),
+    /** Forgets every identity of the organization (it now signs in through another identity provider). */
+    unlinkOrg: (orgId: string) => void unlinkOrg.run(orgId),
     /** Forgets the identities of a user who leaves the organization. */
     unlinkUser: (orgId: string, userId: string) => void unlinkUser.run(orgId, userId),
   };

@@ -80,6 +80,40 @@ describe('password sign-in while single sign-on is enabled (contract §9)', () =
     expect(done.status).toBe(303);
     expect(new URL(done.location as string).searchParams.get('code')).toMatch(/\S+/);
   });
+
+  it("is not another organization's to refuse: a claim on the domain governs only its own members and new people", async () => {
+    // Acme's members are of acme.test; Beta (another organization, its owner anyone) claims acme.test for itself.
+    const t = await authorizePlatform();
+    await t.addUser(MEMBER);
+    const beta = await t.call('POST', '/organizations', { body: { name: 'Beta' } });
+    const metadataXml = samlMetadata({ entityId: 'https://idp.beta.test', ssoUrl: 'https://idp.beta.test/sso' });
+    const claim = await t.call('PUT', `/organizations/${beta.body.id}/sso`, {
+      body: {
+        protocol: 'saml',
+        provider: 'custom-saml',
+        metadataXml,
+        attributeMapping: { email: 'email' },
+        domains: ['acme.test'],
+        enabled: true,
+      },
+    });
+    expect(claim.status).toBe(200);
+    // Acme's member signs in with their password, and is never sent to Beta's identity provider…
+    expect((await passwordSignIn(t, MEMBER)).status).toBe(303);
+    const browser = new FormBrowser(t.fetch);
+    const hinted = await browser.get(authorizeUrl(AUTH_URL, pkce().challenge, { login_hint: MEMBER.email }));
+    expect(hinted.status).toBe(200);
+    expect(hinted.text).toContain('name="password"');
+    // …while someone with no account yet is: Beta's identity provider may provision them, in Beta only.
+    const newcomer = await browser.get(authorizeUrl(AUTH_URL, pkce().challenge, { login_hint: 'new@acme.test' }));
+    expect(newcomer.status).toBe(303);
+    expect(newcomer.location?.startsWith('https://idp.beta.test/sso?SAMLRequest=')).toBe(true);
+    // An authorization request for another organization is not Beta's identity provider's to answer.
+    const forAcme = await browser.get(
+      authorizeUrl(AUTH_URL, pkce().challenge, { login_hint: 'new@acme.test', org: t.orgId }),
+    );
+    expect(forAcme.status).toBe(200);
+  });
 });
 
 async function userId(t: AuthTestPlatform, email: string): Promise<string> {

@@ -6,7 +6,9 @@ import type { Migration } from './migration.js';
  *   sign-in URL, signing certificates; the OIDC discovery document) and the settable `allow_idp_initiated` and
  *   `default_role`.
  * - `sso_domains`: each e-mail domain belongs to one organization at most (the sign-in page routes by it). Domains
- *   already configured twice keep their first organization (the older configuration).
+ *   already configured twice keep their first organization (the older configuration); the other's list loses them.
+ * - Configurations saved before now were never read from their identity provider, so none can sign anyone in yet:
+ *   those enabled are disabled (an `sso.updated` event says so) until an owner saves or refreshes them.
  * - `sso_requests`: every sign-in sent to an identity provider, single-use and short-lived — a SAML AuthnRequest's ID
  *   (its response's `InResponseTo`) or an OIDC `state` — with what the sign-in continues (an authorization request, a
  *   device approval, a test) and, sealed, what must stay secret (the OIDC PKCE verifier and nonce).
@@ -37,6 +39,15 @@ CREATE TABLE sso_domains (
 CREATE INDEX sso_domains_org ON sso_domains (org_id);
 INSERT OR IGNORE INTO sso_domains (domain, org_id)
   SELECT lower(d.value), c.org_id FROM sso_configs c, json_each(c.domains) d ORDER BY c.created_at, c.org_id;
+UPDATE sso_configs SET domains = (
+  SELECT json_group_array(domain) FROM (SELECT domain FROM sso_domains d WHERE d.org_id = sso_configs.org_id ORDER BY domain)
+);
+INSERT INTO events (id, org_id, type, actor_type, actor_id, target_type, target_id, request_id, data, created_at)
+  SELECT 'evt_' || hex(randomblob(12)), org_id, 'sso.updated', 'system', 'upgrade', 'organization', org_id, NULL,
+    '{"enabled":false,"reason":"saved before single sign-on read the identity provider: save or refresh it, then enable it"}',
+    strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+  FROM sso_configs WHERE enabled = 1;
+UPDATE sso_configs SET enabled = 0 WHERE enabled = 1;
 
 CREATE TABLE sso_requests (
   id TEXT PRIMARY KEY,
