@@ -3,6 +3,7 @@ import { type OidcIdp, startOidcIdp } from '../helpers/oidc-idp.js';
 import {
   begin,
   callbackOf,
+  eventsOf,
   expectRefused,
   platformWithSso,
   secretsOf,
@@ -264,6 +265,67 @@ describe('forged or refused answers, each creating nothing', () => {
     const before = rowCounts(t.platform.db);
     const page = await visit(t.platform.fetch, back);
     const check = /^the identity provider's token endpoint could not be reached \((ECONNREFUSED|UND_ERR_SOCKET)\)$/;
+    await expectRefused(t, idp, page, { status: 400, check, before, back: true, secrets: secretsOf(started, back) });
+  });
+});
+
+describe('whose e-mail the platform may trust (contract §9)', () => {
+  it('refuses an e-mail the provider says it has not verified', async () => {
+    const t = await platformWithSso(idp);
+    idp.users.set('alice', { ...USERS.alice, email_verified: false });
+    const started = await begin(t);
+    const before = rowCounts(t.platform.db);
+    const { back, page } = await signInAs(t, idp, started, 'alice');
+    const check = 'the identity provider has not verified the e-mail address';
+    await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
+  });
+
+  it('links a member by e-mail only if the provider says it verified the address', async () => {
+    const t = await platformWithSso(idp);
+    t.addUser({ email: 'bob@acme.test' });
+    const { email_verified: _, ...unsaid } = USERS.bob as Record<string, unknown>;
+    idp.users.set('bob', unsaid);
+    const started = await begin(t);
+    const before = rowCounts(t.platform.db);
+    const { back, page } = await signInAs(t, idp, started, 'bob');
+    const check = 'the identity provider does not say it verified the e-mail address (email_verified)';
+    await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
+  });
+
+  it('provisions a newcomer of the domain whose provider does not say (nobody is taken over)', async () => {
+    const t = await platformWithSso(idp);
+    const { email_verified: _, ...unsaid } = USERS.dave as Record<string, unknown>;
+    idp.users.set('dave', unsaid);
+    const started = await begin(t);
+    const { page } = await signInAs(t, idp, started, 'dave');
+    expect(page.status).toBe(303);
+    expect(await eventsOf(t, 'user.provisioned')).toEqual([
+      expect.objectContaining({ data: { email: 'dave@acme.test', role: 'member', protocol: 'oidc' } }),
+    ]);
+  });
+
+  it('refuses an account of other organizations only: a domain claim is no proof of owning the domain', async () => {
+    const t = await platformWithSso(idp);
+    const other = t.otherOrg();
+    t.addUser({ email: 'dave@acme.test', orgId: other.orgId });
+    const started = await begin(t);
+    const before = rowCounts(t.platform.db);
+    const { back, page } = await signInAs(t, idp, started, 'dave');
+    const check = 'the e-mail belongs to an account outside the organization: an owner must invite it first';
+    await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
+    // Once invited, the same answer signs them in as that account.
+    t.addUser({ email: 'dave@acme.test', status: 'pending' });
+    const again = await begin(t);
+    expect((await signInAs(t, idp, again, 'dave')).page.status).toBe(303);
+  });
+
+  it('refuses several e-mail addresses in the mapped claim, whichever of them is of the domain', async () => {
+    const t = await platformWithSso(idp);
+    idp.users.set('alice', { ...USERS.alice, email: ['mallory@elsewhere.test', 'alice@acme.test'] } as never);
+    const started = await begin(t);
+    const before = rowCounts(t.platform.db);
+    const { back, page } = await signInAs(t, idp, started, 'alice');
+    const check = 'the identity provider sent no single e-mail address as email (email)';
     await expectRefused(t, idp, page, { status: 400, check, before, back: true, secrets: secretsOf(started, back) });
   });
 });

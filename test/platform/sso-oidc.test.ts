@@ -2,7 +2,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pkceChallenge } from '../../src/platform/sso/sign-in.js';
 import type { SsoContinuation } from '../../src/platform/store/sso-sign-in.js';
-import type { OidcIdp } from '../helpers/oidc-idp.js';
+import { type OidcIdp, startOidcIdp } from '../helpers/oidc-idp.js';
 import {
   begin,
   callbackOf,
@@ -10,6 +10,7 @@ import {
   platformWithSso,
   redeem,
   signInAs,
+  ssoBody,
   USERS,
   useTestIdp,
 } from '../helpers/sso-oidc.js';
@@ -200,5 +201,53 @@ describe('a sign-in through the OpenID provider', () => {
     });
     expect(page.text).toContain('&quot;subject&quot;: &quot;alice&quot;');
     expect(rowCounts(t.platform.db)).toEqual(before);
+  });
+});
+
+describe('saving the configuration again', () => {
+  it('keeps what was read from the provider while it names the same one: enable and disable work while it is down', async () => {
+    const down = await startOidcIdp({ users: USERS });
+    const t = await platformWithSso(down);
+    await down.close();
+    const saved = await t.call('PUT', `/organizations/${t.orgId}/sso`, {
+      body: { ...ssoBody(down), enabled: false, defaultRole: 'admin' },
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ enabled: false, defaultRole: 'admin', issuer: down.issuer });
+    // Reading it again on purpose does reach for it, and says it could not.
+    const refreshed = await t.call('POST', `/organizations/${t.orgId}/sso/refresh`);
+    expect(refreshed.status).toBe(422);
+    expect(refreshed.body.error.details).toEqual([expect.objectContaining({ field: 'issuer' })]);
+  });
+
+  it("forgets who was who at the old provider once it names another: its subjects are not the new one's", async () => {
+    const t = await platformWithSso(idp);
+    const first = await begin(t);
+    const firstPage = (await signInAs(t, idp, first, 'alice')).page;
+    const userId = decodeJwt((await redeem(t, firstPage.location as string, first.verifier)).body.access_token).sub;
+    expect(rowCounts(t.platform.db).identities).toBe(1);
+
+    // Saved again through the same provider: who is who stays.
+    const same = await t.call('PUT', `/organizations/${t.orgId}/sso`, {
+      body: { ...ssoBody(idp), defaultRole: 'admin' },
+    });
+    expect(same.status).toBe(200);
+    expect(rowCounts(t.platform.db).identities).toBe(1);
+
+    const other = await startOidcIdp({ users: USERS });
+    try {
+      other.setRedirectUris([callbackOf(t.orgId)]);
+      const moved = await t.call('PUT', `/organizations/${t.orgId}/sso`, { body: ssoBody(other) });
+      expect(moved.status).toBe(200);
+      expect(rowCounts(t.platform.db).identities).toBe(0);
+      // Alice signs in through the new provider: linked again by her verified e-mail, as the same user.
+      const again = await begin(t);
+      const { page } = await signInAs(t, other, again, 'alice');
+      expect(page.status).toBe(303);
+      expect(decodeJwt((await redeem(t, page.location as string, again.verifier)).body.access_token).sub).toBe(userId);
+      expect(rowCounts(t.platform.db).identities).toBe(1);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -84,9 +84,10 @@ describe('routing to the identity provider', () => {
 
   it('runs plat sso test on a disabled configuration: the profile received, nobody created', async () => {
     const t = await platformWithSso(idp());
-    await t.call('PUT', `/organizations/${t.orgId}/sso`, {
+    const disabled = await t.call('PUT', `/organizations/${t.orgId}/sso`, {
       body: { ...(await currentBody(t)), enabled: false },
     });
+    expect(disabled).toMatchObject({ status: 200, body: { enabled: false } });
     const users = (await t.call('GET', `/organizations/${t.orgId}/users`)).body.pagination;
     const started = await t.call('POST', `/organizations/${t.orgId}/sso/tests`);
     expect(started).toMatchObject({ status: 201, body: { status: 'pending', profile: null, failure: null } });

@@ -333,6 +333,10 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (co
       ],
       [samlMetadata({ ...ok, certs: [] }), 'the metadata holds no signing certificate (md:KeyDescriptor)'],
       [
+        samlMetadata({ ...ok, certs: [CERT_A, CERT_B, CERT_A, CERT_B, CERT_A, CERT_B] }),
+        'the metadata holds more than 5 signing certificates',
+      ],
+      [
         samlMetadata({ ...ok, certs: ['-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----'] }),
         'the metadata holds a signing certificate that is not a valid X.509 certificate',
       ],

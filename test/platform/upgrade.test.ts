@@ -232,3 +232,79 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     }
   });
 });
+
+describe('single sign-on saved by plat 0.1.0, enabled, and a domain two organizations claimed', () => {
+  // 0.1.0 took any configuration as it came and let domains be claimed twice; none was ever read from its identity
+  // provider. Made here from the 0.1.0 fixture by the SQL 0.1.0 would have written.
+  const fixture = new URL('../fixtures/upgrade/0.1.0/', import.meta.url).pathname;
+  const m = JSON.parse(readFileSync(join(fixture, 'manifest.json'), 'utf8')) as Manifest;
+  let dir: string;
+  let platform: Platform;
+  const call = (method: string, path: string) => send(platform.fetch, ORIGIN, m.ownerKey, method, path);
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'plat-upgrade-sso-'));
+    for (const file of ['local.db', 'local.db.limits']) copyFileSync(join(fixture, file), join(dir, file));
+    const raw = new Database(join(dir, 'local.db'));
+    raw.prepare('UPDATE sso_configs SET enabled = 1').run();
+    raw
+      .prepare(
+        `INSERT INTO sso_configs (org_id, protocol, provider, enabled, metadata_url, metadata_xml, issuer, client_id,
+           client_secret, attribute_mapping, domains, created_at, updated_at)
+         VALUES (?, 'saml', 'okta', 1, 'https://idp.second.test/metadata', NULL, NULL, NULL, NULL, '{"email":"email"}',
+           '["second.test","Example.com"]', '2026-11-24T03:06:53.000Z', '2026-11-24T03:06:53.000Z')`,
+      )
+      .run(m.secondOrganizationId);
+    raw.close();
+    const clock = fixedClock(new Date(Date.parse(m.madeAt) + 3_600_000).toISOString());
+    platform = createPlatform({ db: join(dir, 'local.db'), clock, logger: () => {} });
+  });
+  afterAll(() => {
+    platform.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('disables each configuration, saying why in an sso.updated event, until an owner saves or refreshes it', async () => {
+    for (const orgId of [m.organizationId, m.secondOrganizationId]) {
+      const sso = await call('GET', `/organizations/${orgId}/sso`);
+      expect(sso.status).toBe(200);
+      expect(sso.body.enabled).toBe(false);
+      const events = await call('GET', `/organizations/${orgId}/events?type=sso.updated&limit=100`);
+      expect(events.body.data[0]).toMatchObject({
+        type: 'sso.updated',
+        actor: { type: 'system', id: 'upgrade' },
+        target: { type: 'organization', id: orgId },
+        data: { enabled: false, reason: expect.stringContaining('save or refresh it, then enable it') },
+      });
+    }
+  });
+
+  it('refuses plat sso test until the configuration is read from its identity provider (409)', async () => {
+    const test = await call('POST', `/organizations/${m.organizationId}/sso/tests`);
+    expect(test.status).toBe(409);
+    expect(test.body.error.message).toMatch(/save or refresh it first/);
+  });
+
+  it('leaves a domain claimed twice to the older configuration; the other keeps the rest of its list', async () => {
+    const first = await call('GET', `/organizations/${m.organizationId}/sso`);
+    expect(first.body.domains).toEqual(['example.com']);
+    const second = await call('GET', `/organizations/${m.secondOrganizationId}/sso`);
+    expect(second.body.domains).toEqual(['second.test']);
+  });
+
+  it('still offers members of the domain their password', async () => {
+    const browser = new FormBrowser(platform.fetch);
+    const page = await browser.get(
+      `${ORIGIN}/v2/auth/authorize?${new URLSearchParams({
+        response_type: 'code',
+        client_id: 'plat-cli',
+        redirect_uri: 'http://127.0.0.1:49152/callback',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        login_hint: 'grace@example.com',
+      })}`,
+    );
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('name="password"');
+  });
+});

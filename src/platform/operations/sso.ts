@@ -1,7 +1,7 @@
 import type { SsoConfig, SsoPut, SsoServiceProvider, SsoTest } from '../../contract/sso.js';
 import type { BaseCtx, Ctx } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
-import type { IdpCertificateRecord, StoredSso } from '../store/sso.js';
+import { type IdpCertificateRecord, isUsable, type StoredSso } from '../store/sso.js';
 import type { StoredSsoTest } from '../store/sso-sign-in.js';
 import { requireOrg, requirePermission } from './access.js';
 
@@ -315,7 +315,6 @@ export async function startSsoTest(ctx: Ctx, orgId: string): Promise<SsoTest> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'sso:read');
   const config = loadConfig(ctx);
-  const { isUsable } = await import('../sso/routing.js');
   if (!isUsable(config)) {
     throw conflict('the configuration was never read from its identity provider: save or refresh it first');
   }

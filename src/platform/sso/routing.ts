@@ -1,5 +1,5 @@
 import type { BaseCtx } from '../context.js';
-import type { StoredSso } from '../store/sso.js';
+import { isUsable, type StoredSso } from '../store/sso.js';
 
 /** The part of an e-mail address after its last `@`, lower-case; empty when there is none. */
 export function domainOf(email: string): string {
@@ -10,14 +10,6 @@ export function domainOf(email: string): string {
         .slice(at + 1)
         .trim()
         .toLowerCase();
-}
-
-/**
- * Whether the configuration has what a sign-in through its identity provider needs: what was read from the IdP when
- * it was saved (a configuration saved before 0.2.0 never was, and is not routed to until it is saved or refreshed).
- */
-export function isUsable(sso: StoredSso): boolean {
-  return sso.protocol === 'saml' ? sso.idpSsoUrl !== null && sso.certificates.length > 0 : sso.oidcMetadata !== null;
 }
 
 /**

@@ -19,6 +19,14 @@ export type StoredSso = Omit<SsoConfig, 'spEntityId' | 'spMetadataUrl' | 'acsUrl
 /** A configuration to write: the stored fields plus the secret itself (null for none). */
 export type SsoWrite = Omit<StoredSso, 'clientSecretSet'> & { clientSecret: string | null };
 
+/**
+ * Whether the configuration has what a sign-in through its identity provider needs: what was read from the IdP when
+ * it was saved (a configuration saved before 0.2.0 never was, and is not routed to until it is saved or refreshed).
+ */
+export function isUsable(sso: StoredSso): boolean {
+  return sso.protocol === 'saml' ? sso.idpSsoUrl !== null && sso.certificates.length > 0 : sso.oidcMetadata !== null;
+}
+
 type Row = {
   org_id: string;
   protocol: SsoConfig['protocol'];

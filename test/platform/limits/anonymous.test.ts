@@ -89,3 +89,38 @@ describe('headers on every response', () => {
     expect(r.headers.get('x-request-id')).toBe(r.body.error.requestId);
   });
 });
+
+describe("identity providers' answers (contract §9)", () => {
+  it("spend the sender's address budget, SAML and OIDC alike: anyone can post one, and each costs checks", async () => {
+    const t = limitedPlatform();
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const remaining: (number | undefined)[] = [];
+    for (let i = 0; i < 5; i++) {
+      const acs = await callFrom(t, A, 'POST', `/sso/saml/${t.orgId}/acs`, {
+        key: null,
+        headers: form,
+        body: 'SAMLResponse=PHNhbWxwOlJlc3BvbnNlLz4%3D',
+      });
+      // Refused (this organization has no single sign-on), but read: the budget is spent before.
+      expect(acs.status).toBe(403);
+      remaining.push(limitsOf(acs).remaining);
+      const callback = await callFrom(t, A, 'GET', `/sso/oidc/${t.orgId}/callback?code=x&state=forged${i}`, {
+        key: null,
+      });
+      expect(callback.status).toBe(400);
+      remaining.push(limitsOf(callback).remaining);
+    }
+    expect(remaining).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
+    const refused = await callFrom(t, A, 'POST', `/sso/saml/${t.orgId}/acs`, {
+      key: null,
+      headers: form,
+      body: 'SAMLResponse=PHNhbWxwOlJlc3BvbnNlLz4%3D',
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 'rate_limit_exceeded', status: 429 });
+    expect(refused.body.error.message).toMatch(/^too many sign-ins through an identity provider from this address/);
+    // Another address still gets its answers read.
+    const elsewhere = await callFrom(t, B, 'GET', `/sso/oidc/${t.orgId}/callback?code=x&state=forged`, { key: null });
+    expect(elsewhere.status).toBe(400);
+  });
+});
