@@ -136,7 +136,8 @@ const sp = verb<Record<string, never>>({
 
 const refresh = verb<Record<string, never>>({
   name: 'refresh',
-  summary: "Fetch the identity provider's metadata (or OIDC discovery document) again, e.g. after it rotated its keys",
+  summary:
+    'Read the identity provider again: fetch its metadata or OIDC discovery document (e.g. after it rotated its keys), or parse uploaded metadata again',
   examples: ['plat sso refresh'],
   parse: () => ({}),
   run: async (_o, ctx) => record(await (await ctx.client()).sso.refresh(await ctx.orgId()), ssoView, true),

@@ -42,7 +42,10 @@ export const ssoRoutes: RouteDef[] = [
       'or `metadataXml` and no OIDC field; OIDC takes `issuer`, `clientId` and `clientSecret` and no SAML field ' +
       '(422 naming the field). The identity provider is read at once — SAML metadata (uploaded, or fetched from ' +
       '`metadataUrl`), or the OIDC discovery document of `issuer` — and must be usable: an IdP SSO descriptor with ' +
-      'an HTTP-Redirect SingleSignOnService and a signing certificate; discovery naming the same issuer. Fetches ' +
+      'an HTTP-Redirect SingleSignOnService and one to five signing certificates; discovery naming the same issuer. ' +
+      'A configuration that names the same identity provider as the stored one (the same `metadataUrl` or ' +
+      '`issuer`) keeps what was read, without fetching; one naming another forgets the identities linked through ' +
+      'the old one (people are linked again by e-mail). Fetches ' +
       'take at most 5 s and 1 MiB, over https (plain http to a loopback address only). Omitted optional fields are ' +
       'cleared, except `enabled` (kept; false for a new configuration) and an OIDC `clientSecret` already stored ' +
       "(kept). Each domain belongs to one organization's single sign-on at most (409).",
@@ -73,10 +76,11 @@ export const ssoRoutes: RouteDef[] = [
     method: 'POST',
     path: '/organizations/{orgId}/sso/refresh',
     operationId: 'refreshSso',
-    summary: "Fetch the identity provider's metadata (or OIDC discovery document) again",
+    summary: 'Read the identity provider again: fetch its metadata (or OIDC discovery document), or parse it again',
     description:
-      'For an identity provider that rotated its certificates or moved its endpoints. A SAML configuration whose ' +
-      'metadata was uploaded has nothing to fetch: 409.',
+      'For an identity provider that rotated its certificates or moved its endpoints, or a configuration saved ' +
+      'before the platform read identity providers (0.1.0). Uploaded SAML metadata is parsed again; to change it, ' +
+      'PUT the new document. 422 naming the field, as PUT, when it is not usable.',
     tag,
     access: 'sso:write',
     accessNote: 'Owners only (admins lack sso:write).',
@@ -92,7 +96,8 @@ export const ssoRoutes: RouteDef[] = [
     description:
       'Answers `signInUrl`, to open in a browser and sign in there; the test then records what the platform received ' +
       '(`profile`: the mapped fields and the raw attributes) or the check that failed (`failure`). Nobody is signed in ' +
-      'and nothing is created; a disabled configuration can be tested before it is enabled. Kept an hour.',
+      'and nothing is created; a disabled configuration can be tested before it is enabled. Kept an hour. 409 while ' +
+      'the configuration was never read from its identity provider (saved by 0.1.0: refresh it first).',
     tag,
     access: 'sso:read',
     params: orgParams,
