@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type OidcIdp, startOidcIdp } from '../helpers/oidc-idp.js';
+import type { TestPlatform } from '../helpers/platform.js';
 import {
   begin,
   callbackOf,
@@ -23,6 +24,14 @@ let idp: OidcIdp;
 beforeAll(() => {
   idp = testIdp();
 });
+
+/** `login` signs in at the provider, the platform refuses them with `status` and `check`, and the client is told. */
+async function refusedAs(t: TestPlatform, login: string, status: 400 | 403, check: string): Promise<void> {
+  const started = await begin(t);
+  const before = rowCounts(t.platform.db);
+  const { back, page } = await signInAs(t, idp, started, login);
+  await expectRefused(t, idp, page, { status, check, before, back: true, secrets: secretsOf(started, back) });
+}
 
 describe('forged or refused answers, each creating nothing', () => {
   it('a state the platform never issued', async () => {
@@ -240,20 +249,12 @@ describe('forged or refused answers, each creating nothing', () => {
   it('a suspended member: no code, no session', async () => {
     const t = await platformWithSso(idp);
     t.addUser({ email: 'dave@acme.test', status: 'suspended' });
-    const started = await begin(t);
-    const before = rowCounts(t.platform.db);
-    const { back, page } = await signInAs(t, idp, started, 'dave');
-    const check = 'the user is suspended';
-    await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
+    await refusedAs(t, 'dave', 403, 'the user is suspended');
   });
 
   it("an e-mail outside the organization's domains", async () => {
     const t = await platformWithSso(idp);
-    const started = await begin(t);
-    const before = rowCounts(t.platform.db);
-    const { back, page } = await signInAs(t, idp, started, 'carol');
-    const check = "the e-mail's domain is not one of the organization's";
-    await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
+    await refusedAs(t, 'carol', 403, "the e-mail's domain is not one of the organization's");
   });
 
   it('a provider that went away before the code could be exchanged', async () => {
@@ -273,11 +274,7 @@ describe('whose e-mail the platform may trust (contract §9)', () => {
   it('refuses an e-mail the provider says it has not verified', async () => {
     const t = await platformWithSso(idp);
     idp.users.set('alice', { ...USERS.alice, email_verified: false });
-    const started = await begin(t);
-    const before = rowCounts(t.platform.db);
-    const { back, page } = await signInAs(t, idp, started, 'alice');
-    const check = 'the identity provider has not verified the e-mail address';
-    await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
+    await refusedAs(t, 'alice', 403, 'the identity provider has not verified the e-mail address');
   });
 
   it('links a member by e-mail only if the provider says it verified the address', async () => {
@@ -285,11 +282,12 @@ describe('whose e-mail the platform may trust (contract §9)', () => {
     t.addUser({ email: 'bob@acme.test' });
     const { email_verified: _, ...unsaid } = USERS.bob as Record<string, unknown>;
     idp.users.set('bob', unsaid);
-    const started = await begin(t);
-    const before = rowCounts(t.platform.db);
-    const { back, page } = await signInAs(t, idp, started, 'bob');
-    const check = 'the identity provider does not say it verified the e-mail address (email_verified)';
-    await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
+    await refusedAs(
+      t,
+      'bob',
+      403,
+      'the identity provider does not say it verified the e-mail address (email_verified)',
+    );
   });
 
   it('provisions a newcomer of the domain whose provider does not say (nobody is taken over)', async () => {
@@ -308,11 +306,12 @@ describe('whose e-mail the platform may trust (contract §9)', () => {
     const t = await platformWithSso(idp);
     const other = t.otherOrg();
     t.addUser({ email: 'dave@acme.test', orgId: other.orgId });
-    const started = await begin(t);
-    const before = rowCounts(t.platform.db);
-    const { back, page } = await signInAs(t, idp, started, 'dave');
-    const check = 'the e-mail belongs to an account outside the organization: an owner must invite it first';
-    await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
+    await refusedAs(
+      t,
+      'dave',
+      403,
+      'the e-mail belongs to an account outside the organization: an owner must invite it first',
+    );
     // Once invited, the same answer signs them in as that account.
     t.addUser({ email: 'dave@acme.test', status: 'pending' });
     const again = await begin(t);
@@ -322,10 +321,6 @@ describe('whose e-mail the platform may trust (contract §9)', () => {
   it('refuses several e-mail addresses in the mapped claim, whichever of them is of the domain', async () => {
     const t = await platformWithSso(idp);
     idp.users.set('alice', { ...USERS.alice, email: ['mallory@elsewhere.test', 'alice@acme.test'] } as never);
-    const started = await begin(t);
-    const before = rowCounts(t.platform.db);
-    const { back, page } = await signInAs(t, idp, started, 'alice');
-    const check = 'the identity provider sent no single e-mail address as email (email)';
-    await expectRefused(t, idp, page, { status: 400, check, before, back: true, secrets: secretsOf(started, back) });
+    await refusedAs(t, 'alice', 400, 'the identity provider sent no single e-mail address as email (email)');
   });
 });

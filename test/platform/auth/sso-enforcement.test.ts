@@ -18,11 +18,10 @@ const OUTSIDER = { email: 'olga@other.test', password: 'olga has a long enough p
 const REFUSED =
   'Your organization signs you in through its identity provider: continue with your e-mail only, without a password.';
 
-/** Acme with single sign-on for acme.test (uploaded metadata: nothing to fetch), enabled or not. */
-async function withSso(enabled: boolean): Promise<AuthTestPlatform> {
-  const t = await authorizePlatform();
-  const metadataXml = samlMetadata({ entityId: 'https://idp.acme.test', ssoUrl: 'https://idp.acme.test/sso' });
-  const r = await t.call('PUT', `/organizations/${t.orgId}/sso`, {
+/** An organization's SAML single sign-on for acme.test through `idp` (uploaded metadata: nothing to fetch). */
+async function claimAcme(t: AuthTestPlatform, orgId: string, idp: string, enabled: boolean): Promise<void> {
+  const metadataXml = samlMetadata({ entityId: `https://${idp}`, ssoUrl: `https://${idp}/sso` });
+  const r = await t.call('PUT', `/organizations/${orgId}/sso`, {
     body: {
       protocol: 'saml',
       provider: 'custom-saml',
@@ -33,6 +32,12 @@ async function withSso(enabled: boolean): Promise<AuthTestPlatform> {
     },
   });
   expect(r.status).toBe(200);
+}
+
+/** Acme with single sign-on for acme.test, enabled or not. */
+async function withSso(enabled: boolean): Promise<AuthTestPlatform> {
+  const t = await authorizePlatform();
+  await claimAcme(t, t.orgId, 'idp.acme.test', enabled);
   await t.addUser(MEMBER);
   await t.addUser(OUTSIDER);
   return t;
@@ -86,18 +91,7 @@ describe('password sign-in while single sign-on is enabled (contract §9)', () =
     const t = await authorizePlatform();
     await t.addUser(MEMBER);
     const beta = await t.call('POST', '/organizations', { body: { name: 'Beta' } });
-    const metadataXml = samlMetadata({ entityId: 'https://idp.beta.test', ssoUrl: 'https://idp.beta.test/sso' });
-    const claim = await t.call('PUT', `/organizations/${beta.body.id}/sso`, {
-      body: {
-        protocol: 'saml',
-        provider: 'custom-saml',
-        metadataXml,
-        attributeMapping: { email: 'email' },
-        domains: ['acme.test'],
-        enabled: true,
-      },
-    });
-    expect(claim.status).toBe(200);
+    await claimAcme(t, beta.body.id, 'idp.beta.test', true);
     // Acme's member signs in with their password, and is never sent to Beta's identity provider…
     expect((await passwordSignIn(t, MEMBER)).status).toBe(303);
     const browser = new FormBrowser(t.fetch);
