@@ -13,6 +13,8 @@ afterAll(() => idp.close());
 
 const T = '2026-01-01T00:00:00.000Z';
 const ORG_HEADER = 'ID\tNAME\tSLUG\tPLAN\tCREATED\n';
+/** `plat sso set` of a SAML connection to `provider`, before its source and mapping. */
+const samlSet = (provider: string) => ['sso', 'set', '--protocol', 'saml', '--provider', provider];
 
 let w: CliWorld;
 beforeEach(async () => {
@@ -171,17 +173,17 @@ describe('sessions, sso, events', () => {
   it('sso set --allow-idp-initiated --default-role, kept by enable; sso refresh fetches the metadata again', async () => {
     idp.serve('/saml/metadata', { body: samlMetadata({ entityId: `${idp.url}/saml`, ssoUrl: `${idp.url}/saml/sso` }) });
     const set = await w.runCli([
+      ...samlSet('custom-saml'),
       ...[
-        'sso',
-        'set',
-        '--protocol',
-        'saml',
-        '--provider',
-        'custom-saml',
         '--metadata-url',
         `${idp.url}/saml/metadata`,
+        '--map',
+        'email=mail',
+        '--allow-idp-initiated',
+        '--default-role',
+        'admin',
+        '--json',
       ],
-      ...['--map', 'email=mail', '--allow-idp-initiated', '--default-role', 'admin', '--json'],
     ]);
     expect(set.code, set.stderr).toBe(0);
     expect(JSON.parse(set.stdout)).toMatchObject({ allowIdpInitiated: true, defaultRole: 'admin', enabled: false });
@@ -192,27 +194,12 @@ describe('sessions, sso, events', () => {
     });
     const refreshed = await w.runCli(['sso', 'refresh', '--json']);
     expect(JSON.parse(refreshed.stdout)).toMatchObject({ idpSsoUrl: `${idp.url}/saml/v2/sso`, enabled: true });
-    expect(
-      (
-        await w.runCli([
-          'sso',
-          'set',
-          '--protocol',
-          'saml',
-          '--provider',
-          'okta',
-          '--map',
-          'email=m',
-          '--default-role',
-          'owner',
-        ])
-      ).code,
-    ).toBe(7);
+    expect((await w.runCli([...samlSet('okta'), '--map', 'email=m', '--default-role', 'owner'])).code).toBe(7);
   });
 
   it('sso set reads SAML metadata from a file (checked by the platform: 7 with its reason) and needs a mapping', async () => {
     writeFileSync(join(w.dir, 'bad.xml'), '<EntityDescriptor/>');
-    const bad = ['sso', 'set', '--protocol', 'saml', '--provider', 'okta', '--metadata-file', 'bad.xml'];
+    const bad = [...samlSet('okta'), '--metadata-file', 'bad.xml'];
     expect(await w.runCli([...bad, '--map', 'email=mail'])).toMatchObject({
       code: 7,
       stdout: '',
@@ -220,43 +207,19 @@ describe('sessions, sso, events', () => {
     });
     const xml = samlMetadata({ entityId: 'https://idp.acme.test', ssoUrl: 'https://idp.acme.test/sso' });
     writeFileSync(join(w.dir, 'md.xml'), xml);
-    const r = await w.runCli([
-      'sso',
-      'set',
-      '--protocol',
-      'saml',
-      '--provider',
-      'okta',
-      '--metadata-file',
-      'md.xml',
-      '--map',
-      'email=mail',
-    ]);
+    const r = await w.runCli([...samlSet('okta'), '--metadata-file', 'md.xml', '--map', 'email=mail']);
     expect(r.code).toBe(0);
     expect(JSON.parse((await w.runCli(['sso', 'get', '--json'])).stdout)).toMatchObject({
       metadataXml: xml,
       idpEntityId: 'https://idp.acme.test',
     });
-    expect(await w.runCli(['sso', 'set', '--protocol', 'saml', '--provider', 'okta'])).toMatchObject({
+    expect(await w.runCli(samlSet('okta'))).toMatchObject({
       code: 7,
       stderr: 'plat: give at least --map email=ATTRIBUTE\n',
     });
-    expect(
-      (
-        await w.runCli([
-          'sso',
-          'set',
-          '--protocol',
-          'saml',
-          '--provider',
-          'okta',
-          '--metadata-file',
-          'no.xml',
-          '--map',
-          'email=m',
-        ])
-      ).stderr,
-    ).toBe('plat: cannot read no.xml: ENOENT\n');
+    expect((await w.runCli([...samlSet('okta'), '--metadata-file', 'no.xml', '--map', 'email=m'])).stderr).toBe(
+      'plat: cannot read no.xml: ENOENT\n',
+    );
   });
 
   it('events list filters by type and walks every page', async () => {
