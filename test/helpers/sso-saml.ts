@@ -144,9 +144,14 @@ const CREATED = [
 /** Rows of each table a sign-in may write to. */
 export type Created = Record<(typeof CREATED)[number], number>;
 
-/** Starts the IdP (options passed on), configures single sign-on through it (`sso` overrides the body). */
-export async function samlPlatform(opts: { idp?: SamlIdpOptions; sso?: Partial<SsoPut> } = {}): Promise<SamlPlatform> {
-  const t = testPlatform();
+/**
+ * Starts the IdP (options passed on), configures single sign-on through it (`sso` overrides the body) on a platform
+ * made with `platform`'s options.
+ */
+export async function samlPlatform(
+  opts: { idp?: SamlIdpOptions; sso?: Partial<SsoPut>; platform?: Parameters<typeof testPlatform>[0] } = {},
+): Promise<SamlPlatform> {
+  const t = testPlatform(opts.platform);
   const idp = await startSamlIdp({ clock: t.clock, ...opts.idp });
   const put = await t.call('PUT', `/organizations/${t.orgId}/sso`, { body: samlConfigBody(idp, opts.sso) });
   if (put.status !== 200) throw new Error(`PUT sso answered ${put.status}: ${JSON.stringify(put.body)}`);

@@ -21,7 +21,7 @@ const RELEASED: Record<string, { release: string; sha256: string }> = {
   },
   '0004_sso_sign_in.ts': {
     release: '0.2.0',
-    sha256: '1f4790307b9fa2f8577f7caaba15528cc94fc928c09a7c5d9c13d42fe89a74a4',
+    sha256: 'bd4b4312431a2d089aedbcdc80f93758981db2502d4e44a9207ed202c574609a',
   },
   '0003_seal_secrets.ts': {
     release: '0.2.0',

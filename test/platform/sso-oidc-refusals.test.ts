@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { User } from '../../src/contract/users.js';
 import { type OidcIdp, startOidcIdp } from '../helpers/oidc-idp.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import {
@@ -312,10 +313,21 @@ describe('whose e-mail the platform may trust (contract §9)', () => {
       403,
       'the e-mail belongs to an account outside the organization: an owner must invite it first',
     );
-    // Once invited, the same answer signs them in as that account.
-    t.addUser({ email: 'dave@acme.test', status: 'pending' });
+    // Invited, still not theirs until they accept: the invitation proves nothing of who answers at the provider.
+    const { userId } = t.addUser({ email: 'dave@acme.test', status: 'pending' });
+    await refusedAs(
+      t,
+      'dave',
+      403,
+      "the e-mail belongs to an account that has not accepted the organization's invitation: it must accept it first",
+    );
+    // Once they accepted, the same answer signs them in as that account.
+    const base = t.platform.base();
+    base.stores.users.update(t.orgId, { ...(base.stores.users.get(t.orgId, userId) as User), status: 'active' });
     const again = await begin(t);
     expect((await signInAs(t, idp, again, 'dave')).page.status).toBe(303);
+    const linked = t.platform.db.prepare('SELECT user_id FROM sso_identities WHERE org_id = ?').all(t.orgId);
+    expect(linked).toEqual([{ user_id: userId }]);
   });
 
   it('refuses several e-mail addresses in the mapped claim, whichever of them is of the domain', async () => {

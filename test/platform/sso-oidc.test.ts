@@ -246,6 +246,9 @@ describe('saving the configuration again', () => {
       expect(page.status).toBe(303);
       expect(decodeJwt((await redeem(t, page.location as string, again.verifier)).body.access_token).sub).toBe(userId);
       expect(rowCounts(t.platform.db).identities).toBe(1);
+      // Deleted, then saved anew: nothing of the old configuration's identities survives, whatever is named next.
+      expect((await t.call('DELETE', `/organizations/${t.orgId}/sso`)).status).toBe(204);
+      expect(rowCounts(t.platform.db).identities).toBe(0);
     } finally {
       await other.close();
     }

@@ -134,9 +134,9 @@ async function toIdentityProvider(
   afterForm: boolean,
 ): Promise<Response | undefined> {
   const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
-  const sso = ssoForEmail(ctx, email);
   // An authorization request for another organization is not this identity provider's to answer.
-  if (!sso || (req.org !== undefined && req.org !== sso.organizationId)) return undefined;
+  const sso = ssoForEmail(ctx, email, req.org);
+  if (!sso) return undefined;
   const url = await ssoSignInUrl(
     ctx,
     sso,
@@ -233,7 +233,7 @@ export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
     }
     return form(200, undefined, {}, email);
   }
-  const signedIn = await formSignIn(ctx, c, params, email, 'Enter your e-mail and password.');
+  const signedIn = await formSignIn(ctx, c, params, email, req.org, 'Enter your e-mail and password.');
   if (!('userId' in signedIn)) return form(signedIn.status, signedIn.error, signedIn.headers, email);
   const { userId } = signedIn;
 

@@ -80,8 +80,8 @@ export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
   // An e-mail of a single sign-on domain, without a password: its identity provider approves the device.
   if (email && email.length <= 254 && !params.get('password') && params.get('ticket') === undefined) {
     const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
-    const sso = ssoForEmail(ctx, email);
-    if (sso && (device.requestedOrg === null || device.requestedOrg === sso.organizationId)) {
+    const sso = ssoForEmail(ctx, email, device.requestedOrg);
+    if (sso) {
       const continuation = {
         kind: 'device' as const,
         userCode: device.userCode,
@@ -92,7 +92,14 @@ export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
       return page(c, 200, identityProviderPage(url));
     }
   }
-  const signedIn = await formSignIn(ctx, c, params, email, 'Enter your e-mail and password to approve.');
+  const signedIn = await formSignIn(
+    ctx,
+    c,
+    params,
+    email,
+    device.requestedOrg,
+    'Enter your e-mail and password to approve.',
+  );
   if (!('userId' in signedIn)) return form(signedIn.status, signedIn.error, signedIn.headers);
   const { userId } = signedIn;
 

@@ -33,7 +33,8 @@ export interface FormRefusal {
 
 /**
  * The sign-in step both sign-in pages (authorization and device approval) share: a ticket from an earlier step (the
- * organization choice), or the form's e-mail and password — refused while locked out. `missing` is the page's own
+ * organization choice), or the form's e-mail and password — refused while locked out, and refused for a person whose
+ * single sign-on governs them unless the sign-in asks for another organization (`org`). `missing` is the page's own
  * prompt for an empty field.
  */
 export async function formSignIn(
@@ -41,6 +42,7 @@ export async function formSignIn(
   c: Context,
   params: Params,
   email: string,
+  org: string | null | undefined,
   missing: string,
 ): Promise<{ userId: string } | FormRefusal> {
   const ticket = params.get('ticket');
@@ -51,7 +53,7 @@ export async function formSignIn(
   const password = params.get('password') ?? '';
   if (!email || !password) return { status: 400, error: missing };
   // Checked before the password: a member of a single sign-on domain signs in through the identity provider.
-  const refusal = passwordRefusal(ctx, email);
+  const refusal = passwordRefusal(ctx, email, org);
   if (refusal) return { status: 403, error: refusal };
   const result = await checkFormPassword(ctx, c, email, password);
   if (result.ok) return { userId: result.userId };

@@ -100,6 +100,8 @@ interface Choice {
   byAddress: boolean;
   /** Set when the request is refused. */
   refusal?: string;
+  /** Whether the address is charged when the route's answer is a refusal (status 400 or more). */
+  chargeRefused?: boolean;
 }
 
 /**
@@ -122,22 +124,20 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
       const refusal = `too many ${path} requests for this client: ${state.limit} a minute; ${retryIn(state)}`;
       return { state, byAddress: false, ...(!state.allowed && { refusal }) };
     }
+    if (SSO_ANSWER.test(path)) {
+      // An identity provider's answer costs the platform signature checks (SAML) or a token request (OIDC), and
+      // anyone can send one, whatever credentials ride along: each refused one spends from the address's budget, as
+      // a failed credential does (charged once answered, see below); a person signing in spends nothing.
+      const gate = limiter.peekAddress(ip);
+      const refusal = `too many refused sign-ins through an identity provider from this address; ${retryIn(gate)}`;
+      return { state: gate, byAddress: true, chargeRefused: true, ...(!gate.allowed && { refusal }) };
+    }
     const needs = deps.needsCredentials(method, path);
     const headers = c.req.raw.headers;
     const authorization = headers.get('authorization');
     // On a public page only the platform's own credentials count (an OAuth client may send `Basic`).
     const presented =
       headers.has('x-api-key') || (needs ? authorization !== null : /^Bearer /i.test(authorization ?? ''));
-    if (!presented && SSO_ANSWER.test(path)) {
-      // An identity provider's answer costs the platform signature checks (SAML) or a token request (OIDC), and
-      // anyone can send one: each spends from the address's budget, as a failed credential does.
-      const gate = limiter.peekAddress(ip);
-      if (!gate.allowed) {
-        const refusal = `too many sign-ins through an identity provider from this address; ${retryIn(gate)}`;
-        return { state: gate, byAddress: true, refusal };
-      }
-      return { state: limiter.chargeAddress(ip), byAddress: true };
-    }
     if (!presented && !needs) {
       // A public page without credentials spends nothing; its headers show the address's budget.
       return { state: { ...limiter.peekAddress(ip), allowed: true }, byAddress: true };
@@ -173,11 +173,12 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
     if (!limiter) return next();
     // The connection's peer; proxies' X-Forwarded-For is not trusted.
     const ip = clientAddress(c) ?? 'local';
-    const { state, byAddress, refusal } = await choose(c, limiter, ip);
+    const { state, byAddress, refusal, chargeRefused } = await choose(c, limiter, ip);
     if (refusal !== undefined) return refuse(c, state, refusal, authEndpoint(c.req.method, c.req.path));
     const handle: RequestLimits = { limiter, ip, byAddress, state };
     c.set('rateLimits', handle);
     await next();
+    if (chargeRefused && c.res.status >= 400) handle.state = limiter.chargeAddress(ip);
     // The handle's state, not `state`: a route may have charged a failed sign-in meanwhile.
     const { retryAfter: _, ...info } = handle.state;
     // `Response.redirect()` and fetched responses have immutable headers: copy those once (Hono's setter may copy

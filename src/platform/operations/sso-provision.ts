@@ -2,6 +2,7 @@ import { nameSchema } from '../../contract/common.js';
 import type { User } from '../../contract/users.js';
 import type { BaseCtx } from '../context.js';
 import type { StoredSso } from '../store/sso.js';
+import type { Account } from '../store/users.js';
 import { audit } from './auth.js';
 
 /** What an identity provider said of the person, once its response or ID token passed every check. */
@@ -63,6 +64,19 @@ export function mapProfile(config: Pick<StoredSso, 'attributeMapping'>, p: IdpPr
   return { email: email?.toLowerCase() ?? null, name: name?.success ? name.data : null, metadata };
 }
 
+/**
+ * Whether an organization's single sign-on governs this account (contract §9): a domain claim proves nothing of owning
+ * the domain, so it governs only the organization's own people — its active and suspended members, and pending ones
+ * the invitation made (no password, no other organization). An account that exists elsewhere, invited but not yet
+ * accepting, is not handed to the organization's identity provider: it accepts the invitation first.
+ */
+export function governs(ctx: BaseCtx, orgId: string, account: Account): boolean {
+  const member = ctx.stores.users.get(orgId, account.id);
+  if (!member) return false;
+  if (member.status !== 'pending') return true;
+  return account.passwordHash === null && ctx.stores.users.membershipCount(account.id) === 1;
+}
+
 /** The outcome of provisioning: the user who signs in, or why nobody does. */
 export type Provisioned = { userId: string; provisioned: boolean } | { refused: Refusal };
 
@@ -95,9 +109,14 @@ export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpPr
   if (!user) {
     const account = ctx.stores.users.accountByEmail(mapped.email);
     user = account && ctx.stores.users.get(orgId, account.id);
-    // A domain claim is no proof of owning the domain: an account of other organizations only is never taken over.
+    // A domain claim is no proof of owning the domain: an account of other organizations is never taken over.
     if (account && !user) {
       const check = 'the e-mail belongs to an account outside the organization: an owner must invite it first';
+      return { refused: { status: 403, check } };
+    }
+    if (account && !governs(ctx, orgId, account)) {
+      const check =
+        "the e-mail belongs to an account that has not accepted the organization's invitation: it must accept it first";
       return { refused: { status: 403, check } };
     }
     // Linking a member by e-mail trusts the address: an OpenID provider must say it verified it.

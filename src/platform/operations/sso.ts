@@ -1,6 +1,6 @@
 import type { SsoConfig, SsoPut, SsoServiceProvider, SsoTest } from '../../contract/sso.js';
 import type { BaseCtx, Ctx } from '../context.js';
-import { conflict, invalidField, notFound } from '../errors.js';
+import { conflict, invalidField, notFound, PlatformError } from '../errors.js';
 import { type IdpCertificateRecord, isUsable, type StoredSso } from '../store/sso.js';
 import type { StoredSsoTest } from '../store/sso-sign-in.js';
 import { requireOrg, requirePermission } from './access.js';
@@ -192,19 +192,23 @@ export async function putSso(ctx: Ctx, orgId: string, input: SsoPut): Promise<Ss
   checkConsistency(input, ctx.stores.sso.get(orgId));
   const domains = [...new Set((input.domains ?? []).map((d) => d.toLowerCase()))];
   checkDomains(ctx, orgId, domains);
-  // The identity provider is read when the configuration names another one (or uploads metadata, which is only
-  // parsed); one that stays the same keeps what was read — so `plat sso enable`/`disable`, which save it again, work
-  // while the provider is down. POST …/sso/refresh reads it again on purpose.
+  // The identity provider is read at every save. When it cannot be (down, or answering nonsense for now) and the
+  // configuration still names the same one, what was read from it last still signs people in: so `plat sso
+  // enable`/`disable`, which save the configuration again, work while the provider is down. POST …/sso/refresh
+  // insists.
   const before = ctx.stores.sso.get(orgId);
-  const same = before !== undefined && sameSource(before, input);
-  const idp = same ? identityProviderOf(before) : await readIdentityProvider(ctx, input);
+  const idp = await readIdentityProvider(ctx, input).catch((err: unknown) => {
+    const unreadable = err instanceof PlatformError && err.code === 'validation_error';
+    if (unreadable && before !== undefined && sameSource(before, input)) return identityProviderOf(before);
+    throw err;
+  });
   return ctx.tx(() => {
     // Read again under the write lock: another request may have changed it while the provider was fetched.
     const stored = ctx.stores.sso.get(orgId);
     checkConsistency(input, stored);
     checkDomains(ctx, orgId, domains);
     // Another identity provider: its subjects are not the old one's, so no identity it linked may sign in.
-    if (stored && !sameProvider(stored, idp, input)) ctx.stores.ssoSignIn.unlinkOrg(orgId);
+    if (!stored || !sameProvider(stored, idp, input)) ctx.stores.ssoSignIn.unlinkOrg(orgId);
     const now = ctx.now();
     const clientSecret = input.protocol === 'oidc' ? (input.clientSecret ?? ctx.stores.sso.clientSecret(orgId)) : null;
     const config: StoredSso = {
@@ -262,6 +266,8 @@ export async function refreshSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
     const current = ctx.stores.sso.get(orgId);
     if (!current) throw notFound('SSO configuration');
     const config: StoredSso = { ...current, ...idp, updatedAt: ctx.now() };
+    // Metadata that now names another entity: another identity provider, whose NameIDs are not the old one's.
+    if (current.protocol === 'saml' && current.idpEntityId !== idp.idpEntityId) ctx.stores.ssoSignIn.unlinkOrg(orgId);
     const { clientSecretSet: _, ...write } = config;
     ctx.stores.sso.put({ ...write, clientSecret: ctx.stores.sso.clientSecret(orgId) });
     ctx.emit(
@@ -280,6 +286,8 @@ export function deleteSso(ctx: Ctx, orgId: string): void {
     requirePermission(ctx, 'sso:write');
     const config = loadConfig(ctx);
     ctx.stores.sso.remove(orgId);
+    // Who was who at its identity provider: a configuration saved later may name another one.
+    ctx.stores.ssoSignIn.unlinkOrg(orgId);
     ctx.emit(
       'sso.deleted',
       { type: 'organization', id: orgId },

@@ -1,4 +1,5 @@
 import type { BaseCtx } from '../context.js';
+import { governs } from '../operations/sso-provision.js';
 import { isUsable, type StoredSso } from '../store/sso.js';
 
 /** The part of an e-mail address after its last `@`, lower-case; empty when there is none. */
@@ -14,26 +15,27 @@ export function domainOf(email: string): string {
 
 /**
  * The single sign-on an e-mail belongs to (contract §9 routing): the enabled, usable configuration whose domains hold
- * its domain — and only for a person it governs: a member of that organization, or someone with no account yet. A
- * domain claim is not proof of owning the domain, so an account that exists only in other organizations keeps signing
- * in as it does, and is never handed to this organization's identity provider.
+ * its domain — only for a person it governs (see `governs`: the organization's own people, or someone with no account
+ * yet), and only when the sign-in asks for no other organization (`org`). A domain claim is not proof of owning the
+ * domain, so an account of other organizations keeps signing in as it does, never handed to this identity provider.
  */
-export function ssoForEmail(ctx: BaseCtx, email: string): StoredSso | undefined {
+export function ssoForEmail(ctx: BaseCtx, email: string, org?: string | null): StoredSso | undefined {
   const domain = domainOf(email);
   const sso = domain ? ctx.stores.sso.enabledForDomain(domain) : undefined;
   if (!sso || !isUsable(sso)) return undefined;
+  if (org != null && org !== sso.organizationId) return undefined;
   const account = ctx.stores.users.accountByEmail(email.trim());
-  if (account && !ctx.stores.users.get(sso.organizationId, account.id)) return undefined;
+  if (account && !governs(ctx, sso.organizationId, account)) return undefined;
   return sso;
 }
 
 /**
- * Whether a password may sign this person in (contract §9 enforcement): not while they are a member of an
- * organization whose enabled single sign-on claims their e-mail's domain — except for that organization's owners
- * (break-glass). The message points to single sign-on; undefined when the password may be used.
+ * Whether a password may sign this person in (contract §9 enforcement): not while the single sign-on of their e-mail
+ * governs them (see `ssoForEmail`) — except for that organization's owners (break-glass). The message points to single
+ * sign-on; undefined when the password may be used.
  */
-export function passwordRefusal(ctx: BaseCtx, email: string): string | undefined {
-  const sso = ssoForEmail(ctx, email);
+export function passwordRefusal(ctx: BaseCtx, email: string, org?: string | null): string | undefined {
+  const sso = ssoForEmail(ctx, email, org);
   const account = sso && ctx.stores.users.accountByEmail(email.trim());
   if (!sso || !account) return undefined;
   if (ctx.stores.users.get(sso.organizationId, account.id)?.role === 'owner') return undefined;

@@ -131,6 +131,8 @@ export function usersStore(db: Db) {
     activeOwnerCount: (orgId: string) => activeOwners.get(orgId)?.n ?? 0,
     /** Whether the user ever became an active member of the organization (accepted, or added active). */
     hasJoined: (orgId: string, userId: string) => Boolean(joined.get(orgId, userId)?.joined_at),
+    /** How many organizations the account is a member of, pending memberships included. */
+    membershipCount: (userId: string) => membershipCount.get(userId)?.n ?? 0,
     /** Sign-in: stores the account's password hash (PHC string, see auth/passwords.ts). */
     setPassword: (userId: string, hash: string, now: string) => void setPassword.run(hash, now, userId),
     /** Sign-in: the account proved it reads its e-mail (an invitation link was followed). */

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { OrgRole } from '../../../src/contract/permissions.js';
+import type { UserStatus } from '../../../src/contract/users.js';
 import { hashPassword, type ScryptCost } from '../../../src/platform/auth/passwords.js';
 import { fixedClock, sequentialIds } from '../../../src/platform/clock.js';
 import { type AuthOptions, bootstrap, createPlatform, type Platform } from '../../../src/platform/index.js';
@@ -29,8 +30,15 @@ export interface AuthTestPlatform {
   ownerKey: string;
   logs: string[];
   call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
-  /** A member with a password (in the bootstrap organization unless `orgId`). */
-  addUser(u: { email: string; password?: string; role?: OrgRole; orgId?: string; name?: string }): Promise<string>;
+  /** A member with a password (in the bootstrap organization unless `orgId`; active unless `status`). */
+  addUser(u: {
+    email: string;
+    password?: string;
+    role?: OrgRole;
+    orgId?: string;
+    name?: string;
+    status?: UserStatus;
+  }): Promise<string>;
   setPassword(userId: string, password: string): Promise<void>;
   fetch(request: Request): Promise<Response>;
 }
@@ -73,7 +81,7 @@ export async function authorizePlatform(opts: { auth?: AuthOptions } = {}): Prom
         email: u.email,
         name: u.name ?? null,
         role: u.role ?? 'member',
-        status: 'active',
+        status: u.status ?? 'active',
         now: base.now(),
       });
       if (u.password) await setPassword(userId, u.password);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { User } from '../../../src/contract/users.js';
 import { samlMetadata } from '../../helpers/idp-documents.js';
 import {
   AUTH_URL,
@@ -107,6 +108,34 @@ describe('password sign-in while single sign-on is enabled (contract §9)', () =
       authorizeUrl(AUTH_URL, pkce().challenge, { login_hint: 'new@acme.test', org: t.orgId }),
     );
     expect(forAcme.status).toBe(200);
+  });
+});
+
+describe('whom a claim governs, and when (contract §9)', () => {
+  it('an account invited from another organization: only once it accepts, and never a sign-in asking for another', async () => {
+    const t = await authorizePlatform();
+    const maxId = await t.addUser(MEMBER);
+    const beta = (await t.call('POST', '/organizations', { body: { name: 'Beta' } })).body.id as string;
+    await claimAcme(t, beta, 'idp.beta.test', true);
+    await t.addUser({ ...MEMBER, orgId: beta, status: 'pending' });
+    // Invited to Beta, not yet accepted: their password as before, and no trip to Beta's identity provider.
+    expect((await passwordSignIn(t, MEMBER)).status).toBe(303);
+    const hint = (extra: Record<string, string> = {}) =>
+      new FormBrowser(t.fetch).get(authorizeUrl(AUTH_URL, pkce().challenge, { login_hint: MEMBER.email, ...extra }));
+    expect((await hint()).status).toBe(200);
+    // Accepted: Beta's identity provider signs them in, and their password is refused…
+    const base = t.platform.base();
+    base.stores.users.update(beta, { ...(base.stores.users.get(beta, maxId) as User), status: 'active' });
+    const refused = await passwordSignIn(t, MEMBER);
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain(REFUSED);
+    expect((await hint()).status).toBe(303);
+    // …except by a sign-in that asks for Acme, which Beta's single sign-on does not govern.
+    const forAcme = authorizeUrl(AUTH_URL, pkce().challenge, { org: t.orgId });
+    const signedIn = await signIn(new FormBrowser(t.fetch), forAcme, MEMBER.email, MEMBER.password);
+    expect(signedIn.status).toBe(303);
+    expect(new URL(signedIn.location as string).searchParams.get('code')).toMatch(/\S+/);
+    expect((await hint({ org: t.orgId })).status).toBe(200);
   });
 });
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { TestPlatform } from '../../helpers/platform.js';
+import { samlPlatforms } from '../../helpers/sso-saml.js';
 import { callFrom, limitedPlatform, limitsOf, setPlan, T0S } from './helpers.js';
 
 const A = '198.51.100.1';
@@ -91,16 +93,20 @@ describe('headers on every response', () => {
 });
 
 describe("identity providers' answers (contract §9)", () => {
+  const setupSaml = samlPlatforms();
+  /** A SAML response posted to the ACS from A, refused (this organization has no single sign-on). */
+  const forgedAcs = (t: TestPlatform, key?: null) =>
+    callFrom(t, A, 'POST', `/sso/saml/${t.orgId}/acs`, {
+      ...(key === null && { key }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'SAMLResponse=PHNhbWxwOlJlc3BvbnNlLz4%3D',
+    });
+
   it("spend the sender's address budget, SAML and OIDC alike: anyone can post one, and each costs checks", async () => {
     const t = limitedPlatform();
-    const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const remaining: (number | undefined)[] = [];
     for (let i = 0; i < 5; i++) {
-      const acs = await callFrom(t, A, 'POST', `/sso/saml/${t.orgId}/acs`, {
-        key: null,
-        headers: form,
-        body: 'SAMLResponse=PHNhbWxwOlJlc3BvbnNlLz4%3D',
-      });
+      const acs = await forgedAcs(t, null);
       // Refused (this organization has no single sign-on), but read: the budget is spent before.
       expect(acs.status).toBe(403);
       remaining.push(limitsOf(acs).remaining);
@@ -111,16 +117,43 @@ describe("identity providers' answers (contract §9)", () => {
       remaining.push(limitsOf(callback).remaining);
     }
     expect(remaining).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
-    const refused = await callFrom(t, A, 'POST', `/sso/saml/${t.orgId}/acs`, {
-      key: null,
-      headers: form,
-      body: 'SAMLResponse=PHNhbWxwOlJlc3BvbnNlLz4%3D',
-    });
+    const refused = await forgedAcs(t, null);
     expect(refused.status).toBe(429);
     expect(refused.body.error).toMatchObject({ code: 'rate_limit_exceeded', status: 429 });
-    expect(refused.body.error.message).toMatch(/^too many sign-ins through an identity provider from this address/);
+    expect(refused.body.error.message).toMatch(
+      /^too many refused sign-ins through an identity provider from this address/,
+    );
     // Another address still gets its answers read.
     const elsewhere = await callFrom(t, B, 'GET', `/sso/oidc/${t.orgId}/callback?code=x&state=forged`, { key: null });
     expect(elsewhere.status).toBe(400);
+  });
+
+  it('spend it whatever credentials ride along: a valid API key opens no other budget', async () => {
+    const t = limitedPlatform();
+    const remaining: (number | undefined)[] = [];
+    for (let i = 0; i < 3; i++) {
+      const acs = await forgedAcs(t);
+      expect(acs.status).toBe(403);
+      remaining.push(limitsOf(acs).remaining);
+    }
+    expect(remaining).toEqual([9, 8, 7]);
+    // The key's own budget is untouched.
+    expect(limitsOf(await callFrom(t, A, 'GET', '/organizations'))).toMatchObject({ limit: 6000, remaining: 999 });
+  });
+
+  it('spend nothing when a person signs in: only refused answers are charged', async () => {
+    const s = await setupSaml({ platform: { limits: { enabled: true } } });
+    for (let i = 0; i < 12; i++) {
+      const sent = await s.signIn();
+      const acs = await s.postAcs(sent.form.fields);
+      expect(acs.status).toBe(303);
+      expect(acs.headers.get('x-ratelimit-remaining')).toBe('10');
+    }
+    // The same response again is a replay, refused and charged.
+    const sent = await s.signIn();
+    expect((await s.postAcs(sent.form.fields)).status).toBe(303);
+    const replay = await s.postAcs(sent.form.fields);
+    expect(replay.status).toBe(400);
+    expect(replay.headers.get('x-ratelimit-remaining')).toBe('9');
   });
 });

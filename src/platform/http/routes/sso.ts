@@ -43,9 +43,10 @@ export const ssoRoutes: RouteDef[] = [
       '(422 naming the field). The identity provider is read at once — SAML metadata (uploaded, or fetched from ' +
       '`metadataUrl`), or the OIDC discovery document of `issuer` — and must be usable: an IdP SSO descriptor with ' +
       'an HTTP-Redirect SingleSignOnService and one to five signing certificates; discovery naming the same issuer. ' +
-      'A configuration that names the same identity provider as the stored one (the same `metadataUrl` or ' +
-      '`issuer`) keeps what was read, without fetching; one naming another forgets the identities linked through ' +
-      'the old one (people are linked again by e-mail). Fetches ' +
+      'Every save reads it again; when that fails and the configuration names the same `metadataUrl` or `issuer` ' +
+      'as the stored one, what was read last is kept (POST …/sso/refresh insists instead). Another identity ' +
+      'provider (another SAML entity id or OIDC issuer) forgets the identities linked through the old one, as ' +
+      'DELETE does (people are linked again by e-mail). Fetches ' +
       'take at most 5 s and 1 MiB, over https (plain http to a loopback address only). Omitted optional fields are ' +
       'cleared, except `enabled` (kept; false for a new configuration) and an OIDC `clientSecret` already stored ' +
       "(kept). Each domain belongs to one organization's single sign-on at most (409).",

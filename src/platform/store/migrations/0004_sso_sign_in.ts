@@ -43,7 +43,7 @@ UPDATE sso_configs SET domains = (
   SELECT json_group_array(domain) FROM (SELECT domain FROM sso_domains d WHERE d.org_id = sso_configs.org_id ORDER BY domain)
 );
 INSERT INTO events (id, org_id, type, actor_type, actor_id, target_type, target_id, request_id, data, created_at)
-  SELECT 'evt_' || hex(randomblob(12)), org_id, 'sso.updated', 'system', 'upgrade', 'organization', org_id, NULL,
+  SELECT 'evt_' || lower(hex(randomblob(10))), org_id, 'sso.updated', 'system', 'upgrade', 'organization', org_id, NULL,
     '{"enabled":false,"reason":"saved before single sign-on read the identity provider: save or refresh it, then enable it"}',
     strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
   FROM sso_configs WHERE enabled = 1;
