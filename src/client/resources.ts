@@ -24,6 +24,8 @@ import type {
   InvitationCreate,
   InvitationListQuery,
   User,
+  UserBatch,
+  UserBatchReply,
   UserListQuery,
   UserPatch,
 } from '../contract/users.js';
@@ -61,6 +63,7 @@ export function createResources(r: Requester) {
       list: (orgId: string, query: UserListQuery = {}) => get<List<User>>(`/organizations/${seg(orgId)}/users`, query),
       get: (id: string) => get<User>(`/users/${seg(id)}`),
       invite: (orgId: string, body: InvitationCreate) => post<Invitation>(`/organizations/${seg(orgId)}/users`, body),
+      batch: (orgId: string, body: UserBatch) => post<UserBatchReply>(`/organizations/${seg(orgId)}/users/batch`, body),
       update: (id: string, body: UserPatch) => patch<User>(`/users/${seg(id)}`, body),
       suspend: (id: string) => post<User>(`/users/${seg(id)}/suspend`),
       unsuspend: (id: string) => post<User>(`/users/${seg(id)}/unsuspend`),

@@ -9,6 +9,7 @@ import {
   searchParam,
   timestampSchema,
 } from './common.js';
+import { errorCodeSchema, errorDetailSchema } from './errors.js';
 import { orgRoleSchema } from './permissions.js';
 
 export const USER_STATUSES = ['active', 'suspended', 'pending'] as const;
@@ -109,3 +110,96 @@ export const invitationListQuerySchema = z.lazy(() =>
   }),
 );
 export type InvitationListQuery = z.infer<typeof invitationListQuerySchema>;
+
+/** The most items of one `POST …/users/batch` (contract §10). */
+export const MAX_BATCH_USERS = 1000;
+
+/**
+ * An e-mail as a batch item may name it: an account that exists matches whatever the form it was created with (the
+ * embedded owner `admin@localhost` included); a new one must also be a valid address (checked when it is created).
+ */
+export const batchEmailSchema = z
+  .string()
+  .trim()
+  .min(3)
+  .max(254)
+  .regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address');
+
+/** One person of a batch: who (`email`) and what they should be in the organization. */
+export const userBatchItemSchema = z
+  .lazy(() =>
+    z.strictObject({
+      email: batchEmailSchema,
+      name: nameSchema.optional(),
+      role: orgRoleSchema.optional(),
+      /** Team ids or names of the organization; in `upsert`, the user's teams become exactly these. */
+      teams: z.array(z.string().trim().min(1).max(100)).max(50).optional(),
+      /** Merged into the user's metadata as PATCH does: `null` deletes a key. */
+      metadata: metadataPatchSchema.optional(),
+    }),
+  )
+  .meta({ id: 'UserBatchItem' });
+export type UserBatchItem = z.infer<typeof userBatchItemSchema>;
+
+export const BATCH_MODES = ['create', 'upsert'] as const;
+
+/**
+ * The body as the route parses it: items are any objects, each then checked on its own (one bad item fails alone).
+ * The reference shows {@link userBatchSchema}.
+ */
+export const userBatchInputSchema = z.lazy(() =>
+  z.strictObject({
+    users: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_BATCH_USERS),
+    mode: z.enum(BATCH_MODES).optional(),
+    invite: z.boolean().optional(),
+    dryRun: z.boolean().optional(),
+  }),
+);
+
+/** `POST /organizations/{orgId}/users/batch` as documented (contract §10). */
+export const userBatchSchema = z
+  .lazy(() =>
+    z.strictObject({
+      users: z.array(userBatchItemSchema).min(1).max(MAX_BATCH_USERS),
+      mode: z.enum(BATCH_MODES).default('create').optional(),
+      invite: z.boolean().default(false).optional(),
+      dryRun: z.boolean().default(false).optional(),
+    }),
+  )
+  .meta({ id: 'UserBatch' });
+export type UserBatch = z.infer<typeof userBatchInputSchema>;
+
+export const BATCH_OUTCOMES = ['created', 'updated', 'unchanged', 'failed'] as const;
+export type BatchOutcome = (typeof BATCH_OUTCOMES)[number];
+
+/** What became of one item: its index in `users`, and the user (null when it failed, or is only a dry run's). */
+export const userBatchResultSchema = z
+  .lazy(() =>
+    z.object({
+      index: z.number().int(),
+      email: z.string(),
+      outcome: z.enum(BATCH_OUTCOMES),
+      userId: z.string().nullable(),
+      /** Why it failed: the error envelope's code, message and details. */
+      error: z
+        .object({ code: errorCodeSchema, message: z.string(), details: z.array(errorDetailSchema).optional() })
+        .nullable(),
+    }),
+  )
+  .meta({ id: 'UserBatchResult' });
+export type UserBatchResult = z.infer<typeof userBatchResultSchema>;
+
+export const userBatchReplySchema = z
+  .lazy(() =>
+    z.object({
+      results: z.array(userBatchResultSchema),
+      summary: z.object({
+        created: z.number().int(),
+        updated: z.number().int(),
+        unchanged: z.number().int(),
+        failed: z.number().int(),
+      }),
+    }),
+  )
+  .meta({ id: 'UserBatchReply' });
+export type UserBatchReply = z.infer<typeof userBatchReplySchema>;
