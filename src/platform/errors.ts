@@ -1,3 +1,4 @@
+import type * as z from 'zod';
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../contract/errors.js';
 
 /** A coded error thrown by operations; the HTTP layer renders it as the seed's envelope. */
@@ -36,4 +37,20 @@ export function invalidField(field: string, message: string): PlatformError {
 /** `403 insufficient_permissions`. */
 export function forbidden(message = 'insufficient permissions'): PlatformError {
   return new PlatformError('insufficient_permissions', message);
+}
+
+/** The field-level problems of a failed zod parse, as error details (an unknown key is `unknown field`). */
+export function detailsOf(error: z.ZodError): ErrorDetail[] {
+  return error.issues.flatMap((issue) => {
+    const base = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((k) => ({ field: base ? `${base}.${k}` : k, message: 'unknown field' }));
+    }
+    return [{ field: base || '(body)', message: issue.message }];
+  });
+}
+
+/** Details as one message: `field: message; …`. */
+export function summary(details: ErrorDetail[]): string {
+  return details.map((d) => `${d.field}: ${d.message}`).join('; ');
 }

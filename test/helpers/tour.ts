@@ -97,6 +97,12 @@ export const EXAMPLE_BODIES: Record<string, (f: Fixture) => unknown> = {
   'POST /organizations': () => ({ name: 'Tour Org' }),
   'PATCH /organizations/{orgId}': () => ({ name: 'Renamed Org' }),
   'POST /organizations/{orgId}/users': () => ({ email: 'tour-new@example.test', name: 'New', role: 'member' }),
+  'POST /organizations/{orgId}/users/batch': (f) => ({
+    users: [
+      { email: 'tour-batch@example.test', name: 'Batched', teams: [f.teamId], metadata: { source: 'hr' } },
+      { email: 'not an e-mail' },
+    ],
+  }),
   'PATCH /users/{userId}': () => ({ name: 'Renamed', metadata: { team: 'core' } }),
   'POST /organizations/{orgId}/teams': () => ({ name: 'Another team' }),
   'POST /teams/{teamId}/members': (f) => ({ userId: f.outsiderId }),

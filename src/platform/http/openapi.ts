@@ -92,7 +92,10 @@ export function buildOpenApi(routes: readonly RouteDef[]): Json {
       'x-permission': route.access,
       parameters: parameters(route),
       ...(route.body && {
-        requestBody: { required: true, content: { 'application/json': { schema: inline(route.body, 'input') } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: inline(route.documentedBody ?? route.body, 'input') } },
+        },
       }),
       responses,
       ...(route.kind === 'api' && { security: [{ apiKey: [] }, { bearer: [] }] }),

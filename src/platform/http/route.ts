@@ -30,6 +30,8 @@ interface RouteBase {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  /** The body as the reference shows it, when `body` parses it more loosely (items checked one by one). */
+  documentedBody?: z.ZodType;
   status?: 200 | 201 | 204;
   response?: z.ZodType;
   /** The `Location` of a created record (from the result and the parsed input). */

@@ -1,6 +1,5 @@
 import type * as z from 'zod';
-import type { ErrorDetail } from '../../contract/errors.js';
-import { PlatformError } from '../errors.js';
+import { detailsOf, PlatformError, summary } from '../errors.js';
 import { parseJsonText, reservedKeyPath } from './json.js';
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
@@ -10,20 +9,6 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
     v = (v as Record<PropertyKey, unknown>)[key];
   }
   return v;
-}
-
-function detailsOf(error: z.ZodError): ErrorDetail[] {
-  return error.issues.flatMap((issue) => {
-    const base = issue.path.map(String).join('.');
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((k) => ({ field: base ? `${base}.${k}` : k, message: 'unknown field' }));
-    }
-    return [{ field: base || '(body)', message: issue.message }];
-  });
-}
-
-function summary(details: ErrorDetail[]): string {
-  return details.map((d) => `${d.field}: ${d.message}`).join('; ');
 }
 
 /**

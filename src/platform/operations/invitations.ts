@@ -47,8 +47,66 @@ function mailInvitation(ctx: Ctx, inv: Invitation, token: string): void {
   sendMail(ctx, message, orgId);
 }
 
+/** What a pending user is made of: who, their role and teams (ids, checked), and what the organization notes. */
+export interface PendingUser {
+  email: string;
+  name: string | null;
+  role: Invitation['role'];
+  teams: string[];
+  metadata?: Record<string, string | number | boolean>;
+}
+
+/**
+ * Makes a `pending` user with its invitation, in the caller's transaction: a new account (unverified) for an unknown
+ * e-mail, else a pending membership of the existing account (`account`); puts it in its teams; stores the link's token
+ * only as a hash, and mails the link unless `mail` is false (`POST …/invitations/{id}/resend` mails a new one later).
+ */
+export function insertPendingUser(
+  ctx: Ctx,
+  orgId: string,
+  u: PendingUser,
+  account: { id: string; email: string } | undefined,
+  opts: { mail: boolean; batch?: boolean },
+): Invitation {
+  const now = ctx.now();
+  const userId = account?.id ?? ctx.ids('user');
+  const email = account?.email ?? u.email;
+  if (!account) ctx.stores.users.insertAccount(userId, email, false, now);
+  const { name, role, teams } = u;
+  ctx.stores.users.insertMembership({ orgId, userId, email, name, role, status: 'pending', metadata: u.metadata, now });
+  for (const teamId of teams) ctx.stores.teams.addMember(orgId, teamId, userId, now);
+  const { token, tokenHash } = newToken();
+  const invitation: Invitation = {
+    id: ctx.ids('invitation'),
+    email,
+    name,
+    role,
+    teams,
+    status: 'pending',
+    userId,
+    organizationId: orgId,
+    createdAt: now,
+    expiresAt: expiryFrom(ctx),
+  };
+  ctx.stores.invitations.insert({ ...invitation, tokenHash, invitedBy: ctx.principal.userId });
+  if (opts.mail) mailInvitation(ctx, invitation, token);
+  ctx.emit(
+    'user.invited',
+    { type: 'user', id: userId },
+    {
+      invitationId: invitation.id,
+      email,
+      role,
+      teams,
+      newAccount: !account,
+      ...(opts.batch && { batch: true, mailed: opts.mail }),
+    },
+  );
+  return invitation;
+}
+
 /** Only owners may invite an owner, or resend or revoke the invitation of an owner-to-be (contract §4). */
-function guardOwnerRole(ctx: Ctx, role: Invitation['role']): void {
+export function guardOwnerRole(ctx: Ctx, role: Invitation['role']): void {
   if (role === 'owner' && ctx.principal.role !== 'owner') {
     throw forbidden('only owners can grant, remove or change the owner role');
   }
@@ -75,34 +133,8 @@ export function createInvitation(ctx: Ctx, orgId: string, input: InvitationCreat
     if (account && ctx.stores.users.get(orgId, account.id)) {
       throw conflict(`${account.email} is already a member of this organization`);
     }
-    const now = ctx.now();
-    const userId = account?.id ?? ctx.ids('user');
-    const email = account?.email ?? input.email;
-    if (!account) ctx.stores.users.insertAccount(userId, email, false, now);
-    const name = input.name ?? null;
-    ctx.stores.users.insertMembership({ orgId, userId, email, name, role, status: 'pending', now });
-    for (const teamId of teams) ctx.stores.teams.addMember(orgId, teamId, userId, now);
-    const { token, tokenHash } = newToken();
-    const invitation: Invitation = {
-      id: ctx.ids('invitation'),
-      email,
-      name,
-      role,
-      teams,
-      status: 'pending',
-      userId,
-      organizationId: orgId,
-      createdAt: now,
-      expiresAt: expiryFrom(ctx),
-    };
-    ctx.stores.invitations.insert({ ...invitation, tokenHash, invitedBy: ctx.principal.userId });
-    mailInvitation(ctx, invitation, token);
-    ctx.emit(
-      'user.invited',
-      { type: 'user', id: userId },
-      { invitationId: invitation.id, email, role, teams, newAccount: !account },
-    );
-    return invitation;
+    const pending = { email: input.email, name: input.name ?? null, role, teams };
+    return insertPendingUser(ctx, orgId, pending, account, { mail: true });
   });
 }
 

@@ -42,14 +42,14 @@ export function getUser(ctx: Ctx, userId: string): User {
 }
 
 /** Admins may not touch an owner, nor make anyone one (contract §4). */
-function guardOwner(ctx: Ctx, target: User, grantsOwner = false): void {
+export function guardOwner(ctx: Ctx, target: User, grantsOwner = false): void {
   if ((target.role === 'owner' || grantsOwner) && ctx.principal.role !== 'owner') {
     throw forbidden('only owners can grant, remove or change the owner role');
   }
 }
 
 /** Throws `409` when removing `target` from the active owners would leave none. */
-function guardLastOwner(ctx: Ctx, target: User, action: string): void {
+export function guardLastOwner(ctx: Ctx, target: User, action: string): void {
   if (
     target.role === 'owner' &&
     target.status === 'active' &&
@@ -63,6 +63,19 @@ function guardSelf(ctx: Ctx, target: User, action: string): void {
   if (target.id === ctx.principal.userId) throw conflict(`you cannot ${action} yourself`);
 }
 
+/** A metadata patch over what a user has (`null` deletes a key); `422` past 50 keys. */
+export function mergeMetadata(current: User['metadata'], patch: UserPatch['metadata']): User['metadata'] {
+  const metadata = { ...current };
+  for (const [key, value] of Object.entries(patch ?? {})) {
+    if (value === null) delete metadata[key];
+    else metadata[key] = value;
+  }
+  if (Object.keys(metadata).length > MAX_METADATA_KEYS) {
+    throw invalidField('metadata', `at most ${MAX_METADATA_KEYS} keys`);
+  }
+  return metadata;
+}
+
 /** `PATCH /users/{id}`: name, avatar, role, and a metadata merge where `null` deletes a key. */
 export function updateUser(ctx: Ctx, userId: string, patch: UserPatch): User {
   return ctx.tx(() => {
@@ -70,14 +83,7 @@ export function updateUser(ctx: Ctx, userId: string, patch: UserPatch): User {
     requirePermission(ctx, 'users:write');
     guardOwner(ctx, user, patch.role === 'owner');
     if (patch.role !== undefined && patch.role !== 'owner') guardLastOwner(ctx, user, 'demoted');
-    const metadata = { ...user.metadata };
-    for (const [key, value] of Object.entries(patch.metadata ?? {})) {
-      if (value === null) delete metadata[key];
-      else metadata[key] = value;
-    }
-    if (Object.keys(metadata).length > MAX_METADATA_KEYS) {
-      throw invalidField('metadata', `at most ${MAX_METADATA_KEYS} keys`);
-    }
+    const metadata = mergeMetadata(user.metadata, patch.metadata);
     const next: User = {
       ...user,
       ...(patch.name !== undefined && { name: patch.name }),

@@ -35,6 +35,9 @@ export function teamsStore(db: Db) {
     'INSERT OR IGNORE INTO team_members (team_id, org_id, user_id, created_at) VALUES (?, ?, ?, ?)',
   );
   const removeUser = db.prepare('DELETE FROM team_members WHERE org_id = ? AND user_id = ?');
+  const teamsOf = db.prepare<[string, string], { team_id: string }>(
+    'SELECT team_id FROM team_members WHERE org_id = ? AND user_id = ? ORDER BY team_id',
+  );
   const member = db.prepare<[string, string, string], MemberRow>(
     `SELECT t.user_id, t.created_at, m.name, m.email, m.avatar_url
      FROM team_members t JOIN org_users m ON m.org_id = t.org_id AND m.user_id = t.user_id
@@ -69,6 +72,8 @@ export function teamsStore(db: Db) {
     /** Puts a member of the organization in the team (no-op when already there). */
     addMember: (orgId: string, teamId: string, userId: string, now: string) =>
       void addMember.run(teamId, orgId, userId, now),
+    /** The ids of the teams the user is in, sorted. */
+    teamIdsOf: (orgId: string, userId: string) => teamsOf.all(orgId, userId).map((r) => r.team_id),
     /** Takes the user out of every team of the organization. */
     removeUser: (orgId: string, userId: string) => void removeUser.run(orgId, userId),
     /** Teams of the organization by name (case-insensitive), A to Z. */

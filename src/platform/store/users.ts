@@ -69,8 +69,9 @@ export function usersStore(db: Db) {
     'INSERT INTO accounts (id, email, email_verified, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
   );
   const insertMember = db.prepare(
-    `INSERT INTO org_users (org_id, user_id, email, name, role, status, joined_at, created_at, updated_at)
-     VALUES (@orgId, @userId, @email, @name, @role, @status, CASE WHEN @status = 'active' THEN @now END, @now, @now)`,
+    `INSERT INTO org_users (org_id, user_id, email, name, role, status, metadata, joined_at, created_at, updated_at)
+     VALUES (@orgId, @userId, @email, @name, @role, @status, @metadata, CASE WHEN @status = 'active' THEN @now END,
+       @now, @now)`,
   );
   const update = db.prepare(
     `UPDATE org_users SET name = @name, avatar_url = @avatarUrl, role = @role, status = @status, metadata = @metadata,
@@ -124,8 +125,9 @@ export function usersStore(db: Db) {
       name: string | null;
       role: OrgRole;
       status: UserStatus;
+      metadata?: Record<string, string | number | boolean>;
       now: string;
-    }) => void insertMember.run(m),
+    }) => void insertMember.run({ ...m, metadata: JSON.stringify(m.metadata ?? {}) }),
     /** Writes the organization-owned fields of a user back. */
     update: (orgId: string, u: User) => void update.run({ ...u, orgId, metadata: JSON.stringify(u.metadata) }),
     activeOwnerCount: (orgId: string) => activeOwners.get(orgId)?.n ?? 0,

@@ -1,6 +1,15 @@
 import { listSchema } from '../../../contract/common.js';
-import { userListQuerySchema, userPatchSchema, userSchema } from '../../../contract/users.js';
+import {
+  MAX_BATCH_USERS,
+  userBatchInputSchema,
+  userBatchReplySchema,
+  userBatchSchema,
+  userListQuerySchema,
+  userPatchSchema,
+  userSchema,
+} from '../../../contract/users.js';
 import { deleteUser, getUser, listUsers, suspendUser, unsuspendUser, updateUser } from '../../operations/users.js';
+import { batchUsers } from '../../operations/users-batch.js';
 import { type RouteDef, route } from '../route.js';
 import { orgParams, userParams } from './params.js';
 
@@ -22,6 +31,28 @@ export const userRoutes: RouteDef[] = [
     query: userListQuerySchema,
     response: listSchema(userSchema),
     handler: (ctx, { params, query }) => listUsers(ctx, params.orgId, query),
+  }),
+  route({
+    method: 'POST',
+    path: '/organizations/{orgId}/users/batch',
+    operationId: 'batchUsers',
+    summary: 'Create or update many users at once: per-item outcomes, a dry run, one request for rate limits',
+    description:
+      `1–${MAX_BATCH_USERS} items, each applied on its own: one that fails (\`error\`: the envelope's code, message ` +
+      'and details) changes nothing and stops nothing else. `mode` `create` (default) makes pending users and leaves ' +
+      'a member that already matches `unchanged` (409 for the item when it differs); `upsert` updates name, role, ' +
+      'teams (replaced; ids or names) and metadata (merged, `null` deletes a key). `invite` mails the invitations ' +
+      'of created users (else they are created unsent: POST /invitations/{id}/resend sends one); `dryRun` reports ' +
+      'the outcomes without changing anything. The same e-mail twice fails the second item. One event per changed ' +
+      'user. The body is at most 1 MiB, as every request.',
+    tag,
+    access: 'users:write',
+    accessNote: 'Only owners may create owners or change one.',
+    params: orgParams,
+    body: userBatchInputSchema,
+    documentedBody: userBatchSchema,
+    response: userBatchReplySchema,
+    handler: (ctx, { params, body }) => batchUsers(ctx, params.orgId, body),
   }),
   route({
     method: 'GET',

@@ -1,0 +1,174 @@
+import {
+  type BatchOutcome,
+  emailSchema,
+  type User,
+  type UserBatch,
+  type UserBatchItem,
+  type UserBatchReply,
+  type UserBatchResult,
+  userBatchItemSchema,
+} from '../../contract/users.js';
+import type { Ctx } from '../context.js';
+import { conflict, detailsOf, invalidField, PlatformError, summary } from '../errors.js';
+import { requireOrg, requirePermission } from './access.js';
+import { guardOwnerRole, insertPendingUser } from './invitations.js';
+import { guardLastOwner, guardOwner, mergeMetadata } from './users.js';
+
+type Mode = NonNullable<UserBatch['mode']>;
+
+/** What one batch shares between its items: its options, the e-mails seen so far, the teams resolved so far. */
+interface Run {
+  mode: Mode;
+  invite: boolean;
+  /** Lower-case e-mail → the index of the item that named it first. */
+  seen: Map<string, number>;
+  /** A team id or name as given → the team's id (undefined: no such team). */
+  teams: Map<string, string | undefined>;
+}
+
+/** Thrown to roll a dry run back once its outcomes are known. */
+const DRY_RUN = Symbol('dry run');
+
+/**
+ * `POST /organizations/{orgId}/users/batch` (contract §10): 1–1,000 independent items, each checked and applied on its
+ * own (a savepoint each, within one transaction for the batch: one bad item undoes nothing of the others). `create`
+ * makes pending users — invitations mailed with `invite` — and leaves a member that already matches `unchanged`, or
+ * fails it with `409` when it differs; `upsert` updates name, role, teams (replaced) and metadata (merged). A dry run
+ * applies everything and rolls it back, so its outcomes are exactly the real ones. One event per changed user.
+ */
+export function batchUsers(ctx: Ctx, orgId: string, input: UserBatch): UserBatchReply {
+  requireOrg(ctx, orgId);
+  requirePermission(ctx, 'users:write');
+  const apply = () => {
+    const run: Run = { mode: input.mode ?? 'create', invite: input.invite ?? false, seen: new Map(), teams: new Map() };
+    return input.users.map((raw, index) => oneItem(ctx, orgId, run, raw, index));
+  };
+  let results: UserBatchResult[] = [];
+  if (input.dryRun) {
+    try {
+      ctx.tx(() => {
+        results = apply();
+        throw DRY_RUN;
+      });
+    } catch (err) {
+      if (err !== DRY_RUN) throw err;
+    }
+    // Nobody was created: no id to give.
+    results = results.map((r) => (r.outcome === 'created' ? { ...r, userId: null } : r));
+  } else {
+    results = ctx.tx(apply);
+  }
+  const counts: Record<BatchOutcome, number> = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+  for (const r of results) counts[r.outcome] += 1;
+  return { results, summary: counts };
+}
+
+/** One item, parsed and applied in a savepoint; a coded error fails it alone. */
+function oneItem(ctx: Ctx, orgId: string, run: Run, raw: Record<string, unknown>, index: number): UserBatchResult {
+  const given = typeof raw.email === 'string' ? raw.email.trim() : '';
+  try {
+    const parsed = userBatchItemSchema.safeParse(raw);
+    if (!parsed.success) {
+      const details = detailsOf(parsed.error);
+      throw new PlatformError('validation_error', summary(details), { details });
+    }
+    const item = parsed.data;
+    const key = item.email.toLowerCase();
+    const first = run.seen.get(key);
+    if (first !== undefined) throw invalidField('email', `the same e-mail as item ${first} of this batch`);
+    run.seen.set(key, index);
+    const done = ctx.tx(() => applyItem(ctx, orgId, run, item));
+    return { index, email: done.email, outcome: done.outcome, userId: done.userId, error: null };
+  } catch (err) {
+    if (!(err instanceof PlatformError)) throw err;
+    const error = { code: err.code, message: err.message, ...(err.details && { details: err.details }) };
+    return { index, email: given, outcome: 'failed', userId: null, error };
+  }
+}
+
+type Applied = { outcome: Exclude<BatchOutcome, 'failed'>; userId: string; email: string };
+
+function applyItem(ctx: Ctx, orgId: string, run: Run, item: UserBatchItem): Applied {
+  const teams = item.teams === undefined ? undefined : resolveTeams(ctx, orgId, run, item.teams);
+  const account = ctx.stores.users.accountByEmail(item.email);
+  const user = account && ctx.stores.users.get(orgId, account.id);
+  if (!user) {
+    // A new account needs a deliverable address; an existing one matches whatever form it was made with.
+    if (!account && !emailSchema.safeParse(item.email).success) throw invalidField('email', 'invalid e-mail address');
+    const role = item.role ?? 'member';
+    guardOwnerRole(ctx, role);
+    const pending = {
+      email: item.email,
+      name: item.name ?? null,
+      role,
+      teams: teams ?? [],
+      metadata: mergeMetadata({}, item.metadata),
+    };
+    const invitation = insertPendingUser(ctx, orgId, pending, account, { mail: run.invite, batch: true });
+    return { outcome: 'created', userId: invitation.userId, email: invitation.email };
+  }
+  const current = teams === undefined ? undefined : ctx.stores.teams.teamIdsOf(orgId, user.id);
+  const next: User = {
+    ...user,
+    name: item.name ?? user.name,
+    role: item.role ?? user.role,
+    metadata: mergeMetadata(user.metadata, item.metadata),
+  };
+  const changed = [
+    next.name !== user.name && 'name',
+    next.role !== user.role && 'role',
+    !sameMetadata(next.metadata, user.metadata) && 'metadata',
+    teams !== undefined && !sameSet(teams, current ?? []) && 'teams',
+  ].filter((f): f is string => f !== false);
+  if (changed.length === 0) return { outcome: 'unchanged', userId: user.id, email: user.email };
+  if (run.mode === 'create') {
+    throw conflict(`${user.email} is already a member with another ${changed.join(', ')}: upsert to update it`);
+  }
+  guardOwner(ctx, user, next.role === 'owner' && user.role !== 'owner');
+  if (next.role !== 'owner') guardLastOwner(ctx, user, 'demoted');
+  const now = ctx.now();
+  ctx.stores.users.update(orgId, { ...next, updatedAt: now });
+  const moved = teams === undefined ? undefined : replaceTeams(ctx, orgId, user.id, current ?? [], teams, now);
+  ctx.emit(
+    'user.updated',
+    { type: 'user', id: user.id },
+    {
+      fields: changed,
+      batch: true,
+      ...(next.role !== user.role && { role: { from: user.role, to: next.role } }),
+      ...(moved && { teams: moved }),
+    },
+  );
+  return { outcome: 'updated', userId: user.id, email: user.email };
+}
+
+/** Team ids or names as the organization's team ids (deduplicated); `422` naming the ones it does not have. */
+function resolveTeams(ctx: Ctx, orgId: string, run: Run, given: readonly string[]): string[] {
+  const ids = given.map((t) => {
+    if (!run.teams.has(t)) run.teams.set(t, (ctx.stores.teams.get(orgId, t) ?? ctx.stores.teams.byName(orgId, t))?.id);
+    return run.teams.get(t);
+  });
+  const unknown = given.filter((_, i) => ids[i] === undefined);
+  if (unknown.length > 0) {
+    throw invalidField('teams', `unknown team${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
+  }
+  return [...new Set(ids as string[])];
+}
+
+/** Puts the user in exactly `wanted`; what was added and removed. */
+function replaceTeams(ctx: Ctx, orgId: string, userId: string, current: string[], wanted: string[], now: string) {
+  const added = wanted.filter((t) => !current.includes(t));
+  const removed = current.filter((t) => !wanted.includes(t));
+  for (const teamId of removed) ctx.stores.teams.removeMember(orgId, teamId, userId);
+  for (const teamId of added) ctx.stores.teams.addMember(orgId, teamId, userId, now);
+  return { added, removed };
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x) => b.includes(x));
+}
+
+function sameMetadata(a: User['metadata'], b: User['metadata']): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && Object.is(a[k], b[k]));
+}

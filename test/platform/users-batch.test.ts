@@ -1,0 +1,314 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
+import { bootstrap } from '../../src/platform/index.js';
+import { startServer } from '../../src/platform/server.js';
+import { send, type TestPlatform, testPlatform } from '../helpers/platform.js';
+
+// POST /organizations/{orgId}/users/batch (contract §10): outcomes, failure isolation, modes, dry runs, limits.
+
+let t: TestPlatform;
+beforeEach(() => {
+  t = testPlatform();
+});
+
+const count = (table: string) => (t.platform.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+/** Rows of every table a batch may write to. */
+const TABLES = ['accounts', 'org_users', 'invitations', 'outbox', 'team_members', 'events'] as const;
+const rows = () => Object.fromEntries(TABLES.map((x) => [x, count(x)])) as Record<(typeof TABLES)[number], number>;
+const batch = (body: unknown, key?: string) =>
+  t.call('POST', `/organizations/${t.orgId}/users/batch`, { body, ...(key !== undefined && { key }) });
+const eventsOf = (type: string) =>
+  (t.platform.db.prepare('SELECT target_id, data FROM events WHERE type = ? ORDER BY rowid').all(type) as any[]).map(
+    (e) => ({ target: e.target_id, data: JSON.parse(e.data) }),
+  );
+const user = async (id: string) => (await t.call('GET', `/users/${id}`)).body;
+const teamsOf = (userId: string) => t.platform.base().stores.teams.teamIdsOf(t.orgId, userId);
+async function team(name: string): Promise<string> {
+  return (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name } })).body.id;
+}
+
+describe('POST /organizations/{orgId}/users/batch', () => {
+  it('creates pending users with their teams and metadata, one event each, mailing nobody unless asked', async () => {
+    const eng = await team('Engineering');
+    const r = await batch({
+      users: [
+        { email: 'ada@example.test', name: 'Ada', role: 'admin', teams: ['engineering'], metadata: { level: 3 } },
+        { email: 'bob@example.test', teams: [eng], metadata: { gone: null, desk: 'B2' } },
+      ],
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      results: [
+        {
+          index: 0,
+          email: 'ada@example.test',
+          outcome: 'created',
+          userId: expect.stringMatching(/^user_/),
+          error: null,
+        },
+        {
+          index: 1,
+          email: 'bob@example.test',
+          outcome: 'created',
+          userId: expect.stringMatching(/^user_/),
+          error: null,
+        },
+      ],
+      summary: { created: 2, updated: 0, unchanged: 0, failed: 0 },
+    });
+    const [ada, bob] = r.body.results.map((x: any) => x.userId);
+    expect(await user(ada)).toMatchObject({ status: 'pending', name: 'Ada', role: 'admin', metadata: { level: 3 } });
+    expect(await user(bob)).toMatchObject({ status: 'pending', name: null, role: 'member', metadata: { desk: 'B2' } });
+    expect([teamsOf(ada), teamsOf(bob)]).toEqual([[eng], [eng]]);
+    expect(eventsOf('user.invited').map((e) => [e.target, e.data.batch, e.data.mailed])).toEqual([
+      [ada, true, false],
+      [bob, true, false],
+    ]);
+    expect(count('outbox')).toBe(0);
+    // Their invitations exist, unsent: a resend mails one.
+    const invitations = await t.call('GET', `/organizations/${t.orgId}/invitations`);
+    expect(invitations.body.data.map((i: any) => i.status)).toEqual(['pending', 'pending']);
+  });
+
+  it('mails the invitations of the users it creates with invite: true', async () => {
+    const r = await batch({ users: [{ email: 'ada@example.test' }, { email: 'bob@example.test' }], invite: true });
+    expect(r.body.summary.created).toBe(2);
+    const mails = t.platform.base().stores.outbox.list();
+    expect(mails.map((m) => m.to).sort()).toEqual(['ada@example.test', 'bob@example.test']);
+  });
+
+  it('fails bad items alone, each with its error, and changes nothing for them', async () => {
+    const eng = await team('Engineering');
+    const before = rows();
+    const r = await batch({
+      users: [
+        { email: 'ok@example.test', teams: [eng] },
+        { email: 'not an address' },
+        { email: 'nobody@example' },
+        { email: 'unknown-team@example.test', teams: ['Engineering', 'Sales'] },
+        { email: 'OK@example.test' },
+        { email: 'typo@example.test', rolle: 'admin' },
+        { email: 'bad-role@example.test', role: 'emperor' },
+        { name: 'No e-mail' },
+        { email: 'fine@example.test', metadata: { k: 'v' } },
+      ],
+    });
+    expect(r.status).toBe(200);
+    const outcome = (i: number) => {
+      const x = r.body.results[i];
+      return [x.outcome, x.error?.code, x.error?.details?.map((d: any) => d.field)];
+    };
+    expect(outcome(0)).toEqual(['created', undefined, undefined]);
+    expect(outcome(1)).toEqual(['failed', 'validation_error', ['email']]);
+    expect(outcome(2)).toEqual(['failed', 'validation_error', ['email']]);
+    expect(outcome(3)).toEqual(['failed', 'validation_error', ['teams']]);
+    expect(r.body.results[3].error.message).toBe('teams: unknown team: Sales');
+    expect(outcome(4)).toEqual(['failed', 'validation_error', ['email']]);
+    expect(r.body.results[4].error.message).toBe('email: the same e-mail as item 0 of this batch');
+    expect(outcome(5)).toEqual(['failed', 'validation_error', ['rolle']]);
+    expect(outcome(6)).toEqual(['failed', 'validation_error', ['role']]);
+    expect(outcome(7)).toEqual(['failed', 'validation_error', ['email']]);
+    expect(r.body.results[7].email).toBe('');
+    expect(outcome(8)).toEqual(['created', undefined, undefined]);
+    expect(r.body.summary).toEqual({ created: 2, updated: 0, unchanged: 0, failed: 7 });
+    // Exactly two users' worth of rows: the failed items left nothing behind.
+    const after = rows();
+    expect(after.accounts - before.accounts).toBe(2);
+    expect(after.org_users - before.org_users).toBe(2);
+    expect(after.team_members - before.team_members).toBe(1);
+    expect(after.events - before.events).toBe(2);
+  });
+
+  it('leaves a member that already matches unchanged — whatever the form of its e-mail — and refuses one that differs', async () => {
+    const first = await batch({ users: [{ email: 'ada@example.test', name: 'Ada', metadata: { n: 1 } }] });
+    const adaId = first.body.results[0].userId;
+    const before = rows();
+    const again = await batch({
+      users: [
+        { email: '  ADA@Example.TEST ', name: 'Ada', metadata: { n: 1 } },
+        { email: 'owner@acme.test', role: 'owner', name: 'Olive Owner' },
+      ],
+    });
+    expect(again.body.results.map((x: any) => [x.outcome, x.userId, x.email])).toEqual([
+      ['unchanged', adaId, 'ada@example.test'],
+      ['unchanged', t.ownerId, 'owner@acme.test'],
+    ]);
+    expect(rows()).toEqual(before);
+    const differs = await batch({ users: [{ email: 'ada@example.test', name: 'Ada Lovelace' }] });
+    expect(differs.body.results[0]).toMatchObject({
+      outcome: 'failed',
+      userId: null,
+      error: {
+        code: 'conflict',
+        message: 'ada@example.test is already a member with another name: upsert to update it',
+      },
+    });
+    expect((await user(adaId)).name).toBe('Ada');
+  });
+
+  it('makes an account of another organization a pending member here', async () => {
+    const other = t.otherOrg();
+    t.addUser({ email: 'shared@example.test', orgId: other.orgId });
+    const r = await batch({ users: [{ email: 'shared@example.test' }] });
+    expect(r.body.results[0]).toMatchObject({ outcome: 'created', error: null });
+    expect(count('accounts')).toBe(3);
+    expect(eventsOf('user.invited')[0]?.data.newAccount).toBe(false);
+  });
+
+  it('upserts: name, role, metadata merged (null deletes), teams replaced; unchanged when nothing differs', async () => {
+    const [eng, ops, sales] = [await team('Engineering'), await team('Ops'), await team('Sales')];
+    const made = await batch({
+      users: [{ email: 'ada@example.test', name: 'Ada', teams: [eng, ops], metadata: { a: 1, b: 'x' } }],
+    });
+    const id = made.body.results[0].userId;
+    const r = await batch({
+      mode: 'upsert',
+      users: [
+        {
+          email: 'ada@example.test',
+          name: 'Ada L.',
+          role: 'admin',
+          teams: ['ops', 'SALES'],
+          metadata: { a: null, c: true },
+        },
+        { email: 'new@example.test', name: 'New' },
+      ],
+    });
+    expect(r.body.results.map((x: any) => x.outcome)).toEqual(['updated', 'created']);
+    expect(await user(id)).toMatchObject({
+      name: 'Ada L.',
+      role: 'admin',
+      status: 'pending',
+      metadata: { b: 'x', c: true },
+    });
+    expect(teamsOf(id)).toEqual([ops, sales].sort());
+    expect(eventsOf('user.updated')).toEqual([
+      {
+        target: id,
+        data: {
+          fields: ['name', 'role', 'metadata', 'teams'],
+          batch: true,
+          role: { from: 'member', to: 'admin' },
+          teams: { added: [sales], removed: [eng] },
+        },
+      },
+    ]);
+    const same = await batch({
+      mode: 'upsert',
+      users: [{ email: 'ada@example.test', teams: [sales, ops], metadata: { c: true } }],
+    });
+    expect(same.body.results[0].outcome).toBe('unchanged');
+    expect(eventsOf('user.updated')).toHaveLength(1);
+  });
+
+  it('keeps the rules of single changes per item: admins neither make nor change owners; the last owner stays', async () => {
+    const { userId: adminId, key: adminKey } = t.addUser({ email: 'adam@acme.test', role: 'admin' });
+    const r = await batch(
+      {
+        mode: 'upsert',
+        users: [
+          { email: 'boss@example.test', role: 'owner' },
+          { email: 'owner@acme.test', name: 'Renamed by an admin' },
+          { email: 'member@example.test' },
+        ],
+      },
+      adminKey,
+    );
+    expect(r.body.results.map((x: any) => [x.outcome, x.error?.code])).toEqual([
+      ['failed', 'insufficient_permissions'],
+      ['failed', 'insufficient_permissions'],
+      ['created', undefined],
+    ]);
+    const demote = await batch({ mode: 'upsert', users: [{ email: 'owner@acme.test', role: 'admin' }] });
+    expect(demote.body.results[0]).toMatchObject({ outcome: 'failed', error: { code: 'conflict' } });
+    expect((await user(t.ownerId)).role).toBe('owner');
+    expect((await user(adminId)).role).toBe('admin');
+  });
+
+  it('reports in a dry run exactly the outcomes of the real run, changing nothing', async () => {
+    await batch({ users: [{ email: 'ada@example.test', name: 'Ada' }] });
+    const body = {
+      mode: 'upsert',
+      users: [{ email: 'ada@example.test', name: 'Ada L.' }, { email: 'new@example.test' }, { email: 'bad' }],
+      invite: true,
+    };
+    const before = rows();
+    const dry = await batch({ ...body, dryRun: true });
+    expect(rows()).toEqual(before);
+    const real = await batch(body);
+    const strip = (x: any) => ({ ...x, userId: x.outcome === 'created' ? null : x.userId });
+    expect(dry.body.results).toEqual(real.body.results.map(strip));
+    expect(dry.body.summary).toEqual({ created: 1, updated: 1, unchanged: 0, failed: 1 });
+    expect(dry.body.results[1].userId).toBeNull();
+  });
+
+  it('refuses the whole request for what is not a batch: no items, too many, not objects; users:write; 404 across organizations', async () => {
+    const { key: memberKey } = t.addUser({ email: 'max@acme.test' });
+    const other = t.otherOrg();
+    const before = rows();
+    const status = async (body: unknown, key?: string) => (await batch(body, key)).status;
+    expect(await status({ users: [] })).toBe(422);
+    const many = Array.from({ length: 1001 }, (_, i) => ({ email: `u${i}@example.test` }));
+    expect(await status({ users: many })).toBe(422);
+    expect(await status({ users: ['ada@example.test'] })).toBe(422);
+    expect(await status({ users: [{ email: 'a@example.test' }], mode: 'merge' })).toBe(422);
+    expect(await status({ users: [{ email: 'a@example.test' }], extra: 1 })).toBe(422);
+    expect(await status({ users: [{ email: 'a@example.test' }] }, memberKey)).toBe(403);
+    const across = await t.call('POST', `/organizations/${other.orgId}/users/batch`, {
+      body: { users: [{ email: 'a@example.test' }] },
+    });
+    expect(across.status).toBe(404);
+    expect(rows()).toEqual(before);
+  });
+
+  it('takes 1,000 items in one request, counted once by the rate limits', async () => {
+    const limited = testPlatform({ limits: { enabled: true } });
+    const users = Array.from({ length: 1000 }, (_, i) => ({ email: `user${i}@example.test`, metadata: { i } }));
+    const r = await limited.call('POST', `/organizations/${limited.orgId}/users/batch`, { body: { users } });
+    expect(r.status).toBe(200);
+    expect(r.body.summary).toEqual({ created: 1000, updated: 0, unchanged: 0, failed: 0 });
+    const next = await limited.call('GET', '/organizations');
+    expect(Number(r.headers.get('x-ratelimit-remaining')) - Number(next.headers.get('x-ratelimit-remaining'))).toBe(1);
+  });
+});
+
+describe('over HTTP', () => {
+  it('answers the same outcomes from plat serve, failures isolated', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plat-batch-'));
+    const server = await startServer({
+      db: join(dir, 'batch.db'),
+      port: 0,
+      clock: fixedClock(),
+      ids: sequentialIds(),
+      logger: () => {},
+    });
+    try {
+      const boot = bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+      const body = { users: [{ email: 'ada@example.test' }, { email: 'broken' }, { email: 'bob@example.test' }] };
+      const r = await send(
+        fetch,
+        server.url,
+        boot.apiKey,
+        'POST',
+        `/organizations/${boot.organizationId}/users/batch`,
+        {
+          body,
+        },
+      );
+      expect(r.status).toBe(200);
+      expect(r.body.results.map((x: any) => x.outcome)).toEqual(['created', 'failed', 'created']);
+      const list = await send(fetch, server.url, boot.apiKey, 'GET', `/organizations/${boot.organizationId}/users`);
+      expect(list.body.data.map((u: any) => u.email).sort()).toEqual([
+        'ada@example.test',
+        'bob@example.test',
+        'owner@acme.test',
+      ]);
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
