@@ -1,0 +1,95 @@
+import type { Readable } from 'node:stream';
+import { type CsvError, type Info, type Options, parse } from 'csv-parse';
+import { InvalidValueError } from '../errors.js';
+import { type CsvColumns, csvColumns, csvRow, failedRow, type Row } from './import-rows.js';
+import type { Halt } from './import-source.js';
+
+/** The longest record read (a quote never closed would otherwise gather the rest of the file): the API's body limit. */
+export const MAX_RECORD_CHARS = 1024 * 1024;
+
+/** What csv-parse says, in the words of an import's errors file. */
+const SYNTAX: Record<string, string> = {
+  INVALID_OPENING_QUOTE: 'a quote inside an unquoted field (quote the whole field and double the quote: "a""b")',
+  CSV_INVALID_CLOSING_QUOTE: 'a quoted field goes on after its closing quote',
+  CSV_QUOTE_NOT_CLOSED: 'a quote opened on this line is never closed',
+  CSV_MAX_RECORD_SIZE: `a record longer than ${MAX_RECORD_CHARS} characters (is a quote never closed?)`,
+};
+
+/**
+ * After these, csv-parse no longer knows where records start (it reads on as if inside quotes): the rest of the file
+ * cannot be read, so the import stops there rather than skip rows it cannot see.
+ */
+const LOST: ReadonlySet<string> = new Set(['CSV_INVALID_CLOSING_QUOTE', 'CSV_QUOTE_NOT_CLOSED', 'CSV_MAX_RECORD_SIZE']);
+
+/** What one parsed record stands for, in file order: the header's columns, or a row (`last`: nothing after it counts). */
+type Parsed = { header: CsvColumns | string; line: number } | { row: Row; last?: boolean };
+
+/** Line breaks inside a record's fields (quoted ones keep theirs). */
+const breaks = (cells: readonly string[]) => cells.reduce((n, c) => n + (c.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
+
+/**
+ * The rows of a CSV file (RFC 4180: quotes, commas and line breaks in fields; UTF-8 with or without a BOM; CRLF, LF
+ * or CR line ends, even mixed), streamed. Each row carries the physical line it starts on, the header being line 1
+ * (blank lines are skipped and counted). A header with an unknown column is refused (exit 7) before any row is
+ * given; a malformed record fails its row, and one after which records can no longer be told apart ends the rows
+ * with `halt` set.
+ */
+export async function* csvRows(input: Readable, halt: Halt): AsyncGenerator<Row> {
+  // Lines are counted here, from each record's own line breaks and the blank lines csv-parse skipped: its own count
+  // takes a CRLF inside quotes for two lines. Its count serves only for a skipped record, whose cells are unknown,
+  // corrected by how far it had drifted from ours.
+  let end = 0; // the line the previous record ended on
+  let empties = 0; // blank lines skipped so far
+  let drift = 0;
+  let columns: CsvColumns | undefined;
+  const options: Options<Parsed, string[]> = {
+    bom: true,
+    record_delimiter: ['\r\n', '\n', '\r'],
+    skip_empty_lines: true,
+    relax_column_count: true,
+    skip_records_with_error: true,
+    max_record_size: MAX_RECORD_CHARS,
+    on_skip: (err: CsvError | undefined) => {
+      if (!err || halt.at) return undefined;
+      const info = err as unknown as Info;
+      const line = end + 1 + (info.empty_lines - empties);
+      [end, empties] = [Math.max(line, info.lines - drift), info.empty_lines];
+      const last = LOST.has(err.code);
+      if (last) halt.at = { line, message: SYNTAX[err.code] as string };
+      const message = `malformed CSV: ${SYNTAX[err.code] ?? err.message}`;
+      // Pushed among the records, so that rows keep the file's order.
+      parser.push({ row: failedRow(line, null, 'invalid_request', message), last } satisfies Parsed);
+      return undefined;
+    },
+    on_record: (record, info): Parsed | null => {
+      if (halt.at) return null;
+      const line = end + 1 + (info.empty_lines - empties);
+      [end, empties] = [line + breaks(record), info.empty_lines];
+      drift = info.lines - end;
+      if (columns) return { row: csvRow(line, columns, record) };
+      const header = csvColumns(record);
+      if (typeof header !== 'string') columns = header;
+      return { header, line };
+    },
+  };
+  // csv-parse's types tie on_record's result to string[] records unless `columns` is given: ours is Parsed.
+  const parser = parse(options as unknown as Options);
+  input.on('error', (err) => parser.destroy(err));
+  input.pipe(parser);
+  let headed = false;
+  try {
+    for await (const parsed of parser as AsyncIterable<Parsed>) {
+      if ('row' in parsed) {
+        yield parsed.row;
+        if (parsed.last) return;
+      } else if (typeof parsed.header === 'string') {
+        throw new InvalidValueError(`line ${parsed.line}: ${parsed.header}; nothing was imported`);
+      } else headed = true;
+    }
+  } finally {
+    input.unpipe(parser);
+    input.destroy();
+    parser.destroy();
+  }
+  if (!headed) throw new InvalidValueError('the file is empty: expected a header line naming an email column');
+}

@@ -1,0 +1,135 @@
+import type { Readable } from 'node:stream';
+import { failedRow, jsonRow, type Row } from './import-rows.js';
+import type { Halt } from './import-source.js';
+
+/** The longest element or line read: the API's body limit (a longer one could never be sent). */
+export const MAX_ELEMENT_CHARS = 1024 * 1024;
+
+/** A JSON text as a row: what it parses to, or why it does not. */
+function parsed(line: number, text: string): Row {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return failedRow(line, null, 'invalid_request', `not JSON: ${(err as Error).message}`);
+  }
+  return jsonRow(line, value);
+}
+
+/** The input as text chunks, without a leading byte order mark. */
+async function* text(input: Readable): AsyncGenerator<string> {
+  input.setEncoding('utf8');
+  let first = true;
+  for await (const chunk of input as AsyncIterable<string>) {
+    if (chunk === '') continue; // a character split between chunks comes whole in the next
+    yield first && chunk.startsWith('\uFEFF') ? chunk.slice(1) : chunk;
+    first = false;
+  }
+}
+
+/** JSON lines: one object per line; blank lines are skipped (and counted); a line that does not parse fails alone. */
+export async function* jsonLinesRows(input: Readable, halt: Halt): AsyncGenerator<Row> {
+  let line = 0;
+  let rest = '';
+  const row = (raw: string): Row | undefined => {
+    line++;
+    const t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    return t.trim() === '' ? undefined : parsed(line, t);
+  };
+  try {
+    for await (const chunk of text(input)) {
+      const lines = (rest + chunk).split('\n');
+      rest = lines.pop() as string;
+      for (const raw of lines) {
+        const r = row(raw);
+        if (r) yield r;
+      }
+      if (rest.length > MAX_ELEMENT_CHARS) {
+        halt.at = { line: line + 1, message: `a line longer than ${MAX_ELEMENT_CHARS} characters` };
+        yield failedRow(line + 1, null, 'invalid_request', halt.at.message);
+        return;
+      }
+    }
+    const r = row(rest);
+    if (r) yield r;
+  } finally {
+    input.destroy();
+  }
+}
+
+/**
+ * A JSON array of objects, streamed: a scanner finds where each element starts and ends (tracking strings and
+ * nesting, and lines), and each element is parsed on its own — so every row has the line its element starts on,
+ * and an element that does not parse fails alone. Only what leaves the elements' bounds unknown (no `[` first, text
+ * after the `]`, an array never closed, an element over the size limit) ends the rows, with `halt` set.
+ */
+export async function* jsonArrayRows(input: Readable, halt: Halt): AsyncGenerator<Row> {
+  let line = 1;
+  let state = 'before' as 'before' | 'between' | 'element' | 'after';
+  let afterComma = false; // in `between`: a `]` now would close `[…,]`
+  let [depth, inString, escaped] = [0, false, false];
+  let [element, elementLine] = ['', 0];
+  const stop = (at: number, message: string): Row => {
+    halt.at = { line: at, message };
+    return failedRow(at, null, 'invalid_request', message);
+  };
+  try {
+    for await (const chunk of text(input)) {
+      let from = 0; // where the current element's text starts in this chunk
+      for (let i = 0; i < chunk.length; i++) {
+        const c = chunk[i] as string;
+        if (state === 'element') {
+          if (inString) {
+            if (escaped) escaped = false;
+            else if (c === '\\') escaped = true;
+            else if (c === '"') inString = false;
+          } else if (c === '"') inString = true;
+          else if (c === '{' || c === '[') depth++;
+          else if ((c === ',' || c === ']') && depth === 0) {
+            const whole = element + chunk.slice(from, i);
+            element = '';
+            [state, afterComma] = [c === ',' ? 'between' : 'after', true];
+            yield parsed(elementLine, whole);
+          } else if (c === '}' || c === ']') depth = Math.max(0, depth - 1);
+          if (c === '\n') line++;
+          continue;
+        }
+        if (c === '\n') line++;
+        if (c === ' ' || c === '\t' || c === '\r' || c === '\n') continue;
+        if (state === 'before') {
+          if (c !== '[') {
+            yield stop(line, 'not a JSON array: the file must start with [');
+            return;
+          }
+          state = 'between';
+        } else if (state === 'after') {
+          yield stop(line, 'text after the end of the JSON array');
+          return;
+        } else if (c === ']') {
+          if (afterComma) yield failedRow(line, null, 'invalid_request', 'not JSON: a comma before the closing ]');
+          state = 'after';
+        } else if (c === ',') {
+          yield failedRow(line, null, 'invalid_request', 'not JSON: an empty element');
+          afterComma = true;
+        } else {
+          [state, elementLine, from, depth, inString, escaped] = ['element', line, i, 0, false, false];
+          i--; // this character is the element's first: scan it as such
+        }
+      }
+      if (state === 'element') {
+        element += chunk.slice(from);
+        if (element.length > MAX_ELEMENT_CHARS) {
+          yield stop(
+            elementLine,
+            `an element longer than ${MAX_ELEMENT_CHARS} characters (is a bracket never closed?)`,
+          );
+          return;
+        }
+      }
+    }
+    if (state === 'before') yield stop(line, 'the file is empty: expected a JSON array');
+    else if (state !== 'after') yield stop(state === 'element' ? elementLine : line, 'the JSON array is never closed');
+  } finally {
+    input.destroy();
+  }
+}

@@ -1,0 +1,126 @@
+// What one row of an import file becomes (`plat users import`, cli-contract "Additions"): a batch item the API is
+// sent, or a failure the CLI can tell by itself, which goes to the errors file without stopping the run.
+import type { ErrorCode } from '../../contract/errors.js';
+import { type UserBatchItem, userBatchItemSchema } from '../../contract/users.js';
+import { METADATA_COLUMN, metadataValue, restoreText, TEAM_SEPARATOR } from './cells.js';
+
+/** Why a row failed: an error code of the API's (`validation_error`, `invalid_request`…) and a message. */
+export interface RowError {
+  code: ErrorCode;
+  message: string;
+}
+
+/** One row: its physical line (where it starts), its e-mail as given, and either an item to send or its failure. */
+export type Row = { line: number; email: string | null } & ({ item: UserBatchItem } | { error: RowError });
+
+/** The fields a row may set. */
+export const ITEM_FIELDS = ['email', 'name', 'role', 'teams', 'metadata'] as const;
+
+/** What `plat users export` writes that an import cannot set: read and ignored, in CSV and JSON alike. */
+export const READ_ONLY_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'status',
+  'emailVerified',
+  'createdAt',
+  'updatedAt',
+  'lastLoginAt',
+  'avatarUrl',
+]);
+
+/** A row the CLI refuses before sending it. */
+export function failedRow(line: number, email: string | null, code: ErrorCode, message: string): Row {
+  return { line, email, error: { code, message } };
+}
+
+/** Checks a candidate item with the contract's schema (the API would check it the same way) and makes the row. */
+function checked(line: number, candidate: Record<string, unknown>): Row {
+  const email = typeof candidate.email === 'string' ? candidate.email : null;
+  if (candidate.email === undefined) return failedRow(line, null, 'validation_error', 'email: missing');
+  const parsed = userBatchItemSchema.safeParse(candidate);
+  if (parsed.success) return { line, email, item: candidate as UserBatchItem };
+  const problems = parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(row)'}: ${i.message}`);
+  return failedRow(line, email, 'validation_error', problems.join('; '));
+}
+
+/** How a CSV header's columns are read: the field each sets (or null: a read-only column, ignored). */
+export type CsvColumns = ({ field: 'email' | 'name' | 'role' | 'teams' } | { metadata: string } | null)[];
+
+/**
+ * The columns of a CSV header, or why the file cannot be imported: `email` is required; `name`, `role`, `teams`
+ * and `metadata.KEY` are read; the export's read-only columns are ignored; anything else, or a column twice, is refused.
+ */
+export function csvColumns(header: readonly string[]): CsvColumns | string {
+  const seen = new Set<string>();
+  const columns: CsvColumns = [];
+  for (const name of header) {
+    if (seen.has(name)) return `the column "${name}" appears twice`;
+    seen.add(name);
+    if (name === 'email' || name === 'name' || name === 'role' || name === 'teams') columns.push({ field: name });
+    else if (name.startsWith(METADATA_COLUMN) && name.length > METADATA_COLUMN.length) {
+      columns.push({ metadata: name.slice(METADATA_COLUMN.length) });
+    } else if (READ_ONLY_FIELDS.has(name)) columns.push(null);
+    else {
+      return (
+        `unknown column "${name}": expected email, name, role, teams and metadata.KEY columns ` +
+        `(the export's ${[...READ_ONLY_FIELDS].join(', ')} are ignored)`
+      );
+    }
+  }
+  if (!seen.has('email')) return 'no email column: the header must name one';
+  return columns;
+}
+
+/**
+ * A CSV record as a row. An empty cell is "not given"; text cells are restored from plat's neutralised form, teams
+ * split on `;`, metadata cells typed (see cells.ts).
+ */
+export function csvRow(line: number, columns: CsvColumns, cells: readonly string[]): Row {
+  if (cells.length !== columns.length) {
+    const email = cells[columns.findIndex((c) => c !== null && 'field' in c && c.field === 'email')] ?? null;
+    return failedRow(
+      line,
+      email || null,
+      'invalid_request',
+      `${cells.length} ${cells.length === 1 ? 'field' : 'fields'} where the header has ${columns.length}`,
+    );
+  }
+  const item: Record<string, unknown> = {};
+  const metadata: Record<string, string | number | boolean> = {};
+  columns.forEach((column, i) => {
+    const cell = cells[i] as string;
+    if (column === null || cell === '') return;
+    if ('metadata' in column) metadata[column.metadata] = metadataValue(cell);
+    else if (column.field === 'teams') {
+      item.teams = restoreText(cell)
+        .split(TEAM_SEPARATOR)
+        .map((t) => t.trim())
+        .filter((t) => t !== '');
+    } else item[column.field] = column.field === 'role' ? cell : restoreText(cell);
+  });
+  if (Object.keys(metadata).length > 0) item.metadata = metadata;
+  return checked(line, item);
+}
+
+/**
+ * A JSON value (an element of an array, or one JSON line) as a row: an object with the item's fields, where `null`
+ * means "not given" (as the export writes a user without a name) except inside `metadata` (where it deletes a key);
+ * the export's read-only fields are ignored, and any other key fails the row.
+ */
+export function jsonRow(line: number, value: unknown): Row {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return failedRow(line, null, 'validation_error', 'expected an object such as {"email": "ada@example.com"}');
+  }
+  const item: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  for (const [key, v] of Object.entries(value)) {
+    if ((ITEM_FIELDS as readonly string[]).includes(key)) {
+      if (v !== null) item[key] = v;
+    } else if (!READ_ONLY_FIELDS.has(key)) unknown.push(key);
+  }
+  if (unknown.length > 0) {
+    const email = typeof item.email === 'string' ? item.email : null;
+    const keys = unknown.map((k) => JSON.stringify(k)).join(', ');
+    return failedRow(line, email, 'validation_error', `unknown ${unknown.length === 1 ? 'key' : 'keys'} ${keys}`);
+  }
+  return checked(line, item);
+}

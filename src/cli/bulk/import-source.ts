@@ -1,0 +1,60 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { UsageError } from '../errors.js';
+import type { InStream } from '../output/io.js';
+import { csvRows } from './import-csv.js';
+import { jsonArrayRows, jsonLinesRows } from './import-json.js';
+import type { Row } from './import-rows.js';
+
+/** The formats an import reads. */
+export const IMPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/**
+ * Set by a reader when the rest of the input cannot be read as rows (a quote never closed, text after a JSON
+ * array's end): the line where, and why. The rows before it are imported; the run then fails (exit 7).
+ */
+export interface Halt {
+  at?: { line: number; message: string };
+}
+
+/** The format: `--format`, else the extension (`.json`; `.jsonl` or `.ndjson`), else CSV (stdin included). */
+export function formatOf(file: string, given: ImportFormat | undefined): ImportFormat {
+  if (given) return given;
+  const ext = /\.([^./\\]+)$/.exec(file)?.[1]?.toLowerCase();
+  if (ext === 'json') return 'json';
+  if (ext === 'jsonl' || ext === 'ndjson') return 'jsonl';
+  return 'csv';
+}
+
+/** The rows of an input, and how far it has been read (for progress: bytes of a file, of its `size`). */
+export interface Source {
+  rows: AsyncGenerator<Row>;
+  halt: Halt;
+  read(): number;
+  size: number | undefined;
+}
+
+/**
+ * Opens `file` (`-`: stdin) as rows of `format`. A file that cannot be read is a usage error (exit 2), found here;
+ * the input itself is opened when the first row is asked for, and closed when the rows end or are given up.
+ */
+export async function openSource(file: string, format: ImportFormat, stdin: () => InStream): Promise<Source> {
+  let size: number | undefined;
+  if (file !== '-') {
+    const info = await stat(file).catch((err: NodeJS.ErrnoException) => {
+      throw new UsageError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+    });
+    if (!info.isFile()) throw new UsageError(`cannot read ${file}: not a file`);
+    size = info.size;
+  }
+  let input: (Readable & { bytesRead?: number }) | undefined;
+  const halt: Halt = {};
+  const reader = format === 'csv' ? csvRows : format === 'json' ? jsonArrayRows : jsonLinesRows;
+  async function* rows(): AsyncGenerator<Row> {
+    input = file === '-' ? stdin() : createReadStream(file);
+    yield* reader(input, halt);
+  }
+  return { rows: rows(), halt, read: () => input?.bytesRead ?? 0, size };
+}

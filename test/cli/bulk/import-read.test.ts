@@ -1,0 +1,202 @@
+import { Readable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { csvRows } from '../../../src/cli/bulk/import-csv.js';
+import { jsonArrayRows, jsonLinesRows } from '../../../src/cli/bulk/import-json.js';
+import type { Row } from '../../../src/cli/bulk/import-rows.js';
+import type { Halt } from '../../../src/cli/bulk/import-source.js';
+import { formatOf } from '../../../src/cli/bulk/import-source.js';
+
+type Reader = (input: Readable, halt: Halt) => AsyncGenerator<Row>;
+
+/** Every row a reader gives for `text`, fed in chunks of `size` characters (to cross every boundary), and its halt. */
+async function read(reader: Reader, text: string | Buffer, size = 0): Promise<{ rows: Row[]; halt: Halt['at'] }> {
+  const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text);
+  const chunks =
+    size === 0
+      ? [bytes]
+      : Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+  const halt: Halt = {};
+  const rows: Row[] = [];
+  for await (const row of reader(Readable.from(chunks), halt)) rows.push(row);
+  return { rows, halt: halt.at };
+}
+
+/** A row as a short line: `line email → item` or `line email ✗ code: message`. */
+const show = (r: Row) =>
+  'item' in r
+    ? `${r.line} ${JSON.stringify(r.item)}`
+    : `${r.line} ${r.email ?? '-'} ✗ ${r.error.code}: ${r.error.message}`;
+
+async function shown(reader: Reader, text: string | Buffer): Promise<string[]> {
+  const whole = await read(reader, text);
+  // The same rows whatever the chunks: one byte at a time splits characters, CRLFs, quotes and escapes.
+  for (const size of [1, 2, 7]) expect((await read(reader, text, size)).rows.map(show)).toEqual(whole.rows.map(show));
+  return whole.rows.map(show);
+}
+
+describe('CSV rows', () => {
+  it('reads RFC 4180: quotes, commas, line breaks and doubled quotes in fields, a BOM, CRLF; lines are physical', async () => {
+    const csv =
+      '\uFEFFemail,name,role,teams,metadata.plan,metadata.seats\r\n' +
+      'ada@example.com,"Lovelace, Ada",admin,Engineering;Research,gold,3\r\n' +
+      '\r\n' +
+      'bob@example.com,"Bob ""the builder""\r\nBuilder",,,,\r\n' +
+      "cy@example.com,Cy,,,'42,true\r\n";
+    expect(await shown(csvRows, csv)).toEqual([
+      '2 {"email":"ada@example.com","name":"Lovelace, Ada","role":"admin","teams":["Engineering","Research"],"metadata":{"plan":"gold","seats":3}}',
+      '4 {"email":"bob@example.com","name":"Bob \\"the builder\\"\\r\\nBuilder"}',
+      '6 {"email":"cy@example.com","name":"Cy","metadata":{"plan":"42","seats":true}}',
+    ]);
+  });
+
+  it('restores what the export neutralised, and ignores its read-only columns', async () => {
+    const csv =
+      'id,email,name,role,status,teams,createdAt,lastLoginAt,metadata.note\n' +
+      "user_1,ada@example.com,'=SUM(A1),member,active,'+ops;dev,2026-01-01T00:00:00.000Z,,'-1\n";
+    expect(await shown(csvRows, csv)).toEqual([
+      '2 {"email":"ada@example.com","name":"=SUM(A1)","role":"member","teams":["+ops","dev"],"metadata":{"note":"-1"}}',
+    ]);
+  });
+
+  it('fails rows it can tell are invalid, with their line, and reads on', async () => {
+    const csv =
+      'email,role,name\n' +
+      ',admin,No Email\n' +
+      'ada@example.com,emperor,Ada\n' +
+      'bob@example.com,member\n' +
+      'cy@ex"ample.com,member,Cy\n' +
+      'not-an-address,member,X\n' +
+      'dee@example.com,,"Dee\nDee"\n';
+    expect(await shown(csvRows, csv)).toEqual([
+      '2 - ✗ validation_error: email: missing',
+      expect.stringMatching(/^3 ada@example.com ✗ validation_error: role: Invalid option: expected one of /),
+      '4 bob@example.com ✗ invalid_request: 2 fields where the header has 3',
+      '5 - ✗ invalid_request: malformed CSV: a quote inside an unquoted field (quote the whole field and double the quote: "a""b")',
+      '6 not-an-address ✗ validation_error: email: must be an e-mail address',
+      '7 {"email":"dee@example.com","name":"Dee\\nDee"}',
+    ]);
+  });
+
+  it('counts lines across line breaks in quoted fields, whatever their kind, also around a malformed record', async () => {
+    const csv =
+      'email,name\r\n"a@example.com","A\r\nB\rC\nD"\r\nb@ex"ample.com,B\r\n\r\nc@example.com,C\rd@example.com,D';
+    expect(await shown(csvRows, csv)).toEqual([
+      '2 {"email":"a@example.com","name":"A\\r\\nB\\rC\\nD"}',
+      '6 - ✗ invalid_request: malformed CSV: a quote inside an unquoted field (quote the whole field and double the quote: "a""b")',
+      '8 {"email":"c@example.com","name":"C"}',
+      '9 {"email":"d@example.com","name":"D"}',
+    ]);
+  });
+
+  it('stops where records can no longer be told apart, keeping the rows before', async () => {
+    const closing = await read(csvRows, 'email\na@example.com\n"b@example.com"x\nc@example.com\n');
+    expect(closing.rows.map(show)).toEqual([
+      '2 {"email":"a@example.com"}',
+      '3 - ✗ invalid_request: malformed CSV: a quoted field goes on after its closing quote',
+    ]);
+    expect(closing.halt).toEqual({ line: 3, message: 'a quoted field goes on after its closing quote' });
+    const open = await read(csvRows, 'email,name\na@example.com,A\nb@example.com,"B\nc@example.com,C\n');
+    expect(open.rows.map(show)).toEqual([
+      '2 {"email":"a@example.com","name":"A"}',
+      '3 - ✗ invalid_request: malformed CSV: a quote opened on this line is never closed',
+    ]);
+    expect(open.halt?.line).toBe(3);
+  });
+
+  it('refuses a header with an unknown or repeated column, or without email, before any row', async () => {
+    const refused = async (csv: string) =>
+      read(csvRows, csv).then(
+        () => 'read',
+        (e: Error) => `${e.name}: ${e.message}`,
+      );
+    expect(await refused('email,nmae\na@example.com,A\n')).toBe(
+      'InvalidValueError: line 1: unknown column "nmae": expected email, name, role, teams and metadata.KEY columns ' +
+        "(the export's id, status, emailVerified, createdAt, updatedAt, lastLoginAt, avatarUrl are ignored); nothing was imported",
+    );
+    expect(await refused('email,name,name\n')).toBe(
+      'InvalidValueError: line 1: the column "name" appears twice; nothing was imported',
+    );
+    expect(await refused('name\nAda\n')).toBe(
+      'InvalidValueError: line 1: no email column: the header must name one; nothing was imported',
+    );
+    expect(await refused('')).toBe(
+      'InvalidValueError: the file is empty: expected a header line naming an email column',
+    );
+  });
+});
+
+describe('JSON lines rows', () => {
+  it('reads one object per line, skips blank lines, fails a line that does not parse or has an unknown key', async () => {
+    const jsonl =
+      '\uFEFF{"email":"ada@example.com","name":null,"teams":["Eng"],"metadata":{"gone":null,"n":1}}\r\n' +
+      '\n' +
+      '{"email":"bob@example.com",\n' +
+      '{"email":"cy@example.com","nickname":"C","id":"user_1","status":"active"}\n' +
+      '[1]\n' +
+      '{"email":"dee@example.com"}';
+    expect(await shown(jsonLinesRows, jsonl)).toEqual([
+      '1 {"email":"ada@example.com","teams":["Eng"],"metadata":{"gone":null,"n":1}}',
+      expect.stringMatching(/^3 - ✗ invalid_request: not JSON: /),
+      '4 cy@example.com ✗ validation_error: unknown key "nickname"',
+      '5 - ✗ validation_error: expected an object such as {"email": "ada@example.com"}',
+      '6 {"email":"dee@example.com"}',
+    ]);
+  });
+});
+
+describe('JSON array rows', () => {
+  it('gives each element the line it starts on, and fails a malformed element alone', async () => {
+    const json =
+      '\uFEFF[\n' +
+      '  {"email": "ada@example.com", "name": "Ada [the first]"},\n' +
+      '  {\n    "email": "bob@example.com",\n    "name": "B\\"o}b"\n  },\n' +
+      '  {"email": "cy@example.com" "name": "Cy"},\n' +
+      '  ,\n' +
+      '  {"email": "dee@example.com", "metadata": {"tags": [1, {"x": "]"}]}}, {"email": "eve@example.com"}\n' +
+      ']\n';
+    expect(await shown(jsonArrayRows, json)).toEqual([
+      '2 {"email":"ada@example.com","name":"Ada [the first]"}',
+      '3 {"email":"bob@example.com","name":"B\\"o}b"}',
+      expect.stringMatching(/^7 - ✗ invalid_request: not JSON: /),
+      '8 - ✗ invalid_request: not JSON: an empty element',
+      expect.stringMatching(/^9 dee@example.com ✗ validation_error: metadata.tags: /),
+      '9 {"email":"eve@example.com"}',
+    ]);
+  });
+
+  it('reads [] as no rows, and fails a trailing comma', async () => {
+    expect(await shown(jsonArrayRows, ' [ ] \n')).toEqual([]);
+    expect(await shown(jsonArrayRows, '[{"email":"a@example.com"},\n]')).toEqual([
+      '1 {"email":"a@example.com"}',
+      '2 - ✗ invalid_request: not JSON: a comma before the closing ]',
+    ]);
+  });
+
+  it('stops when the input is not an array, goes on after it, or never closes it', async () => {
+    expect(await read(jsonArrayRows, '{"email":"a@example.com"}')).toMatchObject({
+      rows: [{ line: 1 }],
+      halt: { line: 1, message: 'not a JSON array: the file must start with [' },
+    });
+    expect((await read(jsonArrayRows, '[{"email":"a@example.com"}]\n[]')).halt).toEqual({
+      line: 2,
+      message: 'text after the end of the JSON array',
+    });
+    const open = await read(jsonArrayRows, '[{"email":"a@example.com"},\n{"email":"b@example.com"}\n');
+    expect(open.rows.map(show)).toEqual([
+      '1 {"email":"a@example.com"}',
+      '2 - ✗ invalid_request: the JSON array is never closed',
+    ]);
+    expect((await read(jsonArrayRows, '')).halt?.message).toBe('the file is empty: expected a JSON array');
+  });
+});
+
+describe('the format of a file', () => {
+  it('is --format, else its extension, else CSV', () => {
+    expect(formatOf('users.JSON', undefined)).toBe('json');
+    expect(formatOf('users.jsonl', undefined)).toBe('jsonl');
+    expect(formatOf('users.ndjson', undefined)).toBe('jsonl');
+    expect(formatOf('users.csv', undefined)).toBe('csv');
+    expect(formatOf('-', undefined)).toBe('csv');
+    expect(formatOf('users.txt', 'jsonl')).toBe('jsonl');
+  });
+});
