@@ -14,7 +14,8 @@ export type ErrorKind =
   | 'conflict'
   | 'invalid'
   | 'rate_limited'
-  | 'network';
+  | 'network'
+  | 'interrupted';
 
 /** The contract's exit codes. */
 export const EXIT_CODES: Record<ErrorKind, number> = {
@@ -27,6 +28,8 @@ export const EXIT_CODES: Record<ErrorKind, number> = {
   invalid: 7,
   rate_limited: 8,
   network: 9,
+  /** Ctrl-C during long work that stops cleanly (an import), as shells report a SIGINT: 128 + 2. */
+  interrupted: 130,
 };
 
 /** The code a CLI-side failure carries in `--json` error output (API errors keep the API's code). */
@@ -40,6 +43,7 @@ const CLI_CODES: Record<ErrorKind, string> = {
   invalid: 'validation_error',
   rate_limited: 'rate_limit_exceeded',
   network: 'network_error',
+  interrupted: 'interrupted',
 };
 
 /** A failure the CLI raises itself, with the kind that decides its exit code. */

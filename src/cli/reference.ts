@@ -15,6 +15,7 @@ const MEANINGS: Record<keyof typeof EXIT_CODES, string> = {
   invalid: '`400`/`422` invalid request, or a value the CLI rejects before sending',
   rate_limited: '`429` still rate limited after the retries',
   network: 'network failure: unreachable, TLS, timeout',
+  interrupted: 'interrupted (Ctrl-C) during an import, which stopped cleanly and can be resumed',
 };
 
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');

@@ -75,6 +75,8 @@ export async function* csvRows(input: Readable, halt: Halt): AsyncGenerator<Row>
   // csv-parse's types tie on_record's result to string[] records unless `columns` is given: ours is Parsed.
   const parser = parse(options as unknown as Options);
   input.on('error', (err) => parser.destroy(err));
+  // Given up before its end (Ctrl-C): the parser would wait for the rest.
+  input.once('close', () => input.readableEnded || parser.destroy());
   input.pipe(parser);
   let headed = false;
   try {

@@ -34,6 +34,8 @@ export interface Source {
   halt: Halt;
   read(): number;
   size: number | undefined;
+  /** Stops reading: the rows end (a row being read is given up). */
+  close(): void;
 }
 
 /**
@@ -56,5 +58,5 @@ export async function openSource(file: string, format: ImportFormat, stdin: () =
     input = file === '-' ? stdin() : createReadStream(file);
     yield* reader(input, halt);
   }
-  return { rows: rows(), halt, read: () => input?.bytesRead ?? 0, size };
+  return { rows: rows(), halt, read: () => input?.bytesRead ?? 0, size, close: () => input?.destroy() };
 }

@@ -1,0 +1,282 @@
+// `plat users import` (cli-contract "Additions"): rows streamed from a file, cut into batches, sent `--concurrency`
+// at a time to POST …/users/batch; failures to the errors file; a checkpoint after every batch for `--resume`.
+import { resolve } from 'node:path';
+import { backoffDelay, isTransient } from '../../client/retry.js';
+import type { UserBatch, UserBatchReply } from '../../contract/users.js';
+import type { Context } from '../context.js';
+import { CliError, InvalidValueError, UsageError } from '../errors.js';
+import type { Output } from '../output/result.js';
+import { type Batch, toBatches } from './import-batches.js';
+import {
+  describeOptions,
+  loadCheckpoint,
+  newCheckpoint,
+  ResumeFilter,
+  type RunOptions,
+  recordDone,
+  removeCheckpoint,
+  saveCheckpoint,
+  type Totals,
+} from './import-checkpoint.js';
+import { type ErrorLine, ErrorsFile } from './import-errors.js';
+import { progress } from './import-progress.js';
+import { formatOf, type ImportFormat, openSource, type Source } from './import-source.js';
+
+/** The options of `plat users import`. */
+export interface ImportOptions {
+  file: string;
+  format?: ImportFormat;
+  upsert: boolean;
+  invite: boolean;
+  dryRun: boolean;
+  batchSize: number;
+  concurrency: number;
+  resume: boolean;
+  errors?: string;
+}
+
+/** What an import did (the `--json` output): outcomes of the whole import, an earlier run's included. */
+export interface ImportSummary extends Totals {
+  rows: number;
+  /** Rows of batches an earlier run had done (`--resume`), among `rows`. */
+  earlier: number;
+  dryRun: boolean;
+  /** Every row of the input was read and its batch done. */
+  complete: boolean;
+  /** The errors file, when a row failed. */
+  errors: string | null;
+}
+
+/** Where the import stands while it runs. */
+interface State {
+  totals: Totals;
+  rows: number;
+  /** Rows read in this run (batches skipped on `--resume` included): for progress. */
+  seen: number;
+  /** Why it stopped early: an error, Ctrl-C, or input it could not read past (from the batch at `from`). */
+  fatal?: unknown;
+  interrupted: boolean;
+  halted?: { line: number; message: string; from: number };
+}
+
+const zero = (): Totals => ({ created: 0, updated: 0, unchanged: 0, failed: 0 });
+
+/** The errors file's path, and the checkpoint's beside it. */
+function paths(o: ImportOptions): { errors: string; checkpoint: string } {
+  if (o.errors === undefined && o.file === '-') {
+    throw new UsageError('reading stdin: name the errors file with --errors FILE (it is FILE.errors.jsonl for a file)');
+  }
+  const errors = o.errors ?? `${o.file}.errors.jsonl`;
+  return { errors, checkpoint: `${errors}.checkpoint` };
+}
+
+/** Imports users; see docs/cli.md "Importing users" for every decision. */
+export async function importUsers(o: ImportOptions, ctx: Context): Promise<Output> {
+  if (o.dryRun && o.resume) throw new UsageError('--dry-run changes nothing, so it has nothing to --resume');
+  const shown = paths(o);
+  const at = (p: string) => resolve(ctx.deps.cwd, p);
+  const format = formatOf(o.file, o.format);
+  const options: RunOptions = {
+    format,
+    mode: o.upsert ? 'upsert' : 'create',
+    invite: o.invite,
+    batchSize: o.batchSize,
+  };
+  const input = o.file === '-' ? '-' : at(o.file);
+  const earlier = loadCheckpoint(at(shown.checkpoint));
+  if (earlier && !o.resume) {
+    throw new UsageError(
+      `${shown.checkpoint} records an unfinished import (${earlier.rows} rows done): add --resume to go on with it, ` +
+        'or delete it to start over',
+    );
+  }
+  if (earlier && earlier.input !== input) {
+    throw new UsageError(`${shown.checkpoint} is the checkpoint of another input (${earlier.input}): give that one`);
+  }
+  if (earlier && describeOptions(earlier.options) !== describeOptions(options)) {
+    throw new UsageError(
+      `${shown.checkpoint} was written by an import with ${describeOptions(earlier.options)}: resume with the same ` +
+        'options, or delete it to start over',
+    );
+  }
+  const source = await openSource(input === '-' ? '-' : input, format, () => ctx.io.stdin);
+  const [client, org] = [await ctx.client(), await ctx.orgId()];
+  const errorsFile = earlier
+    ? ErrorsFile.resumed(at(shown.errors), earlier.errorsBytes, () =>
+        ctx.warn(`${shown.errors} holds less than the checkpoint recorded: failures of earlier batches may be missing`),
+      )
+    : ErrorsFile.fresh(at(shown.errors));
+  const checkpoint = earlier ?? newCheckpoint(input, options);
+  const state: State = { totals: { ...checkpoint.totals }, rows: checkpoint.rows, seen: 0, interrupted: false };
+  const label = o.file === '-' ? 'stdin' : o.file;
+  const bar = progress(ctx.io.stderr, ctx.io.stderrTty && !ctx.globals().quiet, label, () => ctx.clock().getTime());
+  const tick = () =>
+    bar.update({ rows: state.seen, failed: state.totals.failed, read: source.read(), size: source.size });
+
+  const body = (batch: Batch): UserBatch => ({
+    users: batch.items,
+    mode: options.mode,
+    invite: o.invite,
+    dryRun: o.dryRun,
+  });
+  const send = sender(ctx, (b: UserBatch) => client.users.batch(org, b));
+  /** A batch answered (or all failed here): its failures written, its outcomes counted, the checkpoint saved. */
+  const settle = (batch: Batch, reply: UserBatchReply | undefined, record: boolean) => {
+    const { totals, lines } = outcomes(batch, reply);
+    errorsFile.append(lines);
+    if (record) {
+      recordDone(checkpoint, batch, totals, errorsFile.bytes);
+      if (!o.dryRun) saveCheckpoint(at(shown.checkpoint), checkpoint);
+    }
+    for (const k of ['created', 'updated', 'unchanged', 'failed'] as const) state.totals[k] += totals[k];
+    state.rows += batch.rows.length;
+  };
+
+  const filter = earlier ? new ResumeFilter(earlier, shown.checkpoint) : undefined;
+  const work = pending(source, o.batchSize, filter);
+  const stopping = () => state.fatal !== undefined || state.interrupted;
+  const unsubscribe = ctx.deps.onShutdown?.(() => {
+    state.interrupted = true;
+    source.close(); // so that no worker waits for input that may never come (a pipe)
+    bar.say(
+      'Stopping: finishing the batches in flight (Ctrl-C again stops at once; they are then sent again on --resume)',
+    );
+  });
+  const worker = async () => {
+    while (!stopping()) {
+      try {
+        const next = await work.next().catch((err: unknown) => {
+          if (state.interrupted) return { done: true as const, value: undefined };
+          throw err;
+        });
+        if (next.done || stopping()) return;
+        const { batch, done } = next.value;
+        state.seen += batch.rows.length;
+        const halt = source.halt.at;
+        if (halt && batch.lastLine === halt.line) {
+          // The input could not be read past this batch's last row: its rows are not sent, so that after the file
+          // is fixed, --resume sends them with the rows that follow.
+          state.halted = { ...halt, from: batch.firstLine };
+          settle({ ...batch, itemRows: [], items: [], rows: batch.rows.filter((r) => 'error' in r) }, undefined, false);
+        } else if (!done) settle(batch, batch.items.length > 0 ? await send(body(batch)) : undefined, true);
+        tick();
+      } catch (err) {
+        state.fatal ??= err;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: o.concurrency }, worker));
+  } finally {
+    unsubscribe?.();
+    await work.return(undefined).catch(() => {});
+    bar.clear();
+  }
+
+  const complete = !stopping() && !state.halted;
+  if (complete && !o.dryRun) removeCheckpoint(at(shown.checkpoint));
+  const summary: ImportSummary = {
+    ...state.totals,
+    rows: state.rows,
+    earlier: earlier?.rows ?? 0,
+    dryRun: o.dryRun,
+    complete,
+    errors: state.totals.failed > 0 ? shown.errors : null,
+  };
+  const output: Output =
+    ctx.outputMode() === 'json'
+      ? { kind: 'raw', value: summary }
+      : { kind: 'done', message: summaryLine(summary, label) };
+  const failure = failureOf(state, summary);
+  if (!failure) return output;
+  // Nothing was read (a refused header, an unreadable checkpoint…): the error says it all.
+  if (state.seen > 0 || state.rows > 0) ctx.render(output);
+  throw failure;
+}
+
+/** The batches still to do, each marked `done` when a resumed run's checkpoint says it was. */
+async function* pending(source: Source, size: number, filter: ResumeFilter | undefined) {
+  let count = 0;
+  for await (const batch of toBatches(source.rows, size)) {
+    count++;
+    yield { batch, done: filter?.wasDone(batch) ?? false };
+  }
+  filter?.end(count);
+}
+
+/**
+ * Sends a batch: `429`s are retried by the client (honouring `Retry-After`); connection failures are retried here,
+ * with the client's backoff, since sending a batch again does nothing twice (what was done comes out `unchanged`).
+ */
+function sender(ctx: Context, post: (body: UserBatch) => Promise<UserBatchReply>) {
+  const retries = ctx.globals().maxRetries ?? 3;
+  const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  return async (body: UserBatch): Promise<UserBatchReply> => {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await post(body);
+      } catch (err) {
+        const errno = (err as { errno?: string }).errno;
+        if ((err as Error).name !== 'NetworkError' || !isTransient(errno) || retry >= retries) throw err;
+        await sleep(backoffDelay(retry, Math.random));
+      }
+    }
+  };
+}
+
+/** A batch's outcomes and its failures (rows refused here, items the API failed), in line order. */
+function outcomes(batch: Batch, reply: UserBatchReply | undefined): { totals: Totals; lines: ErrorLine[] } {
+  const totals = zero();
+  const lines: ErrorLine[] = [];
+  if (reply && reply.results.length !== batch.items.length) {
+    throw new Error(`the server answered a batch of ${batch.items.length} users with ${reply.results.length} results`);
+  }
+  for (const r of reply?.results ?? []) {
+    const row = batch.rows[batch.itemRows[r.index] ?? -1];
+    if (!row) throw new Error(`the server answered for an item ${r.index} that the batch does not have`);
+    totals[r.outcome]++;
+    if (r.outcome !== 'failed') continue;
+    const error = r.error ?? { code: 'internal_error', message: 'failed, with no reason given' };
+    lines.push({ line: row.line, email: r.email || row.email, code: error.code, message: error.message });
+  }
+  for (const row of batch.rows) {
+    if (!('error' in row)) continue;
+    totals.failed++;
+    lines.push({ line: row.line, email: row.email, code: row.error.code, message: row.error.message });
+  }
+  lines.sort((a, b) => a.line - b.line);
+  return { totals, lines };
+}
+
+/** The summary on stderr: `Imported users.csv: 10 rows — 7 created, 1 updated, 1 unchanged, 1 failed; …`. */
+export function summaryLine(s: ImportSummary, label: string): string {
+  const head = s.dryRun
+    ? `Dry run of ${label}, nothing changed`
+    : s.complete
+      ? `Imported ${label}`
+      : `Stopped importing ${label}`;
+  const counts = `${s.created} created, ${s.updated} updated, ${s.unchanged} unchanged, ${s.failed} failed`;
+  const earlier = s.earlier > 0 ? ` (${s.earlier} of them by an earlier run)` : '';
+  const errors = s.errors ? `; failed rows are in ${s.errors}` : '';
+  const resume = s.complete || s.dryRun ? '' : '; run the same command with --resume to go on';
+  return `${head}: ${s.rows} ${s.rows === 1 ? 'row' : 'rows'}${earlier} — ${counts}${errors}${resume}.`;
+}
+
+/** The error an import ends with, if any: the failure that stopped it (its own exit code), Ctrl-C (130), or 7. */
+function failureOf(state: State, s: ImportSummary): unknown {
+  if (state.fatal !== undefined) return state.fatal;
+  if (state.interrupted) return new CliError('interrupted', 'interrupted');
+  if (state.halted) {
+    const h = state.halted;
+    const again = s.dryRun ? 'run it again' : 'run the same command with --resume';
+    return new InvalidValueError(
+      `line ${h.line}: ${h.message}: the rest of the input cannot be read, so lines ${h.from} on were not sent; ` +
+        `fix it, then ${again}`,
+    );
+  }
+  if (s.failed > 0) {
+    const rows = s.failed === 1 ? 'row' : 'rows';
+    return new InvalidValueError(`${s.failed} ${rows} failed: see ${s.errors} (line, e-mail, reason)`);
+  }
+  return undefined;
+}
