@@ -37,6 +37,8 @@ export interface CliWorld {
   clock: ReturnType<typeof fixedClock>;
   /** Runs `plat <argv>` in-process and captures everything. */
   runCli(argv: string[], opts?: RunOptions): Promise<CliResult>;
+  /** The transport runs get (the embedded platform with the world's clock and ids): tests wrap it to inject faults. */
+  transport: NonNullable<CliDeps['transport']>;
   /** The bootstrap API key, read from the file credential store (to prove it is never printed). */
   storedKey(account?: string): string | undefined;
   /** Every file the CLI wrote under its config directory, concatenated. */
@@ -90,6 +92,7 @@ export function cliWorld(): CliWorld {
     dataDir,
     env,
     clock,
+    transport,
     async runCli(argv, opts = {}) {
       const tty = opts.tty === true;
       const stdout = capture(tty);

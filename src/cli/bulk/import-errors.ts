@@ -33,7 +33,8 @@ export class ErrorsFile {
     try {
       size = statSync(path).size;
     } catch {}
-    if (size > bytes) truncateSync(path, bytes);
+    if (size > bytes && bytes === 0) rmSync(path);
+    else if (size > bytes) truncateSync(path, bytes);
     else if (size < bytes) onShort();
     return new ErrorsFile(path, Math.min(size, bytes));
   }

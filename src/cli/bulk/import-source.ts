@@ -39,16 +39,22 @@ export interface Source {
 }
 
 /**
- * Opens `file` (`-`: stdin) as rows of `format`. A file that cannot be read is a usage error (exit 2), found here;
- * the input itself is opened when the first row is asked for, and closed when the rows end or are given up.
+ * Opens `file` (`-`: stdin; `name`: as the user gave it, for messages) as rows of `format`. A file that cannot be
+ * read is a usage error (exit 2), found here; the input itself is opened when the first row is asked for, and
+ * closed when the rows end or are given up.
  */
-export async function openSource(file: string, format: ImportFormat, stdin: () => InStream): Promise<Source> {
+export async function openSource(
+  file: string,
+  name: string,
+  format: ImportFormat,
+  stdin: () => InStream,
+): Promise<Source> {
   let size: number | undefined;
   if (file !== '-') {
     const info = await stat(file).catch((err: NodeJS.ErrnoException) => {
-      throw new UsageError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+      throw new UsageError(`cannot read ${name}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
     });
-    if (!info.isFile()) throw new UsageError(`cannot read ${file}: not a file`);
+    if (!info.isFile()) throw new UsageError(`cannot read ${name}: not a file`);
     size = info.size;
   }
   let input: (Readable & { bytesRead?: number }) | undefined;

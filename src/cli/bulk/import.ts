@@ -1,6 +1,7 @@
 // `plat users import` (cli-contract "Additions"): rows streamed from a file, cut into batches, sent `--concurrency`
 // at a time to POST …/users/batch; failures to the errors file; a checkpoint after every batch for `--resume`.
 import { resolve } from 'node:path';
+import { NetworkError } from '../../client/errors.js';
 import { backoffDelay, isTransient } from '../../client/retry.js';
 import type { UserBatch, UserBatchReply } from '../../contract/users.js';
 import type { Context } from '../context.js';
@@ -20,6 +21,7 @@ import {
 } from './import-checkpoint.js';
 import { type ErrorLine, ErrorsFile } from './import-errors.js';
 import { progress } from './import-progress.js';
+import type { Row } from './import-rows.js';
 import { formatOf, type ImportFormat, openSource, type Source } from './import-source.js';
 
 /** The options of `plat users import`. */
@@ -56,10 +58,11 @@ interface State {
   /** Why it stopped early: an error, Ctrl-C, or input it could not read past (from the batch at `from`). */
   fatal?: unknown;
   interrupted: boolean;
-  halted?: { line: number; message: string; from: number };
+  halted?: { line: number; message: string; from: number; rows: Row[] };
 }
 
 const zero = (): Totals => ({ created: 0, updated: 0, unchanged: 0, failed: 0 });
+const emptyBatch = (): Batch => ({ seq: -1, firstLine: 0, lastLine: 0, rows: [], items: [], itemRows: [], hash: '' });
 
 /** The errors file's path, and the checkpoint's beside it. */
 function paths(o: ImportOptions): { errors: string; checkpoint: string } {
@@ -99,7 +102,8 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
         'options, or delete it to start over',
     );
   }
-  const source = await openSource(input === '-' ? '-' : input, format, () => ctx.io.stdin);
+  const earlierRows = earlier?.rows ?? 0;
+  const source = await openSource(input, o.file, format, () => ctx.io.stdin);
   const [client, org] = [await ctx.client(), await ctx.orgId()];
   const errorsFile = earlier
     ? ErrorsFile.resumed(at(shown.errors), earlier.errorsBytes, () =>
@@ -132,7 +136,8 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
     state.rows += batch.rows.length;
   };
 
-  const filter = earlier ? new ResumeFilter(earlier, shown.checkpoint) : undefined;
+  // The filter reads the checkpoint as it was when the run began; the run records its own batches in `checkpoint`.
+  const filter = earlier ? new ResumeFilter(structuredClone(earlier), shown.checkpoint) : undefined;
   const work = pending(source, o.batchSize, filter);
   const stopping = () => state.fatal !== undefined || state.interrupted;
   const unsubscribe = ctx.deps.onShutdown?.(() => {
@@ -155,9 +160,9 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
         const halt = source.halt.at;
         if (halt && batch.lastLine === halt.line) {
           // The input could not be read past this batch's last row: its rows are not sent, so that after the file
-          // is fixed, --resume sends them with the rows that follow.
-          state.halted = { ...halt, from: batch.firstLine };
-          settle({ ...batch, itemRows: [], items: [], rows: batch.rows.filter((r) => 'error' in r) }, undefined, false);
+          // is fixed, --resume sends them with the rows that follow. Its failures are written once every other
+          // batch is done, after the checkpoint's last word on the errors file.
+          state.halted = { ...halt, from: batch.firstLine, rows: batch.rows.filter((r) => 'error' in r) };
         } else if (!done) settle(batch, batch.items.length > 0 ? await send(body(batch)) : undefined, true);
         tick();
       } catch (err) {
@@ -173,12 +178,13 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
     bar.clear();
   }
 
+  if (state.halted) settle({ ...emptyBatch(), rows: state.halted.rows }, undefined, false);
   const complete = !stopping() && !state.halted;
   if (complete && !o.dryRun) removeCheckpoint(at(shown.checkpoint));
   const summary: ImportSummary = {
     ...state.totals,
     rows: state.rows,
-    earlier: earlier?.rows ?? 0,
+    earlier: earlierRows,
     dryRun: o.dryRun,
     complete,
     errors: state.totals.failed > 0 ? shown.errors : null,
@@ -216,8 +222,11 @@ function sender(ctx: Context, post: (body: UserBatch) => Promise<UserBatchReply>
       try {
         return await post(body);
       } catch (err) {
-        const errno = (err as { errno?: string }).errno;
-        if ((err as Error).name !== 'NetworkError' || !isTransient(errno) || retry >= retries) throw err;
+        if (!(err instanceof NetworkError) || !isTransient(err.errno)) throw err;
+        if (retry >= retries) {
+          const tries = `after ${retry} ${retry === 1 ? 'retry' : 'retries'}`;
+          throw new NetworkError(`${err.message} ${tries}`, { cause: err.cause, retries: retry, errno: err.errno });
+        }
         await sleep(backoffDelay(retry, Math.random));
       }
     }

@@ -1,0 +1,447 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CliDeps } from '../../src/cli/context.js';
+import { type CliWorld, cliWorld } from '../helpers/cli.js';
+
+// `plat users import` in-process against the embedded platform (cli-contract "Additions"; docs/cli.md "Importing
+// users"). The spawned runs, embedded and against `plat serve`, are in users-import-process.test.ts.
+
+let w: CliWorld;
+beforeEach(async () => {
+  w = cliWorld();
+  // The first command creates the embedded platform (org_0001, owner admin@localhost); then two teams.
+  await w.runCli(['teams', 'create', 'Engineering']);
+  await w.runCli(['teams', 'create', 'Research']);
+});
+afterEach(() => w.cleanup());
+
+const write = (name: string, text: string) => writeFileSync(join(w.dir, name), text);
+const read = (name: string) => readFileSync(join(w.dir, name), 'utf8');
+const exists = (name: string) => existsSync(join(w.dir, name));
+/** The lines of an errors file, parsed. */
+const errorsOf = (name: string) =>
+  read(name)
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
+async function users(): Promise<Record<string, any>> {
+  const list = JSON.parse((await w.runCli(['users', 'list', '--all', '--json'])).stdout) as any[];
+  return Object.fromEntries(list.map((u) => [u.email, u]));
+}
+
+/** How many `user.invited` events each e-mail has: one per user created, so a row done twice would show 2. */
+async function createdCount(): Promise<Record<string, number>> {
+  const events = JSON.parse((await w.runCli(['events', 'list', '--type', 'user.invited', '--all', '--json'])).stdout);
+  const counts: Record<string, number> = {};
+  for (const e of events as { data: { email: string } }[]) counts[e.data.email] = (counts[e.data.email] ?? 0) + 1;
+  return counts;
+}
+
+/** `n` rows of people, from person1@example.com. */
+const people = (n: number, from = 1) =>
+  `email,name\n${Array.from({ length: n }, (_, i) => `person${from + i}@example.com,Person ${from + i}\n`).join('')}`;
+
+/** Deps whose transport hands every batch request to `hook` (the n-th from 1), which may pass it on or fail it. */
+function batches(
+  hook: (n: number, request: Request, pass: () => Promise<Response>) => Promise<Response>,
+): Partial<CliDeps> {
+  let n = 0;
+  return {
+    transport: async (r) => {
+      const t = await w.transport(r);
+      const fetch = (request: Request) =>
+        request.method === 'POST' && request.url.endsWith('/users/batch')
+          ? hook(++n, request, () => t.fetch(request))
+          : t.fetch(request);
+      return { ...t, fetch };
+    },
+  };
+}
+
+/** What `fetch` throws when the connection is reset (the client finds the code along the cause chain). */
+const reset = () =>
+  Object.assign(new TypeError('fetch failed'), {
+    cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+  });
+
+describe('users import', () => {
+  it('creates users with names, roles, teams and metadata, and a second run changes nothing', async () => {
+    write(
+      'people.csv',
+      'email,name,role,teams,metadata.plan,metadata.seats\n' +
+        'ada@example.com,"Lovelace, Ada",admin,Engineering;Research,gold,3\n' +
+        'bob@example.com,Bob,,,,\n',
+    );
+    expect(await w.runCli(['users', 'import', 'people.csv'])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: 'Imported people.csv: 2 rows — 2 created, 0 updated, 0 unchanged, 0 failed.\n',
+    });
+    const u = await users();
+    expect(u['ada@example.com']).toMatchObject({
+      name: 'Lovelace, Ada',
+      role: 'admin',
+      status: 'pending',
+      metadata: { plan: 'gold', seats: 3 },
+    });
+    expect(u['bob@example.com']).toMatchObject({ name: 'Bob', role: 'member', metadata: {} });
+    const members = await w.runCli(['teams', 'members', 'team_0001', '-o', 'ids']);
+    expect(members.stdout).toContain(u['ada@example.com'].id);
+    expect(exists('people.csv.errors.jsonl')).toBe(false);
+    expect(exists('people.csv.errors.jsonl.checkpoint')).toBe(false);
+
+    expect(await w.runCli(['users', 'import', 'people.csv', '--json'])).toMatchObject({ code: 0, stderr: '' });
+    const again = await w.runCli(['users', 'import', 'people.csv', '--json']);
+    expect(JSON.parse(again.stdout)).toEqual({
+      created: 0,
+      updated: 0,
+      unchanged: 2,
+      failed: 0,
+      rows: 2,
+      earlier: 0,
+      dryRun: false,
+      complete: true,
+      errors: null,
+    });
+  });
+
+  it('writes every failed row with its line and reason, imports the others, and exits 7', async () => {
+    await w.runCli(['users', 'invite', 'dee@example.com', '--name', 'Dee']);
+    write(
+      'people.csv',
+      'email,name,role,teams\n' +
+        'ada@example.com,Ada,admin,\n' +
+        ',No Email,,\n' +
+        'bob@example.com,Bob,emperor,\n' +
+        '"cy@example.com","Cy\nCyrus",member,Nowhere\n' +
+        'dee@example.com,Deirdre,,\n' +
+        'eve@example.com,Eve,,Research\n' +
+        'ada@example.com,Ada,admin,\n',
+    );
+    const r = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '3', '--concurrency', '1']);
+    expect(r).toMatchObject({
+      code: 7,
+      stderr:
+        'Imported people.csv: 7 rows — 2 created, 0 updated, 1 unchanged, 4 failed; failed rows are in ' +
+        'people.csv.errors.jsonl.\n' +
+        'plat: 4 rows failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
+    });
+    expect(errorsOf('people.csv.errors.jsonl')).toEqual([
+      { line: 3, email: null, code: 'validation_error', message: 'email: missing' },
+      {
+        line: 4,
+        email: 'bob@example.com',
+        code: 'validation_error',
+        message: 'role: Invalid option: expected one of "owner"|"admin"|"member"',
+      },
+      { line: 5, email: 'cy@example.com', code: 'validation_error', message: 'teams: unknown team: Nowhere' },
+      {
+        line: 7,
+        email: 'dee@example.com',
+        code: 'conflict',
+        message: 'dee@example.com is already a member with another name: upsert to update it',
+      },
+    ]);
+    // The same e-mail again (line 8, in another batch) is unchanged; a multi-line row fails on the line it starts.
+    const u = await users();
+    expect(Object.keys(u).sort()).toEqual(['ada@example.com', 'admin@localhost', 'dee@example.com', 'eve@example.com']);
+  });
+
+  it('--upsert updates what differs; a create of a member that differs is a conflict', async () => {
+    await w.runCli(['users', 'invite', 'dee@example.com', '--name', 'Dee', '--team', 'team_0001']);
+    write('people.csv', 'email,name,teams,metadata.desk\ndee@example.com,Deirdre,Research,B2\n');
+    expect(await w.runCli(['users', 'import', 'people.csv'])).toMatchObject({ code: 7 });
+    expect(errorsOf('people.csv.errors.jsonl')).toEqual([
+      {
+        line: 2,
+        email: 'dee@example.com',
+        code: 'conflict',
+        message: 'dee@example.com is already a member with another name, metadata, teams: upsert to update it',
+      },
+    ]);
+    expect(await w.runCli(['users', 'import', 'people.csv', '--upsert'])).toMatchObject({
+      code: 0,
+      stderr: 'Imported people.csv: 1 row — 0 created, 1 updated, 0 unchanged, 0 failed.\n',
+    });
+    expect(exists('people.csv.errors.jsonl')).toBe(false); // a new run removes the last one's
+    expect((await users())['dee@example.com']).toMatchObject({ name: 'Deirdre', metadata: { desk: 'B2' } });
+    expect((await w.runCli(['users', 'import', 'people.csv', '--upsert'])).stderr).toContain('1 unchanged');
+  });
+
+  it('refuses an unknown column before sending anything (exit 7)', async () => {
+    write('people.csv', 'email,nmae\nada@example.com,Ada\n');
+    const before = await users();
+    expect(await w.runCli(['users', 'import', 'people.csv'])).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr:
+        'plat: line 1: unknown column "nmae": expected email, name, role, teams and metadata.KEY columns (the ' +
+        "export's id, status, emailVerified, createdAt, updatedAt, lastLoginAt, avatarUrl are ignored); nothing was " +
+        'imported\n',
+    });
+    expect(await users()).toEqual(before);
+    expect(exists('people.csv.errors.jsonl') || exists('people.csv.errors.jsonl.checkpoint')).toBe(false);
+  });
+
+  it('reads the CSV the export writes: its read-only columns ignored, neutralised cells restored', async () => {
+    write(
+      'export.csv',
+      'id,email,name,role,status,teams,createdAt,lastLoginAt,metadata.formula,metadata.code\r\n' +
+        'user_0001,admin@localhost,Admin,owner,active,,2026-01-01T00:00:00.000Z,,,\r\n' +
+        "user_0099,ada@example.com,'=Ada,member,pending,Engineering;Research,2026-01-01T00:00:00.000Z,,'@SUM(1),'42\r\n",
+    );
+    const r = await w.runCli(['users', 'import', 'export.csv']);
+    expect(r.stderr).toBe('Imported export.csv: 2 rows — 1 created, 0 updated, 1 unchanged, 0 failed.\n');
+    expect((await users())['ada@example.com']).toMatchObject({
+      name: '=Ada',
+      metadata: { formula: '@SUM(1)', code: '42' }, // text, not the number 42
+    });
+  });
+
+  it('--dry-run reports the outcomes and changes nothing; it has nothing to --resume', async () => {
+    write('people.csv', `${people(3)}bad,Bad\n`);
+    const before = await users();
+    expect(await w.runCli(['users', 'import', 'people.csv', '--dry-run'])).toMatchObject({
+      code: 7,
+      stderr:
+        'Dry run of people.csv, nothing changed: 4 rows — 3 created, 0 updated, 0 unchanged, 1 failed; failed rows are ' +
+        'in people.csv.errors.jsonl.\nplat: 1 row failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
+    });
+    expect(errorsOf('people.csv.errors.jsonl')).toEqual([
+      { line: 5, email: 'bad', code: 'validation_error', message: 'email: must be an e-mail address' },
+    ]);
+    expect(await users()).toEqual(before);
+    expect(exists('people.csv.errors.jsonl.checkpoint')).toBe(false);
+    expect(await w.runCli(['users', 'import', 'people.csv', '--dry-run', '--resume'])).toMatchObject({
+      code: 2,
+      stderr: 'plat: --dry-run changes nothing, so it has nothing to --resume\n',
+    });
+  });
+
+  it('reads JSON arrays and JSON lines (by extension or --format), from a file or stdin', async () => {
+    write(
+      'people.json',
+      '[\n  {"email": "ada@example.com", "teams": ["Engineering"], "metadata": {"n": 1}},\n  {"email": "bob@example.com", "nick": "B"}\n]\n',
+    );
+    expect(await w.runCli(['users', 'import', 'people.json'])).toMatchObject({ code: 7 });
+    expect(errorsOf('people.json.errors.jsonl')).toEqual([
+      { line: 3, email: 'bob@example.com', code: 'validation_error', message: 'unknown key "nick"' },
+    ]);
+    const jsonl = '{"email":"cy@example.com","name":"Cy"}\n\n{"email":"dee@example.com",\n';
+    expect(await w.runCli(['users', 'import', '-', '--format', 'jsonl'], { stdin: jsonl })).toMatchObject({
+      code: 2,
+      stderr: 'plat: reading stdin: name the errors file with --errors FILE (it is FILE.errors.jsonl for a file)\n',
+    });
+    const r = await w.runCli(['users', 'import', '-', '--format', 'jsonl', '--errors', 'stdin-errors.jsonl'], {
+      stdin: jsonl,
+    });
+    expect(r).toMatchObject({
+      code: 7,
+      stderr:
+        'Imported stdin: 2 rows — 1 created, 0 updated, 0 unchanged, 1 failed; failed rows are in stdin-errors.jsonl.\n' +
+        'plat: 1 row failed: see stdin-errors.jsonl (line, e-mail, reason)\n',
+    });
+    expect(errorsOf('stdin-errors.jsonl')).toMatchObject([{ line: 3, email: null, code: 'invalid_request' }]);
+    expect(Object.keys(await users()).sort()).toEqual(['ada@example.com', 'admin@localhost', 'cy@example.com']);
+    expect(await w.runCli(['users', 'import', 'people.json', '--format', 'xml'])).toMatchObject({
+      code: 2,
+      stderr: 'plat: invalid format "xml": expected one of csv, json, jsonl\n',
+    });
+    expect(await w.runCli(['users', 'import', 'missing.csv'])).toMatchObject({
+      code: 2,
+      stderr: 'plat: cannot read missing.csv: no such file\n',
+    });
+  });
+
+  it('--invite mails the users it creates, and only those', async () => {
+    write('people.csv', people(2));
+    expect((await w.runCli(['users', 'import', 'people.csv', '--invite'])).code).toBe(0);
+    expect((await w.runCli(['users', 'import', 'people.csv', '--invite'])).stderr).toContain('2 unchanged');
+    const mail = JSON.parse((await w.runCli(['local', 'mail', '--json'])).stdout) as { to: string }[];
+    expect(mail.map((m) => m.to).sort()).toEqual(['person1@example.com', 'person2@example.com']);
+  });
+
+  it('keeps each request body within 1 MiB, whatever the batch size', async () => {
+    const note = 'x'.repeat(400);
+    const metadata = Array.from({ length: 50 }, (_, k) => `metadata.k${k}`).join(',');
+    const cells = Array.from({ length: 50 }, () => note).join(',');
+    const rows = Array.from({ length: 120 }, (_, i) => `p${i}@example.com,${cells}\n`).join('');
+    write('wide.csv', `email,${metadata}\n${rows}`);
+    const sizes: number[] = [];
+    const deps = batches(async (_n, request, pass) => {
+      sizes.push(Buffer.byteLength(await request.clone().text()));
+      return pass();
+    });
+    const r = await w.runCli(['users', 'import', 'wide.csv'], { deps });
+    expect(r.stderr).toBe('Imported wide.csv: 120 rows — 120 created, 0 updated, 0 unchanged, 0 failed.\n');
+    expect(sizes.length).toBe(3);
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(1024 * 1024);
+  });
+
+  it('shows progress on a terminal only', async () => {
+    write('people.csv', people(5));
+    const tty = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '2'], { tty: true });
+    expect(tty.code).toBe(0);
+    expect(tty.raw.stderr).toMatch(/^\r\x1b\[KImporting people\.csv {2}█+░* \d+% {2}\d rows/);
+    expect(tty.raw.stderr).toMatch(
+      /\r\x1b\[KImported people.csv: 5 rows — 5 created, 0 updated, 0 unchanged, 0 failed.\n$/,
+    );
+    const pipe = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '2']);
+    expect(pipe.raw.stderr).toBe('Imported people.csv: 5 rows — 0 created, 0 updated, 5 unchanged, 0 failed.\n');
+    const quiet = await w.runCli(['users', 'import', 'people.csv', '-q'], { tty: true });
+    expect(quiet).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
+describe('users import, stopped and resumed', () => {
+  /** Deps whose shutdown signal (Ctrl-C) fires once the `at`-th batch request is answered. */
+  function interruptAfter(at: number): Partial<CliDeps> {
+    let handler: (() => void) | undefined;
+    return {
+      ...batches(async (n, _request, pass) => {
+        const response = await pass();
+        if (n === at) handler?.();
+        return response;
+      }),
+      onShutdown: (h) => {
+        handler = h;
+        return () => {
+          handler = undefined;
+        };
+      },
+    };
+  }
+
+  it('Ctrl-C finishes the batches in flight and exits 130; --resume does the rest, every row once', async () => {
+    write('people.csv', `${people(4)},No Email\n${people(5, 5).replace('email,name\n', '')}`);
+    const stopped = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '2', '--concurrency', '1'], {
+      deps: interruptAfter(2),
+    });
+    expect(stopped).toMatchObject({
+      code: 130,
+      stderr:
+        'Stopping: finishing the batches in flight (Ctrl-C again stops at once; they are then sent again on --resume)\n' +
+        'Stopped importing people.csv: 4 rows — 4 created, 0 updated, 0 unchanged, 0 failed; run the same command ' +
+        'with --resume to go on.\nplat: interrupted\n',
+    });
+    expect(exists('people.csv.errors.jsonl.checkpoint')).toBe(true);
+
+    // Without --resume, the checkpoint is not thrown away.
+    expect(await w.runCli(['users', 'import', 'people.csv'])).toMatchObject({
+      code: 2,
+      stderr:
+        'plat: people.csv.errors.jsonl.checkpoint records an unfinished import (4 rows done): add --resume to go on ' +
+        'with it, or delete it to start over\n',
+    });
+    expect(await w.runCli(['users', 'import', 'people.csv', '--resume', '--upsert'])).toMatchObject({
+      code: 2,
+      stderr:
+        'plat: people.csv.errors.jsonl.checkpoint was written by an import with --format csv --batch-size 2: resume ' +
+        'with the same options, or delete it to start over\n',
+    });
+
+    let sent = 0;
+    const deps = batches(async (_n, _request, pass) => {
+      sent++;
+      return pass();
+    });
+    const resumed = await w.runCli(['users', 'import', 'people.csv', '--resume', '--batch-size', '2'], { deps });
+    expect(resumed).toMatchObject({
+      code: 7,
+      stderr:
+        'Imported people.csv: 10 rows (4 of them by an earlier run) — 9 created, 0 updated, 0 unchanged, 1 failed; ' +
+        'failed rows are in people.csv.errors.jsonl.\nplat: 1 row failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
+    });
+    expect(sent).toBe(3); // lines 6–7, 8–9, 10–11: the first two batches were skipped
+    expect(errorsOf('people.csv.errors.jsonl')).toEqual([
+      { line: 6, email: null, code: 'validation_error', message: 'email: missing' },
+    ]);
+    expect(exists('people.csv.errors.jsonl.checkpoint')).toBe(false);
+    const counts = await createdCount();
+    expect(Object.values(counts)).toEqual(Array(9).fill(1));
+  });
+
+  it('a batch whose answer was lost is sent again: its rows come out unchanged, never done twice', async () => {
+    write('people.csv', people(6));
+    let lost = false;
+    const deps = batches(async (n, _request, pass) => {
+      const response = await pass();
+      if (n === 2 && !lost) {
+        lost = true; // the server did the work; the connection dropped before the answer came
+        throw reset();
+      }
+      return response;
+    });
+    const r = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '2', '--concurrency', '1'], { deps });
+    expect(r).toMatchObject({
+      code: 0,
+      stderr: 'Imported people.csv: 6 rows — 4 created, 0 updated, 2 unchanged, 0 failed.\n',
+    });
+    expect(Object.values(await createdCount())).toEqual(Array(6).fill(1));
+  });
+
+  it('a server out of reach stops the import (exit 9) after the retries; --resume goes on from there', async () => {
+    write('people.csv', people(6));
+    const down = batches(async (n, _request, pass) => {
+      if (n >= 2) throw reset();
+      return pass();
+    });
+    const r = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '2', '--concurrency', '1'], {
+      deps: down,
+    });
+    expect(r).toMatchObject({
+      code: 9,
+      stderr:
+        'Stopped importing people.csv: 2 rows — 2 created, 0 updated, 0 unchanged, 0 failed; run the same command ' +
+        'with --resume to go on.\nplat: POST http://embedded.plat failed (ECONNRESET) after 3 retries\n',
+    });
+    const resumed = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '2', '--resume']);
+    expect(resumed.stderr).toBe(
+      'Imported people.csv: 6 rows (2 of them by an earlier run) — 6 created, 0 updated, 0 unchanged, 0 failed.\n',
+    );
+    expect(Object.values(await createdCount())).toEqual(Array(6).fill(1));
+  });
+
+  it('stops at input it cannot read past, sending nothing of that batch; fixed, --resume goes on', async () => {
+    write('people.csv', `${people(4)}"broken"x,Y\nzed@example.com,Zed\n`);
+    const r = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '3']);
+    expect(r).toMatchObject({
+      code: 7,
+      stderr:
+        'Stopped importing people.csv: 4 rows — 3 created, 0 updated, 0 unchanged, 1 failed; failed rows are in ' +
+        'people.csv.errors.jsonl; run the same command with --resume to go on.\n' +
+        'plat: line 6: a quoted field goes on after its closing quote: the rest of the input cannot be read, so lines ' +
+        '5 on were not sent; fix it, then run the same command with --resume\n',
+    });
+    write('people.csv', `${people(4)}"fixed@example.com",Y\nzed@example.com,Zed\n`);
+    const resumed = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '3', '--resume']);
+    expect(resumed).toMatchObject({
+      code: 0,
+      stderr:
+        'Imported people.csv: 6 rows (3 of them by an earlier run) — 6 created, 0 updated, 0 unchanged, 0 failed.\n',
+    });
+    expect(exists('people.csv.errors.jsonl')).toBe(false);
+  });
+
+  it('refuses to resume when the input changed where it was done, sending nothing', async () => {
+    write('people.csv', people(6));
+    await w.runCli(['users', 'import', 'people.csv', '--batch-size', '2', '--concurrency', '1'], {
+      deps: interruptAfter(2),
+    });
+    write('people.csv', people(6).replace('Person 2', 'Person Two'));
+    let sent = 0;
+    const deps = batches(async (_n, _r, pass) => {
+      sent++;
+      return pass();
+    });
+    const r = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '2', '--resume'], { deps });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'plat: the input changed since the checkpoint was written (its first 5 lines, imported then): which rows were ' +
+        'done can no longer be told. Delete people.csv.errors.jsonl.checkpoint and run again without --resume',
+    );
+    expect(sent).toBe(0);
+  });
+});
