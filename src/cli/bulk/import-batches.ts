@@ -58,11 +58,15 @@ export async function* toBatches(rows: AsyncIterable<Row> | Iterable<Row>, size:
     return { ...batch, hash: c.hash.digest('hex') };
   };
   for await (let row of rows) {
+    // What the digest takes in: the row's line and its item as sent, or its failure.
+    let text = JSON.stringify('item' in row ? row.item : row.error);
     if ('item' in row) {
-      const bytes = Buffer.byteLength(JSON.stringify(row.item)) + 1; // and its comma
+      const bytes = Buffer.byteLength(text) + 1; // and its comma
       if (bytes > budget) {
         const message = `too large to send: ${bytes - 1} bytes, where a request holds at most ${REQUEST_BODY_LIMIT}`;
-        row = failedRow(row.line, row.email, 'invalid_request', message);
+        const failed = failedRow(row.line, row.email, 'invalid_request', message);
+        text = JSON.stringify('error' in failed && failed.error);
+        row = failed;
       } else {
         if (current.bytes + bytes > budget) yield close();
         current.itemRows.push(current.rows.length);
@@ -71,7 +75,7 @@ export async function* toBatches(rows: AsyncIterable<Row> | Iterable<Row>, size:
       }
     }
     current.rows.push(row);
-    current.hash.update(`${JSON.stringify(row)}\n`);
+    current.hash.update(`${row.line} ${row.email} ${text}\n`);
     if (current.rows.length >= size) yield close();
   }
   if (current.rows.length > 0) yield close();

@@ -28,13 +28,14 @@ type Parsed = { header: CsvColumns | string; line: number } | { row: Row; last?:
 const breaks = (cells: readonly string[]) => cells.reduce((n, c) => n + (c.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
 
 /**
- * The rows of a CSV file (RFC 4180: quotes, commas and line breaks in fields; UTF-8 with or without a BOM; CRLF, LF
+ * The rows of a CSV file (opened by `open` when the first row is asked for; RFC 4180: quotes, commas and line breaks in fields; UTF-8 with or without a BOM; CRLF, LF
  * or CR line ends, even mixed), streamed. Each row carries the physical line it starts on, the header being line 1
  * (blank lines are skipped and counted). A header with an unknown column is refused (exit 7) before any row is
  * given; a malformed record fails its row, and one after which records can no longer be told apart ends the rows
  * with `halt` set.
  */
-export async function* csvRows(input: Readable, halt: Halt): AsyncGenerator<Row> {
+export async function* csvRows(open: () => Readable, halt: Halt): AsyncGenerator<Row> {
+  const input = open();
   // Lines are counted here, from each record's own line breaks and the blank lines csv-parse skipped: its own count
   // takes a CRLF inside quotes for two lines. Its count serves only for a skipped record, whose cells are unknown,
   // corrected by how far it had drifted from ours.

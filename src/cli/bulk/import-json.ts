@@ -28,7 +28,8 @@ async function* text(input: Readable): AsyncGenerator<string> {
 }
 
 /** JSON lines: one object per line; blank lines are skipped (and counted); a line that does not parse fails alone. */
-export async function* jsonLinesRows(input: Readable, halt: Halt): AsyncGenerator<Row> {
+export async function* jsonLinesRows(open: () => Readable, halt: Halt): AsyncGenerator<Row> {
+  const input = open();
   let line = 0;
   let rest = '';
   const row = (raw: string): Row | undefined => {
@@ -63,7 +64,8 @@ export async function* jsonLinesRows(input: Readable, halt: Halt): AsyncGenerato
  * and an element that does not parse fails alone. Only what leaves the elements' bounds unknown (no `[` first, text
  * after the `]`, an array never closed, an element over the size limit) ends the rows, with `halt` set.
  */
-export async function* jsonArrayRows(input: Readable, halt: Halt): AsyncGenerator<Row> {
+export async function* jsonArrayRows(open: () => Readable, halt: Halt): AsyncGenerator<Row> {
+  const input = open();
   let line = 1;
   let state = 'before' as 'before' | 'between' | 'element' | 'after';
   let afterComma = false; // in `between`: a `]` now would close `[…,]`

@@ -70,6 +70,16 @@ export function csvColumns(header: readonly string[]): CsvColumns | string {
   return columns;
 }
 
+/** The teams of a cell: names (or ids) between `;`, trimmed, empty ones left out. */
+function teams(cell: string): string[] {
+  const out: string[] = [];
+  for (const t of cell.split(TEAM_SEPARATOR)) {
+    const name = t.trim();
+    if (name !== '') out.push(name);
+  }
+  return out;
+}
+
 /**
  * A CSV record as a row. An empty cell is "not given"; text cells are restored from plat's neutralised form, teams
  * split on `;`, metadata cells typed (see cells.ts).
@@ -90,12 +100,8 @@ export function csvRow(line: number, columns: CsvColumns, cells: readonly string
     const cell = cells[i] as string;
     if (column === null || cell === '') return;
     if ('metadata' in column) metadata[column.metadata] = metadataValue(cell);
-    else if (column.field === 'teams') {
-      item.teams = restoreText(cell)
-        .split(TEAM_SEPARATOR)
-        .map((t) => t.trim())
-        .filter((t) => t !== '');
-    } else item[column.field] = column.field === 'role' ? cell : restoreText(cell);
+    else if (column.field === 'teams') item.teams = teams(restoreText(cell));
+    else item[column.field] = column.field === 'role' ? cell : restoreText(cell);
   });
   if (Object.keys(metadata).length > 0) item.metadata = metadata;
   return checked(line, item);

@@ -60,9 +60,11 @@ export async function openSource(
   let input: (Readable & { bytesRead?: number }) | undefined;
   const halt: Halt = {};
   const reader = format === 'csv' ? csvRows : format === 'json' ? jsonArrayRows : jsonLinesRows;
-  async function* rows(): AsyncGenerator<Row> {
-    input = file === '-' ? stdin() : createReadStream(file);
-    yield* reader(input, halt);
-  }
-  return { rows: rows(), halt, read: () => input?.bytesRead ?? 0, size, close: () => input?.destroy() };
+  const open = () => {
+    // Chunks of 16 KiB: a chunk's rows are all parsed at once, and fewer of them alive at a time means less memory.
+    input = file === '-' ? stdin() : createReadStream(file, { highWaterMark: 16 * 1024 });
+    return input;
+  };
+  const rows = reader(open, halt);
+  return { rows, halt, read: () => input?.bytesRead ?? 0, size, close: () => input?.destroy() };
 }

@@ -179,7 +179,7 @@ const importVerb = verb<ImportOptions>({
     c.option('--invite', 'send the users created their invitation e-mail');
     c.option('--dry-run', 'report what would happen, changing nothing');
     c.option('--batch-size <n>', `rows per request, 1 to ${MAX_BATCH_USERS}`, intBetween(1, MAX_BATCH_USERS), 1000);
-    c.option('--concurrency <n>', 'requests in flight at once, 1 to 16', intBetween(1, 16), 4);
+    c.option('--concurrency <n>', 'requests in flight at once, 1 to 16', intBetween(1, 16), 2);
     c.option('--resume', 'skip the batches that the checkpoint of an interrupted import says were done');
     c.option('--errors <file>', 'where failed rows go, as JSON lines (default FILE.errors.jsonl)');
   },

@@ -6,7 +6,7 @@ import type { Row } from '../../../src/cli/bulk/import-rows.js';
 import type { Halt } from '../../../src/cli/bulk/import-source.js';
 import { formatOf } from '../../../src/cli/bulk/import-source.js';
 
-type Reader = (input: Readable, halt: Halt) => AsyncGenerator<Row>;
+type Reader = (open: () => Readable, halt: Halt) => AsyncGenerator<Row>;
 
 /** Every row a reader gives for `text`, fed in chunks of `size` characters (to cross every boundary), and its halt. */
 async function read(reader: Reader, text: string | Buffer, size = 0): Promise<{ rows: Row[]; halt: Halt['at'] }> {
@@ -17,7 +17,7 @@ async function read(reader: Reader, text: string | Buffer, size = 0): Promise<{ 
       : Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
   const halt: Halt = {};
   const rows: Row[] = [];
-  for await (const row of reader(Readable.from(chunks), halt)) rows.push(row);
+  for await (const row of reader(() => Readable.from(chunks), halt)) rows.push(row);
   return { rows, halt: halt.at };
 }
 
