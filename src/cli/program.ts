@@ -110,7 +110,7 @@ Examples:
 
 With no configuration, plat uses the embedded platform (profile "local"), created on first use.
 Exit codes: 0 ok, 1 unexpected, 2 usage, 3 not authenticated, 4 forbidden, 5 not found, 6 conflict,
-7 invalid, 8 rate limited, 9 network.
+7 invalid, 8 rate limited, 9 network, 130 interrupted (an import, which can be resumed).
 `;
 
 /** The root command with its global options (no noun registered yet). */
