@@ -245,14 +245,13 @@ describe('users import', () => {
     });
     expect(errorsOf('stdin-errors.jsonl')).toMatchObject([{ line: 3, email: null, code: 'invalid_request' }]);
     expect(Object.keys(await users()).sort()).toEqual(['ada@example.com', 'admin@localhost', 'cy@example.com']);
-    expect(await w.runCli(['users', 'import', 'people.json', '--format', 'xml'])).toMatchObject({
-      code: 2,
-      stderr: 'plat: invalid format "xml": expected one of csv, json, jsonl\n',
-    });
-    expect(await w.runCli(['users', 'import', 'missing.csv'])).toMatchObject({
-      code: 2,
-      stderr: 'plat: cannot read missing.csv: no such file\n',
-    });
+    const usage: [string[], string][] = [
+      [['people.json', '--format', 'xml'], 'invalid format "xml": expected one of csv, json, jsonl'],
+      [['missing.csv'], 'cannot read missing.csv: no such file'],
+    ];
+    for (const [argv, message] of usage) {
+      expect(await w.runCli(['users', 'import', ...argv])).toMatchObject({ code: 2, stderr: `plat: ${message}\n` });
+    }
   });
 
   it('--invite mails the users it creates, and only those', async () => {
@@ -390,16 +389,15 @@ describe('users import, stopped and resumed', () => {
       if (n >= 2) throw reset();
       return pass();
     });
-    const r = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '2', '--concurrency', '1'], {
-      deps: down,
-    });
+    const argv = ['users', 'import', 'people.csv', '--batch-size', '2'];
+    const r = await w.runCli([...argv, '--concurrency', '1'], { deps: down });
     expect(r).toMatchObject({
       code: 9,
       stderr:
         'Stopped importing people.csv: 2 rows — 2 created, 0 updated, 0 unchanged, 0 failed; run the same command ' +
         'with --resume to go on.\nplat: POST http://embedded.plat failed (ECONNRESET) after 3 retries\n',
     });
-    const resumed = await w.runCli(['users', 'import', 'people.csv', '--batch-size', '2', '--resume']);
+    const resumed = await w.runCli([...argv, '--resume']);
     expect(resumed.stderr).toBe(
       'Imported people.csv: 6 rows (2 of them by an earlier run) — 6 created, 0 updated, 0 unchanged, 0 failed.\n',
     );

@@ -167,12 +167,6 @@ const importVerb = verb<ImportOptions>({
   name: 'import',
   args: '<file>',
   summary: 'Create (or with --upsert, update) users from a CSV, JSON or JSON lines file, in batches; - reads stdin',
-  examples: [
-    'plat users import people.csv --dry-run',
-    'plat users import people.csv --upsert --invite',
-    'plat users import people.jsonl --resume',
-    'plat users export | plat users import - --errors failed.jsonl',
-  ],
   options: (c) => {
     c.option('--format <format>', 'csv, json (an array) or jsonl (default: by extension, .json or .jsonl, else csv)');
     c.option('--upsert', 'update users that exist (name, role, teams, metadata) instead of failing those that differ');
@@ -183,6 +177,12 @@ const importVerb = verb<ImportOptions>({
     c.option('--resume', 'skip the batches that the checkpoint of an interrupted import says were done');
     c.option('--errors <file>', 'where failed rows go, as JSON lines (default FILE.errors.jsonl)');
   },
+  examples: [
+    'plat users import people.csv --dry-run',
+    'plat users import people.csv --upsert --invite',
+    'plat users import people.jsonl --resume',
+    'plat users export | plat users import - --errors failed.jsonl',
+  ],
   parse: ([file], o) => {
     if (o.format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(o.format)) {
       throw new UsageError(`invalid format "${o.format}": expected one of ${IMPORT_FORMATS.join(', ')}`);

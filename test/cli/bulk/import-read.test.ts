@@ -4,7 +4,7 @@ import { csvRows } from '../../../src/cli/bulk/import-csv.js';
 import { jsonArrayRows, jsonLinesRows } from '../../../src/cli/bulk/import-json.js';
 import type { Row } from '../../../src/cli/bulk/import-rows.js';
 import type { Halt } from '../../../src/cli/bulk/import-source.js';
-import { formatOf } from '../../../src/cli/bulk/import-source.js';
+import { formatOf, type ImportFormat } from '../../../src/cli/bulk/import-source.js';
 
 type Reader = (open: () => Readable, halt: Halt) => AsyncGenerator<Row>;
 
@@ -127,13 +127,14 @@ describe('CSV rows', () => {
 
 describe('JSON lines rows', () => {
   it('reads one object per line, skips blank lines, fails a line that does not parse or has an unknown key', async () => {
-    const jsonl =
-      '\uFEFF{"email":"ada@example.com","name":null,"teams":["Eng"],"metadata":{"gone":null,"n":1}}\r\n' +
-      '\n' +
-      '{"email":"bob@example.com",\n' +
-      '{"email":"cy@example.com","nickname":"C","id":"user_1","status":"active"}\n' +
-      '[1]\n' +
-      '{"email":"dee@example.com"}';
+    const jsonl = [
+      '\uFEFF{"email":"ada@example.com","name":null,"teams":["Eng"],"metadata":{"gone":null,"n":1}}\r',
+      '',
+      '{"email":"bob@example.com",',
+      '{"email":"cy@example.com","nickname":"C","id":"user_1","status":"active"}',
+      '[1]',
+      '{"email":"dee@example.com"}',
+    ].join('\n');
     expect(await shown(jsonLinesRows, jsonl)).toEqual([
       '1 {"email":"ada@example.com","teams":["Eng"],"metadata":{"gone":null,"n":1}}',
       expect.stringMatching(/^3 - ✗ invalid_request: not JSON: /),
@@ -146,14 +147,18 @@ describe('JSON lines rows', () => {
 
 describe('JSON array rows', () => {
   it('gives each element the line it starts on, and fails a malformed element alone', async () => {
-    const json =
-      '\uFEFF[\n' +
-      '  {"email": "ada@example.com", "name": "Ada [the first]"},\n' +
-      '  {\n    "email": "bob@example.com",\n    "name": "B\\"o}b"\n  },\n' +
-      '  {"email": "cy@example.com" "name": "Cy"},\n' +
-      '  ,\n' +
-      '  {"email": "dee@example.com", "metadata": {"tags": [1, {"x": "]"}]}}, {"email": "eve@example.com"}\n' +
-      ']\n';
+    // Element lines: 2, 3 (over 4 lines, with a quote and a brace in a string), 7 (malformed), 8 (empty), 9 (two).
+    const json = `\uFEFF[
+  {"email": "ada@example.com", "name": "Ada [the first]"},
+  {
+    "email": "bob@example.com",
+    "name": "B\\"o}b"
+  },
+  {"email": "cy@example.com" "name": "Cy"},
+  ,
+  {"email": "dee@example.com", "metadata": {"tags": [1, {"x": "]"}]}}, {"email": "eve@example.com"}
+]
+`;
     expect(await shown(jsonArrayRows, json)).toEqual([
       '2 {"email":"ada@example.com","name":"Ada [the first]"}',
       '3 {"email":"bob@example.com","name":"B\\"o}b"}',
@@ -192,11 +197,14 @@ describe('JSON array rows', () => {
 
 describe('the format of a file', () => {
   it('is --format, else its extension, else CSV', () => {
-    expect(formatOf('users.JSON', undefined)).toBe('json');
-    expect(formatOf('users.jsonl', undefined)).toBe('jsonl');
-    expect(formatOf('users.ndjson', undefined)).toBe('jsonl');
-    expect(formatOf('users.csv', undefined)).toBe('csv');
-    expect(formatOf('-', undefined)).toBe('csv');
-    expect(formatOf('users.txt', 'jsonl')).toBe('jsonl');
+    const cases: [string, ImportFormat | undefined, ImportFormat][] = [
+      ['users.JSON', undefined, 'json'],
+      ['users.jsonl', undefined, 'jsonl'],
+      ['users.ndjson', undefined, 'jsonl'],
+      ['users.csv', undefined, 'csv'],
+      ['-', undefined, 'csv'],
+      ['users.txt', 'jsonl', 'jsonl'],
+    ];
+    expect(cases.map(([file, given]) => formatOf(file, given))).toEqual(cases.map(([, , format]) => format));
   });
 });
