@@ -10,25 +10,13 @@ export type IdFactory = (kind: IdKind) => string;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** Bytes from the CSPRNG, drawn 4 KiB at a time: one system call for a hundred identifiers, not one each. */
-const POOL_BYTES = 4096;
-let pool = Buffer.alloc(0);
-let used = 0;
-
-function nextRandomByte(): number {
-  if (used === pool.length) {
-    pool = randomBytes(POOL_BYTES);
-    used = 0;
-  }
-  return pool[used++] as number;
-}
-
 /** `n` base62 characters from the CSPRNG, without modulo bias. */
 export function randomBase62(n: number): string {
   let out = '';
   while (out.length < n) {
-    const b = nextRandomByte();
-    if (b < 248) out += BASE62[b % 62];
+    for (const b of randomBytes(n * 2)) {
+      if (b < 248 && out.length < n) out += BASE62[b % 62];
+    }
   }
   return out;
 }
