@@ -124,9 +124,11 @@ export function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): MailDe
     const claim = { id: mail.id, owner, attempt: mail.attempt };
     const age = clock().getTime() - Date.parse(mail.createdAt);
     if (age > retry.maxAgeMs) {
-      const error = `not sent within ${duration(retry.maxAgeMs)} of being written${mail.lastError ? `; last error: ${mail.lastError}` : ''}`;
-      if (outbox.fail({ ...claim, now: clock().toISOString(), error }))
+      const last = mail.lastError ? `; last error: ${mail.lastError}` : '';
+      const error = `not sent within ${duration(retry.maxAgeMs)} of being written${last}`;
+      if (outbox.fail({ ...claim, now: clock().toISOString(), error })) {
         log(`mail ${mail.id} to ${mail.to}: given up, ${error}`);
+      }
       return;
     }
     const outcome = await sender.send(mail, AbortSignal.any([abort.signal, AbortSignal.timeout(sendTimeoutMs)]));
@@ -174,7 +176,8 @@ export function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): MailDe
         await sleep(ms);
         continue;
       }
-      const free = pace.connections - inFlight.size;
+      // While the server is failing, one mail at a time finds out whether it is back.
+      const free = (serverFailures > 0 ? 1 : pace.connections) - inFlight.size;
       if (free <= 0) {
         await Promise.race(inFlight);
         continue;
@@ -186,8 +189,7 @@ export function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): MailDe
           owner,
           now: now.toISOString(),
           leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-          // While the server is failing, one mail at a time finds out whether it is back.
-          limit: serverFailures > 0 ? Math.min(free, 1) : free,
+          limit: free,
         });
       } catch (err) {
         log(`mail: could not read the outbox (${(err as Error).message}); trying again in ${duration(pollMs)}`);

@@ -92,6 +92,7 @@ function failure(err: SmtpError, scrub: (text: string) => string): SendOutcome {
     ok: false,
     error,
     rejected: aboutMessage && err.permanent === true,
-    serverDown: !aboutMessage && err.code !== 'EABORT',
+    // A send cut off by its time limit (EABORT) is the server's too: it stalled.
+    serverDown: !aboutMessage,
   };
 }
