@@ -44,7 +44,7 @@ async function mailOptions(o: ServeOptions) {
     }
     return undefined;
   }
-  const { parseSmtpUrl, parseMailFrom } = await import('../../platform/mail/settings.js');
+  const { parseSmtpUrl, parseMailFrom } = await import('../../platform/index.js');
   const checked = <T>(source: string, parse: () => T): T => {
     try {
       return parse();

@@ -1,5 +1,3 @@
-import { isIP } from 'node:net';
-
 /** Where and how to reach the SMTP server: what `--smtp-url` says, parsed. */
 export interface SmtpTarget {
   host: string;
@@ -106,7 +104,8 @@ export function parseMailFrom(text: string): MailFrom {
  */
 export function defaultMailFrom(publicUrl: string): MailFrom {
   const host = new URL(publicUrl).hostname.replace(/^\[(.*)\]$/, '$1');
-  return { name: 'plat', address: `no-reply@${isIP(host) ? 'localhost' : host}` };
+  const ip = host.includes(':') || /^\d+\.\d+\.\d+\.\d+$/.test(host);
+  return { name: 'plat', address: `no-reply@${ip ? 'localhost' : host}` };
 }
 
 /** A sender as a header shows it. */
