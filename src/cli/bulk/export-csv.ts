@@ -9,8 +9,11 @@ import type { UsersWriter } from './export-writer.js';
 /** The columns before the metadata ones, in order. */
 export const USER_COLUMNS = ['id', 'email', 'name', 'role', 'status', 'teams', 'createdAt', 'lastLoginAt'] as const;
 
-/** RFC 4180 records, as `-o csv` writes them: CRLF after each, quotes only where needed. */
-const CSV_OPTIONS = { record_delimiter: '\r\n' } as const;
+/**
+ * RFC 4180 records, as `-o csv` writes them: CRLF after each, quotes only where needed — which includes a lone CR
+ * or LF, that csv-stringify leaves bare once a record delimiter is given unless `quote_record_delimiter` says so.
+ */
+const CSV_OPTIONS = { record_delimiter: '\r\n', quote_record_delimiter: true } as const;
 
 type Metadata = User['metadata'];
 

@@ -15,28 +15,28 @@ export interface TeamsByUser {
 }
 
 /**
- * How a team is written: by name, which reads the same in another platform, unless the name would be misread by
- * the import — one holding the CSV's separator between teams, or one that is another team's id (import accepts
- * either) — then by id.
+ * How a team is written: by name, which reads the same in another platform, unless the import would misread the
+ * name — one that is another team's id (import accepts either), or in CSV one holding the separator between
+ * teams — then by id.
  */
-export function teamLabels(teams: readonly Team[]): string[] {
+export function teamLabels(teams: readonly Team[], csv: boolean): string[] {
   const ids = new Set(teams.map((t) => t.id));
-  return teams.map((t) => (t.name.includes(TEAM_SEPARATOR) || ids.has(t.name) ? t.id : t.name));
+  return teams.map((t) => ((csv && t.name.includes(TEAM_SEPARATOR)) || ids.has(t.name) ? t.id : t.name));
 }
 
 /**
- * Reads every team of the organization and every member of each, all pages, into a map from user id to teams.
- * The map holds one small array of team numbers per member, never users' records: what it costs grows with
- * memberships, which the API gives only team by team. `onTeam` gets the count of teams read so far.
+ * Reads every team of the organization and every member of each, all pages, into a map from user id to teams
+ * (labelled for CSV or not). The map holds one small array of team numbers per member, never users' records: what
+ * it costs grows with memberships, which the API gives only team by team. `onTeam` gets the count of teams read.
  */
 export async function teamsByUser(
   client: PlatformClient,
   orgId: string,
-  onTeam?: (done: number, total: number) => void,
+  opts: { csv: boolean; onTeam?: (done: number, total: number) => void },
 ): Promise<TeamsByUser> {
   const teams: Team[] = [];
   for await (const page of pagesOf((q) => client.teams.list(orgId, q), {})) teams.push(...page);
-  const labels = teamLabels(teams);
+  const labels = teamLabels(teams, opts.csv);
   const memberships = new Map<string, number[]>();
   let next = 0;
   let done = 0;
@@ -50,7 +50,7 @@ export async function teamsByUser(
           else memberships.set(user.id, [index]);
         }
       }
-      onTeam?.(++done, teams.length);
+      opts.onTeam?.(++done, teams.length);
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, teams.length) }, worker));

@@ -13,7 +13,8 @@ export interface UsersWriter {
 
 /**
  * Users as JSON (an array, as `users list --all --json` prints it) or JSON lines (one compact record a line): each
- * record as the API gives it, plus `teams` (names, or ids as in CSV). Values as they are: nothing is neutralised.
+ * record as the API gives it, plus `teams` (their names; the id of one named like another team's id). Values as they
+ * are: nothing is neutralised.
  */
 export function jsonWriter(target: Target, teams: TeamsByUser, lines: boolean): UsersWriter {
   let count = 0;
