@@ -22,7 +22,7 @@ export interface ExportOptions {
 export function addExportOptions(c: Command): void {
   c.option('--format <format>', 'csv (the default; it imports back), json or jsonl (JSON lines)');
   c.option('--status <status>', `only users in this state: ${USER_STATUSES.join(', ')}`);
-  c.option('--output <file>', 'write to this file (mode 0600; complete, or not at all) instead of stdout');
+  c.option('-o, --output <file>', 'write to this file (mode 0600; complete, or not at all) instead of stdout');
   c.option('--bom', 'begin the CSV with a UTF-8 byte order mark (for Excel)');
 }
 
