@@ -31,7 +31,11 @@ export function addExportOptions(c: Command): void {
  * (`-o json`) is refused rather than taken for a file name, and `--format` says what it meant.
  */
 export function parseExportOptions(raw: Record<string, unknown>): ExportOptions {
-  const format = raw.format === undefined ? undefined : oneOf(String(raw.format), EXPORT_FORMATS, 'format');
+  const format = raw.format as ExportFormat | undefined;
+  // A format is the command line's own business, not a value the API would refuse: a usage error, as for import.
+  if (format !== undefined && !(EXPORT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`invalid format "${format}": expected one of ${EXPORT_FORMATS.join(', ')}`);
+  }
   const output = raw.output as string | undefined;
   if (output !== undefined && (OUTPUT_MODES as readonly string[]).includes(output)) {
     const as = (EXPORT_FORMATS as readonly string[]).includes(output) ? `--format ${output}` : '--format';

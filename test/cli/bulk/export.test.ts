@@ -93,7 +93,10 @@ describe('plat users export', () => {
         'plat: users export: --output (-o) names the file to write, not an output mode; choose the format with ' +
         '--format json (or write --output ./json for a file of that name)\n',
     });
-    expect((await w.runCli(['users', 'export', '--format', 'yaml'])).code).toBe(7);
+    expect(await w.runCli(['users', 'export', '--format', 'yaml'])).toMatchObject({
+      code: 2,
+      stderr: 'plat: invalid format "yaml": expected one of csv, json, jsonl\n',
+    });
     // Elsewhere -o is still the output mode, and still checked before anything is done.
     expect(await w.runCli(['users', 'list', '--status', 'suspended', '-o', 'ids'])).toMatchObject({
       code: 0,
