@@ -10,8 +10,6 @@ import { fileTarget, stdoutTarget, type Target } from './export-target.js';
 import { teamsByUser } from './export-teams.js';
 import { jsonWriter, type UsersWriter } from './export-writer.js';
 
-export type { ExportOptions } from './export-options.js';
-
 /** A running count on stderr, drawn only on a terminal and without `--quiet`; cleared when done. */
 function progress(ctx: Context) {
   const draw = ctx.io.stderrTty && !ctx.globals().quiet;
