@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ORG_ROLES, type OrgRole } from '../../contract/permissions.js';
 import { USER_SORTS, USER_STATUSES, type UserPatch, type UserSort, type UserStatus } from '../../contract/users.js';
+import { addExportOptions, type ExportOptions, parseExportOptions } from '../bulk/export-options.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
@@ -152,7 +153,20 @@ const remove = verb<{ id: string }>({
   },
 });
 
+const exportAll = verb<ExportOptions>({
+  name: 'export',
+  summary: 'Write every user as CSV (imports back with plat users import), JSON or JSON lines, with their teams',
+  examples: [
+    'plat users export --output users.csv',
+    'plat users export --format jsonl --status active > active-users.jsonl',
+  ],
+  options: addExportOptions,
+  parse: (_args, o) => parseExportOptions(o),
+  // The export's code (and csv-stringify) is loaded only when it runs.
+  run: async (o, ctx) => (await import('../bulk/export.js')).exportUsers(o, ctx),
+});
+
 /** `plat users …` */
 export function register(noun: Command, ctx: Context): void {
-  addVerbs(noun, ctx, [list, get, invite, update, suspend, unsuspend, remove]);
+  addVerbs(noun, ctx, [list, get, invite, update, suspend, unsuspend, remove, exportAll]);
 }
