@@ -125,7 +125,10 @@ export function rootCommand(version: string): Command {
     .option('--sandbox', "use the profile's sandbox instance")
     .option('--db <path>', 'embedded platform database file')
     .option('--json', 'print JSON (same as -o json)')
-    .addOption(new Option('-o, --output <mode>', 'output: table, json, csv or ids').choices(OUTPUT_MODES))
+    // Checked before the action (routeOutput), not here: `users export --output FILE` takes it for a file name.
+    .addOption(
+      new Option('-o, --output <mode>', 'output: table, json, csv or ids').choices(OUTPUT_MODES).argParser(String),
+    )
     .option('--no-color', 'no colour, even on a terminal')
     .option('-q, --quiet', 'no notices or progress; no record after a change unless -o/--json asks')
     .option('--verbose', 'log every API call (method, URL, status, time, request id, rate limit) on stderr')
@@ -134,8 +137,29 @@ export function rootCommand(version: string): Command {
     .option('--max-retries <n>', 'retries after 429 or a connection failure (default 3)', nonNegativeInt)
     .option('--api-key-stdin', 'read the API key to use from stdin')
     .addHelpText('after', ROOT_EXAMPLES)
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(true)
+    .hook('preAction', routeOutput);
   return program;
+}
+
+/**
+ * Commander gives the root every `-o/--output`, wherever it stands on the command line. A command with an `--output`
+ * of its own (`users export --output FILE`) gets the value; for every other one it must be an output mode, refused
+ * (exit 2) before the command does anything, as commander's own choice check would.
+ */
+function routeOutput(root: Command, leaf: Command): void {
+  const value = root.getOptionValue('output') as string | undefined;
+  if (value === undefined) return;
+  if (leaf !== root && leaf.options.some((o) => o.long === '--output')) {
+    leaf.setOptionValue('output', value);
+    root.setOptionValue('output', undefined);
+  } else if (!(OUTPUT_MODES as readonly string[]).includes(value)) {
+    const allowed = `Allowed choices are ${OUTPUT_MODES.join(', ')}.`;
+    root.error(`error: option '-o, --output <mode>' argument '${value}' is invalid. ${allowed}`, {
+      code: 'commander.invalidArgument',
+      exitCode: 1,
+    });
+  }
 }
 
 /**

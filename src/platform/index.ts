@@ -14,6 +14,7 @@ import { type SecretBox, type SecretKeySource, secretKeyFilePath } from './store
 export type { AuthOptions, OAuthClient } from './auth/settings.js';
 export type { FetchBindings, Mode } from './context.js';
 export type { LimitsOptions } from './limits/index.js';
+export { type MailFrom, parseMailFrom, parseSmtpUrl, type SmtpTarget } from './mail/settings.js';
 export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
 export { type ForgottenSecrets, forgetSealedSecrets } from './operations/secrets.js';
 export { SecretKeyError } from './store/secret-box.js';

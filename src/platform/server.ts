@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { getRequestListener, type Http2Bindings, type HttpBindings } from '@hono/node-server';
 import { createPlatform, type Platform, type PlatformOptions } from './index.js';
 import { answerClientError, missingHost, requestErrorResponse } from './listener-errors.js';
+import type { DeliveryOptions, MailDelivery } from './mail/delivery.js';
+import type { MailFrom } from './mail/settings.js';
 import { appliedLimits, applyLimits, httpServerOptions, type ServerLimits, serverLimits } from './server-limits.js';
 
 export { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
@@ -28,6 +30,11 @@ export interface ServerOptions extends Omit<PlatformOptions, 'publicUrl'> {
   accessLog?: (line: string) => void;
   /** Timeouts and the connection cap; the defaults are `SERVER_LIMITS` (docs/api.md). */
   serverLimits?: Partial<ServerLimits>;
+  /**
+   * Also delivers the outbox over SMTP, in the background (mail/delivery.ts). The sender defaults to
+   * `plat <no-reply@HOST>`, HOST being the public URL's.
+   */
+  mail?: Omit<DeliveryOptions, 'from'> & { from?: MailFrom };
 }
 
 /** Serves the platform over HTTP (what `plat serve` runs). */
@@ -77,10 +84,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   });
   const { port } = server.address() as AddressInfo;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let delivery: MailDelivery | undefined;
   try {
     platform = createPlatform({ ...opts, logger, publicUrl: opts.publicUrl ?? origin });
     // A server that could not sign a token or open an SSO secret must not start as if it could.
     platform.checkSecretKey();
+    if (opts.mail) delivery = await startMailDelivery(platform, opts.mail, logger);
   } catch (err) {
     platform?.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -96,6 +105,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     serverLimits: appliedLimits(server, limits),
     close: () => {
       closing ??= (async () => {
+        // Mail stops claiming at once, and has until the requests are answered and its grace is over to finish.
+        const stoppingMail = delivery?.stop();
         await new Promise<void>((resolve) => {
           // Idle keep-alive sockets would hold close() open until they time out: end each one as soon as it has
           // answered its last request. Busy sockets finish their response first.
@@ -107,9 +118,25 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
           server.closeIdleConnections();
         });
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+        await stoppingMail;
         platform?.close();
       })();
       return closing;
     },
   };
+}
+
+/** Starts delivering the platform's outbox; nodemailer is loaded only by a server that sends mail. */
+async function startMailDelivery(
+  platform: Platform,
+  mail: NonNullable<ServerOptions['mail']>,
+  log: (line: string) => void,
+): Promise<MailDelivery> {
+  const [{ startDelivery }, { defaultMailFrom }] = await Promise.all([
+    import('./mail/delivery.js'),
+    import('./mail/settings.js'),
+  ]);
+  const base = platform.base();
+  const from = mail.from ?? defaultMailFrom(base.publicUrl);
+  return startDelivery({ outbox: base.stores.outbox, clock: base.clock, log }, { ...mail, from });
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import type { Batch } from './import-batches.js';
-import type { ImportFormat } from './import-source.js';
+import type { ImportFormat } from './import-options.js';
 
 /** What decides the batches and what they do: a run resumes only with the same. (`--concurrency` may differ.) */
 export interface RunOptions {

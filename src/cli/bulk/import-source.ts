@@ -5,11 +5,8 @@ import { UsageError } from '../errors.js';
 import type { InStream } from '../output/io.js';
 import { csvRows } from './import-csv.js';
 import { jsonArrayRows, jsonLinesRows } from './import-json.js';
+import type { ImportFormat } from './import-options.js';
 import type { Row } from './import-rows.js';
-
-/** The formats an import reads. */
-export const IMPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 /**
  * Set by a reader when the rest of the input cannot be read as rows (a quote never closed, text after a JSON

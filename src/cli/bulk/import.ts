@@ -20,22 +20,10 @@ import {
   type Totals,
 } from './import-checkpoint.js';
 import { type ErrorLine, ErrorsFile } from './import-errors.js';
+import type { ImportOptions } from './import-options.js';
 import { progress } from './import-progress.js';
 import type { Row } from './import-rows.js';
-import { formatOf, type ImportFormat, openSource, type Source } from './import-source.js';
-
-/** The options of `plat users import`. */
-export interface ImportOptions {
-  file: string;
-  format?: ImportFormat;
-  upsert: boolean;
-  invite: boolean;
-  dryRun: boolean;
-  batchSize: number;
-  concurrency: number;
-  resume: boolean;
-  errors?: string;
-}
+import { formatOf, openSource, type Source } from './import-source.js';
 
 /** What an import did (the `--json` output): outcomes of the whole import, an earlier run's included. */
 export interface ImportSummary extends Totals {

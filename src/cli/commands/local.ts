@@ -4,7 +4,7 @@ import type { Resolved } from '../../config/resolve.js';
 import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
 import type { ForgottenSecrets } from '../../platform/index.js';
 import { removePlatformFiles } from '../../platform/store/files.js';
-import type { Mail } from '../../platform/store/outbox.js';
+import type { Delivery, Mail } from '../../platform/store/outbox.js';
 import type { Context } from '../context.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, openPlatform } from '../embedded.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
@@ -201,22 +201,52 @@ const forgetSecrets = verb<Record<string, never>>({
   },
 });
 
-const mail = verb<{ to?: string; limit?: number }>({
+/** `plat local mail --delivery`: the mailbox with where each mail stands with the SMTP sender. */
+const mailDeliveryView = {
+  columns: [
+    col('ID', 'id'),
+    col('TO', 'to'),
+    col('SUBJECT', 'subject'),
+    { header: 'DELIVERY', get: (r: { delivery: Delivery }) => r.delivery.status, status: true },
+    { header: 'ATTEMPTS', get: (r: { delivery: Delivery }) => r.delivery.attempts },
+    {
+      header: 'WHEN',
+      get: (r: { delivery: Delivery }) => r.delivery.sentAt ?? r.delivery.failedAt ?? r.delivery.nextAttemptAt,
+    },
+    { header: 'LAST ERROR', get: (r: { delivery: Delivery }) => r.delivery.lastError },
+  ],
+};
+
+const mail = verb<{ to?: string; limit?: number; delivery: boolean }>({
   name: 'mail',
   summary: "The embedded platform's mailbox (invitations and other e-mail), newest first",
-  examples: ['plat local mail', 'plat local mail --to ada@example.com --limit 1 --json'],
+  examples: [
+    'plat local mail',
+    'plat local mail --to ada@example.com --limit 1 --json',
+    'plat local mail --delivery   # what plat serve --smtp-url sent, is retrying, gave up',
+  ],
   options: (c) => {
     c.option('--to <email>', 'only messages to this address');
     c.option('--limit <n>', 'at most this many messages', positiveInt);
+    c.option(
+      '--delivery',
+      'also show where each message stands with the SMTP sender of plat serve --smtp-url: queued, sending, sent or failed',
+    );
   },
-  parse: (_args, o) => ({ to: o.to, limit: o.limit }),
+  parse: (_args, o) => ({ to: o.to, limit: o.limit, delivery: o.delivery === true }),
   run: async (o, ctx) => {
     const r = await embedded(ctx, 'local mail');
-    if (!existsSync(r.db)) return listOf([], mailView);
+    const view = o.delivery ? mailDeliveryView : mailView;
+    if (!existsSync(r.db)) return listOf([], view);
     const platform = await openPlatform(ctx, r.db, r.sandbox);
-    let mails: Mail[];
+    let mails: (Mail & { delivery?: Delivery })[];
     try {
-      mails = platform.base().stores.outbox.list({ to: o.to, limit: o.limit });
+      const base = platform.base();
+      mails = base.stores.outbox.list({ to: o.to, limit: o.limit });
+      if (o.delivery) {
+        const now = base.now();
+        mails = mails.map((m) => ({ ...m, delivery: base.stores.outbox.delivery(m.id, now) }));
+      }
     } finally {
       platform.close();
     }
@@ -227,7 +257,7 @@ const mail = verb<{ to?: string; limit?: number }>({
         `The links open once the platform is served at ${DEFAULT_PUBLIC_URL}: run plat serve (in another terminal).`,
       );
     }
-    return listOf(mails, mailView);
+    return listOf(mails, view);
   },
 });
 

@@ -5,8 +5,14 @@ import { bootstrapEmbedded, bootstrapNotice, needsBootstrap } from '../embedded.
 import { UsageError } from '../errors.js';
 import { listenFailure } from '../listen-failure.js';
 import { done, type Output } from '../output/result.js';
-import { portNumber, positiveInt } from '../parse.js';
+import { intBetween, portNumber, positiveInt } from '../parse.js';
 import { asLeaf } from '../verb.js';
+
+/** A setting and where it came from (error messages name the flag or the variable, never the value). */
+interface Sourced {
+  value: string;
+  source: string;
+}
 
 interface ServeOptions {
   host: string;
@@ -16,6 +22,45 @@ interface ServeOptions {
   rateLimits: boolean;
   /** The listener's connection cap; the platform's default (256) when not given. */
   maxConnections?: number;
+  /** Where the outbox is delivered (--smtp-url or PLAT_SMTP_URL), and from whom. */
+  smtpUrl?: Sourced;
+  mailFrom?: Sourced;
+  smtpRate?: number;
+  smtpConnections?: number;
+}
+
+/**
+ * The SMTP delivery `o` asks for, checked before anything starts: a bad URL or sender is a usage error whose message
+ * never quotes the URL (it may hold a password).
+ */
+async function mailOptions(o: ServeOptions) {
+  if (!o.smtpUrl) {
+    const stray =
+      o.smtpRate !== undefined ? '--smtp-rate' : o.smtpConnections !== undefined ? '--smtp-connections' : '';
+    if (stray || o.mailFrom?.source === '--mail-from') {
+      throw new UsageError(
+        `${stray || '--mail-from'} needs --smtp-url (or PLAT_SMTP_URL): without it, mail is not sent`,
+      );
+    }
+    return undefined;
+  }
+  const { parseSmtpUrl, parseMailFrom } = await import('../../platform/index.js');
+  const checked = <T>(source: string, parse: () => T): T => {
+    try {
+      return parse();
+    } catch (err) {
+      throw new UsageError(`${source} cannot be used: ${(err as Error).message}`);
+    }
+  };
+  const { smtpUrl, mailFrom } = o;
+  return {
+    smtp: checked(smtpUrl.source, () => parseSmtpUrl(smtpUrl.value)),
+    ...(mailFrom && { from: checked(mailFrom.source, () => parseMailFrom(mailFrom.value)) }),
+    pace: {
+      ...(o.smtpRate !== undefined && { perSecond: o.smtpRate }),
+      ...(o.smtpConnections !== undefined && { connections: o.smtpConnections }),
+    },
+  };
 }
 
 /**
@@ -25,6 +70,7 @@ interface ServeOptions {
 async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
   // First, before the platform's code is loaded: Node.js maps only what it loads afterwards.
   ctx.deps.enableSourceMaps?.();
+  const mail = await mailOptions(o);
   const r = await ctx.settings();
   if (r.kind !== 'embedded' || !r.db) {
     throw new UsageError(
@@ -45,6 +91,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
     limits: { enabled: o.rateLimits },
     secretKey: secretKeyOf(ctx.env),
     ...(o.maxConnections !== undefined && { serverLimits: { maxConnections: o.maxConnections } }),
+    ...(mail && { mail }),
     accessLog: (line) => ctx.io.err(line),
     logger: (line) => ctx.io.err(line),
     ...ctx.deps.platform,
@@ -65,6 +112,17 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
   return done('Stopped.');
 }
 
+/** A value from its option, else from its environment variable (an empty one is unset), with where it came from. */
+function sourced(
+  option: string | undefined,
+  flag: string,
+  variable: string | undefined,
+  name: string,
+): Sourced | undefined {
+  if (option !== undefined) return { value: option, source: flag };
+  return variable ? { value: variable, source: name } : undefined;
+}
+
 /** `plat serve` */
 export function register(cmd: Command, ctx: Context): void {
   asLeaf<ServeOptions>(cmd, ctx, {
@@ -74,6 +132,7 @@ export function register(cmd: Command, ctx: Context): void {
       'plat serve --host 0.0.0.0 --port 8080 --public-url https://plat.example.com',
       'plat serve --port 0',
       'plat serve --no-rate-limits   # local development: no 429s',
+      'PLAT_SMTP_URL=smtps://plat%40example.com:PASSWORD@smtp.example.com plat serve --public-url https://plat.example.com',
     ],
     options: (c) => {
       c.option('--host <host>', 'interface to listen on', '127.0.0.1');
@@ -85,6 +144,17 @@ export function register(cmd: Command, ctx: Context): void {
         'connections held at once; more are closed unanswered (default 256)',
         positiveInt,
       );
+      c.option(
+        '--smtp-url <url>',
+        'also deliver the outbox (invitations) by SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS when offered), ' +
+          'smtps://… for TLS; also PLAT_SMTP_URL, which keeps the password out of the process list',
+      );
+      c.option(
+        '--mail-from <address>',
+        'sender of the e-mails, "Name <address>" (also PLAT_MAIL_FROM; default "plat <no-reply@HOST of the public URL>")',
+      );
+      c.option('--smtp-rate <n>', 'messages sent a second at most (default 10)', intBetween(1, 1000));
+      c.option('--smtp-connections <n>', 'SMTP connections held at once (default 2)', intBetween(1, 20));
     },
     parse: (_args, o) => ({
       host: o.host,
@@ -92,6 +162,10 @@ export function register(cmd: Command, ctx: Context): void {
       publicUrl: o.publicUrl,
       rateLimits: o.rateLimits !== false && ctx.deps.env.PLAT_RATE_LIMITS !== 'off',
       maxConnections: o.maxConnections,
+      smtpUrl: sourced(o.smtpUrl, '--smtp-url', ctx.deps.env.PLAT_SMTP_URL, 'PLAT_SMTP_URL'),
+      mailFrom: sourced(o.mailFrom, '--mail-from', ctx.deps.env.PLAT_MAIL_FROM, 'PLAT_MAIL_FROM'),
+      smtpRate: o.smtpRate,
+      smtpConnections: o.smtpConnections,
     }),
     run: serve,
   });

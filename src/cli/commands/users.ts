@@ -1,19 +1,13 @@
 import type { Command } from 'commander';
 import { ORG_ROLES, type OrgRole } from '../../contract/permissions.js';
-import {
-  MAX_BATCH_USERS,
-  USER_SORTS,
-  USER_STATUSES,
-  type UserPatch,
-  type UserSort,
-  type UserStatus,
-} from '../../contract/users.js';
-import type { ImportOptions } from '../bulk/import.js';
+import { USER_SORTS, USER_STATUSES, type UserPatch, type UserSort, type UserStatus } from '../../contract/users.js';
+import { addExportOptions, type ExportOptions, parseExportOptions } from '../bulk/export-options.js';
+import { addImportOptions, type ImportOptions, parseImportOptions } from '../bulk/import-options.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
 import { done, record } from '../output/result.js';
-import { collect, intBetween, keyValue, oneOf } from '../parse.js';
+import { collect, keyValue, oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { invitationView, userView } from '../views.js';
 
@@ -160,49 +154,36 @@ const remove = verb<{ id: string }>({
   },
 });
 
-/** The formats `users import` reads (as in bulk/import-source.ts, which is loaded only when an import runs). */
-const IMPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
+const exportAll = verb<ExportOptions>({
+  name: 'export',
+  summary: 'Write every user as CSV (imports back with plat users import), JSON or JSON lines, with their teams',
+  examples: [
+    'plat users export --output users.csv',
+    'plat users export --format jsonl --status active > active-users.jsonl',
+  ],
+  options: addExportOptions,
+  parse: (_args, o) => parseExportOptions(o),
+  // The export's code (and csv-stringify) is loaded only when it runs.
+  run: async (o, ctx) => (await import('../bulk/export.js')).exportUsers(o, ctx),
+});
 
-const importVerb = verb<ImportOptions>({
+const importAll = verb<ImportOptions>({
   name: 'import',
   args: '<file>',
   summary: 'Create (or with --upsert, update) users from a CSV, JSON or JSON lines file, in batches; - reads stdin',
-  options: (c) => {
-    c.option('--format <format>', 'csv, json (an array) or jsonl (default: by extension, .json or .jsonl, else csv)');
-    c.option('--upsert', 'update users that exist (name, role, teams, metadata) instead of failing those that differ');
-    c.option('--invite', 'send the users created their invitation e-mail');
-    c.option('--dry-run', 'report what would happen, changing nothing');
-    c.option('--batch-size <n>', `rows per request, 1 to ${MAX_BATCH_USERS}`, intBetween(1, MAX_BATCH_USERS), 1000);
-    c.option('--concurrency <n>', 'requests in flight at once, 1 to 16', intBetween(1, 16), 2);
-    c.option('--resume', 'skip the batches that the checkpoint of an interrupted import says were done');
-    c.option('--errors <file>', 'where failed rows go, as JSON lines (default FILE.errors.jsonl)');
-  },
+  options: addImportOptions,
   examples: [
     'plat users import people.csv --dry-run',
     'plat users import people.csv --upsert --invite',
     'plat users import people.jsonl --resume',
     'plat users export | plat users import - --errors failed.jsonl',
   ],
-  parse: ([file], o) => {
-    if (o.format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(o.format)) {
-      throw new UsageError(`invalid format "${o.format}": expected one of ${IMPORT_FORMATS.join(', ')}`);
-    }
-    return {
-      file,
-      format: o.format,
-      upsert: o.upsert === true,
-      invite: o.invite === true,
-      dryRun: o.dryRun === true,
-      batchSize: o.batchSize,
-      concurrency: o.concurrency,
-      resume: o.resume === true,
-      errors: o.errors,
-    };
-  },
+  parse: ([file], o) => parseImportOptions(file, o),
+  // The import's code (and csv-parse) is loaded only when it runs.
   run: async (o, ctx) => (await import('../bulk/import.js')).importUsers(o, ctx),
 });
 
 /** `plat users …` */
 export function register(noun: Command, ctx: Context): void {
-  addVerbs(noun, ctx, [list, get, invite, update, suspend, unsuspend, remove, importVerb]);
+  addVerbs(noun, ctx, [list, get, invite, update, suspend, unsuspend, remove, exportAll, importAll]);
 }

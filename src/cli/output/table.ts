@@ -11,6 +11,11 @@ const STATUS_COLORS: Record<string, 'green' | 'yellow' | 'red' | 'gray'> = {
   disabled: 'gray',
   suspended: 'red',
   revoked: 'red',
+  // Mail delivery (plat local mail --delivery).
+  sent: 'green',
+  queued: 'yellow',
+  sending: 'yellow',
+  failed: 'red',
 };
 
 /** Colours a status word when colour is allowed (chalk at level 0 returns it unchanged). */

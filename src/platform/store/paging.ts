@@ -144,14 +144,22 @@ function orderBy(spec: ListSpec): string {
   return `ORDER BY ${nulls}${spec.sort.expr} ${dir}, ${spec.id.expr} ${dir}`;
 }
 
-/** The keyset condition "strictly after `position`" in the spec's order. */
+/**
+ * The keyset condition "strictly after `position`" in the spec's order. A non-null sort value starts with a plain range
+ * on the sort expression (`sort >= ?`), which SQLite answers with a range scan of the listing's index (row values and
+ * OR alone make it read the organization from its start): a deep page then costs what the first one does.
+ */
 function after(spec: ListSpec, position: SortPosition): { sql: string; params: unknown[] } {
   const [value, id] = position;
   const cmp = spec.order === 'asc' ? '>' : '<';
   const bare = spec.sort.expr.replace(/ COLLATE NOCASE$/, '');
   if (value === null) return { sql: `(${bare} IS NULL AND ${spec.id.expr} ${cmp} ?)`, params: [id] };
-  const nonNull = `(${spec.sort.expr} ${cmp} ? OR (${spec.sort.expr} = ? AND ${spec.id.expr} ${cmp} ?))`;
-  if (!spec.sort.nullable) return { sql: nonNull, params: [value, value, id] };
+  const sort = spec.sort.expr;
+  const nonNull = `(${sort} ${cmp} ? OR (${sort} = ? AND ${spec.id.expr} ${cmp} ?))`;
+  if (!spec.sort.nullable) {
+    return { sql: `${sort} ${cmp}= ? AND ${nonNull}`, params: [value, value, value, id] };
+  }
+  // Nulls come last in both directions: after a value come the greater (or smaller) values, then every null.
   return { sql: `((${bare} IS NOT NULL AND ${nonNull}) OR ${bare} IS NULL)`, params: [value, value, id] };
 }
 

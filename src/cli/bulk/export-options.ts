@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import { USER_STATUSES, type UserStatus } from '../../contract/users.js';
+import { UsageError } from '../errors.js';
+import { OUTPUT_MODES } from '../output/render.js';
+import { oneOf } from '../parse.js';
+
+/** What `plat users export` writes. */
+export const EXPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** `plat users export`'s options. */
+export interface ExportOptions {
+  /** Undefined: JSON with the global `--json`, else CSV. */
+  format?: ExportFormat;
+  status?: UserStatus;
+  /** The file to write; undefined (or `-`) for stdout. */
+  output?: string;
+  bom: boolean;
+}
+
+/** Adds `--format --status --output --bom`. */
+export function addExportOptions(c: Command): void {
+  c.option('--format <format>', 'csv (the default; it imports back), json or jsonl (JSON lines)');
+  c.option('--status <status>', `only users in this state: ${USER_STATUSES.join(', ')}`);
+  c.option('-o, --output <file>', 'write to this file (mode 0600; complete, or not at all) instead of stdout');
+  c.option('--bom', 'begin the CSV with a UTF-8 byte order mark (for Excel)');
+}
+
+/**
+ * Reads them. `--output` (or `-o`, the same option) names a file here: an output mode given out of habit
+ * (`-o json`) is refused rather than taken for a file name, and `--format` says what it meant.
+ */
+export function parseExportOptions(raw: Record<string, unknown>): ExportOptions {
+  const format = raw.format as ExportFormat | undefined;
+  // A format is the command line's own business, not a value the API would refuse: a usage error, as for import.
+  if (format !== undefined && !(EXPORT_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`invalid format "${format}": expected one of ${EXPORT_FORMATS.join(', ')}`);
+  }
+  const output = raw.output as string | undefined;
+  if (output !== undefined && (OUTPUT_MODES as readonly string[]).includes(output)) {
+    const as = (EXPORT_FORMATS as readonly string[]).includes(output) ? `--format ${output}` : '--format';
+    throw new UsageError(
+      `users export: --output (-o) names the file to write, not an output mode; choose the format with ${as}` +
+        ` (or write --output ./${output} for a file of that name)`,
+    );
+  }
+  return {
+    format,
+    status: raw.status === undefined ? undefined : oneOf(String(raw.status), USER_STATUSES, 'status'),
+    output: output === '-' ? undefined : output,
+    bom: raw.bom === true,
+  };
+}
+
+/** The format to write: `--format`, else JSON with the global `--json`, else CSV. */
+export function formatOf(o: ExportOptions, json: boolean): ExportFormat {
+  const format = o.format ?? (json ? 'json' : 'csv');
+  if (o.bom && format !== 'csv') throw new UsageError(`--bom is for CSV only, not ${format}`);
+  return format;
+}

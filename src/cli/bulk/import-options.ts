@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import { MAX_BATCH_USERS } from '../../contract/users.js';
+import { UsageError } from '../errors.js';
+import { intBetween } from '../parse.js';
+
+/** What `plat users import` reads. */
+export const IMPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** `plat users import`'s options. */
+export interface ImportOptions {
+  /** The file to read; `-` for stdin. */
+  file: string;
+  /** Undefined: by the file's extension (see `formatOf`). */
+  format?: ImportFormat;
+  upsert: boolean;
+  invite: boolean;
+  dryRun: boolean;
+  batchSize: number;
+  concurrency: number;
+  resume: boolean;
+  /** The errors file; undefined: `FILE.errors.jsonl`. */
+  errors?: string;
+}
+
+/** Adds `--format --upsert --invite --dry-run --batch-size --concurrency --resume --errors`. */
+export function addImportOptions(c: Command): void {
+  c.option('--format <format>', 'csv, json (an array) or jsonl (default: by extension, .json or .jsonl, else csv)');
+  c.option('--upsert', 'update users that exist (name, role, teams, metadata) instead of failing those that differ');
+  c.option('--invite', 'send the users created their invitation e-mail');
+  c.option('--dry-run', 'report what would happen, changing nothing');
+  c.option('--batch-size <n>', `rows per request, 1 to ${MAX_BATCH_USERS}`, intBetween(1, MAX_BATCH_USERS), 1000);
+  c.option('--concurrency <n>', 'requests in flight at once, 1 to 16', intBetween(1, 16), 2);
+  c.option('--resume', 'skip the batches that the checkpoint of an interrupted import says were done');
+  c.option('--errors <file>', 'where failed rows go, as JSON lines (default FILE.errors.jsonl)');
+}
+
+/** Reads them; a format that is none of csv, json, jsonl is a usage error (2), as for export. */
+export function parseImportOptions(file: string, raw: Record<string, any>): ImportOptions {
+  if (raw.format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(raw.format)) {
+    throw new UsageError(`invalid format "${raw.format}": expected one of ${IMPORT_FORMATS.join(', ')}`);
+  }
+  return {
+    file,
+    format: raw.format,
+    upsert: raw.upsert === true,
+    invite: raw.invite === true,
+    dryRun: raw.dryRun === true,
+    batchSize: raw.batchSize,
+    concurrency: raw.concurrency,
+    resume: raw.resume === true,
+    errors: raw.errors,
+  };
+}
