@@ -1,0 +1,62 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CliWorld, cliWorld } from '../helpers/cli.js';
+import { ok, type ReadBack, readBack, trickyOrg } from '../helpers/export.js';
+
+// cli-contract "Additions": the CSV of `plat users export` imports back, with `plat users import`, to the same users —
+// into the same platform or another one.
+
+const worlds: CliWorld[] = [];
+afterEach(() => {
+  for (const w of worlds.splice(0)) w.cleanup();
+});
+const world = () => {
+  const w = cliWorld();
+  worlds.push(w);
+  return w;
+};
+
+/** What an import carries from a row: the rest (id, status, timestamps) belongs to the platform it came from. */
+const carried = (rows: ReadBack[]) =>
+  rows
+    .map(({ email, name, role, teams, metadata }) => ({ email, name, role, teams, metadata }))
+    .sort((a, b) => a.email.localeCompare(b.email));
+
+describe('plat users export, then plat users import', () => {
+  it('into the same platform changes nothing (a team written by its id included)', async () => {
+    const w = world();
+    await trickyOrg(w);
+    await ok(w, ['users', 'export', '--output', 'users.csv']);
+    const before = readFileSync(join(w.dir, 'users.csv'), 'utf8');
+    expect(await w.runCli(['users', 'import', 'users.csv', '--upsert'])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: 'Imported users.csv: 6 rows — 0 created, 0 updated, 6 unchanged, 0 failed.\n',
+    });
+    expect((await ok(w, ['users', 'export'])).stdout).toBe(before);
+  });
+
+  it('into another platform gives the same users: e-mail, name, role, teams and metadata', async () => {
+    const from = world();
+    await trickyOrg(from);
+    // Teams travel by name; R;D (written by its id, which only this platform knows) stays behind.
+    await ok(from, ['api', 'DELETE', '/teams/team_0002/members/user_0002']);
+    const csv = (await ok(from, ['users', 'export'])).stdout;
+
+    const to = world();
+    for (const name of ['@ops', 'Engineering', 'Design']) await ok(to, ['teams', 'create', name]);
+    writeFileSync(join(to.dir, 'users.csv'), csv);
+    expect(await to.runCli(['users', 'import', 'users.csv'])).toMatchObject({
+      code: 0,
+      stderr: 'Imported users.csv: 6 rows — 5 created, 0 updated, 1 unchanged, 0 failed.\n',
+    });
+    const again = (await ok(to, ['users', 'export'])).stdout;
+    expect(carried(readBack(again))).toEqual(carried(readBack(csv)));
+    // Its JSON lines import the same way: nothing left to change.
+    await ok(to, ['users', 'export', '--format', 'jsonl', '--output', 'users.jsonl']);
+    expect((await to.runCli(['users', 'import', 'users.jsonl'])).stderr).toBe(
+      'Imported users.jsonl: 6 rows — 0 created, 0 updated, 6 unchanged, 0 failed.\n',
+    );
+  });
+});
