@@ -1,13 +1,12 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CliWorld, cliWorld } from '../../helpers/cli.js';
 import { ok, type ReadBack, readBack, trickyOrg } from '../../helpers/export.js';
 
 /**
- * `plat users import` is not on main yet: the round trip goes as far as it can without it — the export's CSV read
- * back with csv-parse and the cells' inverses (as the import reads it), sent to another platform through the batch
- * endpoint the import sends its rows to, and that platform exported in turn.
+ * The export's CSV read back with csv-parse and the cells' inverses and sent to the batch endpoint (what the import
+ * does, checked on its own); then the same through `plat users import` itself.
  */
 const worlds: CliWorld[] = [];
 afterEach(() => {
@@ -70,5 +69,43 @@ describe('an export’s CSV imports back', () => {
       teams: ['Design'],
       metadata: { plan: '=1+1', vip: false, note: "'quoted" },
     });
+  });
+});
+
+describe('plat users export, then plat users import', () => {
+  it('into the same platform changes nothing (a team written by its id included)', async () => {
+    const w = world();
+    await trickyOrg(w);
+    await ok(w, ['users', 'export', '--output', 'users.csv']);
+    const before = readFileSync(join(w.dir, 'users.csv'), 'utf8');
+    expect(await w.runCli(['users', 'import', 'users.csv', '--upsert'])).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: 'Imported users.csv: 6 rows — 0 created, 0 updated, 6 unchanged, 0 failed.\n',
+    });
+    expect((await ok(w, ['users', 'export'])).stdout).toBe(before);
+  });
+
+  it('into another platform gives the same users: e-mail, name, role, teams and metadata', async () => {
+    const from = world();
+    await trickyOrg(from);
+    // Teams travel by name; R;D (written by its id, which only this platform knows) stays behind.
+    await ok(from, ['api', 'DELETE', '/teams/team_0002/members/user_0002']);
+    const csv = (await ok(from, ['users', 'export'])).stdout;
+
+    const to = world();
+    for (const name of ['@ops', 'Engineering', 'Design']) await ok(to, ['teams', 'create', name]);
+    writeFileSync(join(to.dir, 'users.csv'), csv);
+    expect(await to.runCli(['users', 'import', 'users.csv'])).toMatchObject({
+      code: 0,
+      stderr: 'Imported users.csv: 6 rows — 5 created, 0 updated, 1 unchanged, 0 failed.\n',
+    });
+    const again = (await ok(to, ['users', 'export'])).stdout;
+    expect(carried(readBack(again))).toEqual(carried(readBack(csv)));
+    // Its JSON lines import the same way: nothing left to change.
+    await ok(to, ['users', 'export', '--format', 'jsonl', '--output', 'users.jsonl']);
+    expect((await to.runCli(['users', 'import', 'users.jsonl'])).stderr).toBe(
+      'Imported users.jsonl: 6 rows — 0 created, 0 updated, 6 unchanged, 0 failed.\n',
+    );
   });
 });
