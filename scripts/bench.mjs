@@ -8,6 +8,7 @@
 //    `node bin/plat.js`, without the snapshot.
 // 3. Rate limits: the same in-process GET with limits off, buckets in memory, and buckets in the SQLite bucket file,
 //    as ratios to off (`npm run bench -- limits` for this part alone).
+// 4. Bulk provisioning: `plat users import` and `export` of 100,000 users (`npm run bench -- bulk`; bench-bulk.mjs).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -226,3 +227,4 @@ const only = process.argv[2];
 if (!only || only === 'platform') await platformBench();
 if (!only || only === 'limits') await limitsBench();
 if (!only || only === 'cli') await cliBench();
+if (!only || only === 'bulk') await (await import('./bench-bulk.mjs')).bulkBench();
