@@ -144,12 +144,12 @@ export type UserBatchItem = z.infer<typeof userBatchItemSchema>;
 export const BATCH_MODES = ['create', 'upsert'] as const;
 
 /**
- * The body as the route parses it: items are any objects, each then checked on its own (one bad item fails alone).
+ * The body as the route parses it: items are any values, each then checked on its own (one bad item fails alone).
  * The reference shows {@link userBatchSchema}.
  */
 export const userBatchInputSchema = z.lazy(() =>
   z.strictObject({
-    users: z.array(z.record(z.string(), z.unknown())).min(1).max(MAX_BATCH_USERS),
+    users: z.array(z.unknown()).min(1).max(MAX_BATCH_USERS),
     mode: z.enum(BATCH_MODES).optional(),
     invite: z.boolean().optional(),
     dryRun: z.boolean().optional(),

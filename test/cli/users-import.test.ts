@@ -445,3 +445,40 @@ describe('users import, stopped and resumed', () => {
     expect(sent).toBe(0);
   });
 });
+
+describe('users import, guarding what the user named', () => {
+  it('refuses an errors file that is the file being imported, and leaves it alone', async () => {
+    write('people.csv', people(2));
+    const r = await w.runCli(['users', 'import', 'people.csv', '--errors', './people.csv']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--errors ./people.csv: that is the file being imported; name another');
+    expect(read('people.csv')).toBe(people(2));
+    expect(Object.keys(await users())).toEqual(['admin@localhost']);
+  });
+
+  it('refuses a metadata.__proto__ column before sending anything', async () => {
+    write('people.csv', 'email,metadata.__proto__\nada@example.com,x\n');
+    const r = await w.runCli(['users', 'import', 'people.csv']);
+    expect(r.code).toBe(7);
+    expect(r.stderr).toContain('"__proto__" cannot be a metadata key');
+    expect(Object.keys(await users())).toEqual(['admin@localhost']);
+  });
+
+  it('fails alone a JSON row whose metadata holds __proto__, which the API would refuse with its whole batch', async () => {
+    write(
+      'people.jsonl',
+      '{"email":"ada@example.com"}\n{"email":"eve@example.com","metadata":{"__proto__":"x"}}\n{"email":"bob@example.com"}\n',
+    );
+    const r = await w.runCli(['users', 'import', 'people.jsonl']);
+    expect(r.code).toBe(7);
+    expect(errorsOf('people.jsonl.errors.jsonl')).toEqual([
+      {
+        line: 2,
+        email: 'eve@example.com',
+        code: 'validation_error',
+        message: 'metadata: "__proto__" cannot be used as a key',
+      },
+    ]);
+    expect(Object.keys(await users()).sort()).toEqual(['ada@example.com', 'admin@localhost', 'bob@example.com']);
+  });
+});

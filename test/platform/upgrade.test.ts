@@ -104,6 +104,17 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(platform.base().stores.outbox.list({})).toMatchObject(a.mail);
   });
 
+  it("never sends by SMTP the mails it had queued for the local mailbox: they are given up, saying why", () => {
+    const outbox = platform.base().stores.outbox;
+    const mails = outbox.list({});
+    expect(mails.length).toBeGreaterThan(0);
+    expect(outbox.waiting()).toBe(0);
+    const raw = new Database(db, { readonly: true });
+    const reasons = raw.prepare('SELECT DISTINCT last_error FROM outbox WHERE sent_at IS NULL').pluck().all();
+    raw.close();
+    expect(reasons).toEqual(['queued before plat delivered mail by SMTP: kept in the local mailbox only']);
+  });
+
   it('keeps the secrets sealed (those 0.1.0 kept in clear, by migration 3), and still reads them', () => {
     const raw = new Database(db, { readonly: true });
     const clientSecret = raw.prepare('SELECT client_secret FROM sso_configs').pluck().get() as string;

@@ -27,6 +27,9 @@ export const READ_ONLY_FIELDS: ReadonlySet<string> = new Set([
   'avatarUrl',
 ]);
 
+/** The key no JSON the API reads may hold (it would name an object's prototype). */
+const RESERVED_KEY = '__proto__';
+
 /** A row the CLI refuses before sending it. */
 export function failedRow(line: number, email: string | null, code: ErrorCode, message: string): Row {
   return { line, email, error: { code, message } };
@@ -57,7 +60,9 @@ export function csvColumns(header: readonly string[]): CsvColumns | string {
     seen.add(name);
     if (name === 'email' || name === 'name' || name === 'role' || name === 'teams') columns.push({ field: name });
     else if (name.startsWith(METADATA_COLUMN) && name.length > METADATA_COLUMN.length) {
-      columns.push({ metadata: name.slice(METADATA_COLUMN.length) });
+      const key = name.slice(METADATA_COLUMN.length);
+      if (key === RESERVED_KEY) return `the column "${name}": "${RESERVED_KEY}" cannot be a metadata key`;
+      columns.push({ metadata: key });
     } else if (READ_ONLY_FIELDS.has(name)) columns.push(null);
     else {
       return (
@@ -123,8 +128,13 @@ export function jsonRow(line: number, value: unknown): Row {
       if (v !== null) item[key] = v;
     } else if (!READ_ONLY_FIELDS.has(key)) unknown.push(key);
   }
+  const email = typeof item.email === 'string' ? item.email : null;
+  // The API refuses a request holding this key anywhere, which would fail the whole batch: it fails its row alone.
+  const metadata = item.metadata;
+  if (metadata !== null && typeof metadata === 'object' && Object.hasOwn(metadata, RESERVED_KEY)) {
+    return failedRow(line, email, 'validation_error', `metadata: "${RESERVED_KEY}" cannot be used as a key`);
+  }
   if (unknown.length > 0) {
-    const email = typeof item.email === 'string' ? item.email : null;
     const keys = unknown.map((k) => JSON.stringify(k)).join(', ');
     return failedRow(line, email, 'validation_error', `unknown ${unknown.length === 1 ? 'key' : 'keys'} ${keys}`);
   }

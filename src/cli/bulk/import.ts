@@ -1,5 +1,6 @@
 // `plat users import` (cli-contract "Additions"): rows streamed from a file, cut into batches, sent `--concurrency`
 // at a time to POST …/users/batch; failures to the errors file; a checkpoint after every batch for `--resume`.
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { NetworkError } from '../../client/errors.js';
 import { backoffDelay, isTransient } from '../../client/retry.js';
@@ -61,6 +62,17 @@ function paths(o: ImportOptions): { errors: string; checkpoint: string } {
   return { errors, checkpoint: `${errors}.checkpoint` };
 }
 
+/** Whether two paths name one file: the same path, or (both existing) the same device and inode. */
+function sameFile(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
 /** Imports users; see docs/cli.md "Importing users" for every decision. */
 export async function importUsers(o: ImportOptions, ctx: Context): Promise<Output> {
   if (o.dryRun && o.resume) throw new UsageError('--dry-run changes nothing, so it has nothing to --resume');
@@ -74,6 +86,10 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
     batchSize: o.batchSize,
   };
   const input = o.file === '-' ? '-' : at(o.file);
+  // The errors file is replaced at the start of a run: never the input, nor the checkpoint.
+  if (input !== '-' && (sameFile(input, at(shown.errors)) || sameFile(input, at(shown.checkpoint)))) {
+    throw new UsageError(`--errors ${shown.errors}: that is the file being imported; name another`);
+  }
   const earlier = loadCheckpoint(at(shown.checkpoint));
   if (earlier && !o.resume) {
     throw new UsageError(

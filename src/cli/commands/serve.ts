@@ -146,7 +146,7 @@ export function register(cmd: Command, ctx: Context): void {
       );
       c.option(
         '--smtp-url <url>',
-        'also deliver the outbox (invitations) by SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS when offered), ' +
+        'also deliver the outbox (invitations) by SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS; required with credentials off this machine), ' +
           'smtps://… for TLS; also PLAT_SMTP_URL, which keeps the password out of the process list',
       );
       c.option(

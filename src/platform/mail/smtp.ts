@@ -1,4 +1,5 @@
 import { createTransport } from 'nodemailer';
+import { isLoopback } from '../sso/fetch.js';
 import type { Mail } from '../store/outbox.js';
 import { type MailFrom, passwordScrubber, type SmtpTarget } from './settings.js';
 
@@ -48,6 +49,9 @@ export function smtpSender(target: SmtpTarget, from: MailFrom, pace: SmtpPace): 
     port: target.port,
     secure: target.secure,
     ...(target.user !== undefined && { auth: { user: target.user, pass: target.password as string } }),
+    // Credentials never cross the network in clear: over smtp:// they wait for STARTTLS, which a server that does not
+    // offer it (or a network that strips the offer) fails. Only a server on this machine is spoken to in clear.
+    requireTLS: !target.secure && target.user !== undefined && !isLoopback(target.host),
     maxConnections: pace.connections,
     rateLimit: pace.perSecond,
     rateDelta: 1000,

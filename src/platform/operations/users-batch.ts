@@ -64,9 +64,12 @@ export function batchUsers(ctx: Ctx, orgId: string, input: UserBatch): UserBatch
 }
 
 /** One item, parsed and applied in a savepoint; a coded error fails it alone. */
-function oneItem(ctx: Ctx, orgId: string, run: Run, raw: Record<string, unknown>, index: number): UserBatchResult {
-  const given = typeof raw.email === 'string' ? raw.email.trim() : '';
+function oneItem(ctx: Ctx, orgId: string, run: Run, raw: unknown, index: number): UserBatchResult {
+  const object = raw !== null && typeof raw === 'object' && !Array.isArray(raw);
+  const email = object ? (raw as Record<string, unknown>).email : undefined;
+  const given = typeof email === 'string' ? email.trim() : '';
   try {
+    if (!object) throw invalidField('(item)', 'expected an object such as {"email": "ada@example.com"}');
     const parsed = userBatchItemSchema.safeParse(raw);
     if (!parsed.success) {
       const details = detailsOf(parsed.error);
