@@ -104,7 +104,7 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(platform.base().stores.outbox.list({})).toMatchObject(a.mail);
   });
 
-  it("never sends by SMTP the mails it had queued for the local mailbox: they are given up, saying why", () => {
+  it('never sends by SMTP the mails it had queued for the local mailbox: they are given up, saying why', () => {
     const outbox = platform.base().stores.outbox;
     const mails = outbox.list({});
     expect(mails.length).toBeGreaterThan(0);
