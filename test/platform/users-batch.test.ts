@@ -187,6 +187,13 @@ describe('POST /organizations/{orgId}/users/batch', () => {
       metadata: { b: 'x', c: true },
     });
     expect(teamsOf(id)).toEqual([ops, sales].sort());
+    // The invitation a resend would mail says what they are now.
+    const invitations = await t.call('GET', `/organizations/${t.orgId}/invitations`);
+    expect(invitations.body.data.find((i: any) => i.userId === id)).toMatchObject({
+      name: 'Ada L.',
+      role: 'admin',
+      teams: [ops, sales],
+    });
     expect(eventsOf('user.updated')).toEqual([
       {
         target: id,

@@ -132,6 +132,11 @@ function applyItem(ctx: Ctx, orgId: string, run: Run, item: UserBatchItem): Appl
   const now = ctx.now();
   ctx.stores.users.update(orgId, { ...next, updatedAt: now });
   const moved = teams === undefined ? undefined : replaceTeams(ctx, orgId, user.id, current ?? [], teams, now);
+  if (user.status === 'pending') {
+    // Their invitation (a resend mails it) says what they are now.
+    const nowTeams = teams ?? ctx.stores.teams.teamIdsOf(orgId, user.id);
+    ctx.stores.invitations.reviseForUser(orgId, user.id, { name: next.name, role: next.role, teams: nowTeams });
+  }
   ctx.emit(
     'user.updated',
     { type: 'user', id: user.id },

@@ -74,6 +74,10 @@ export function invitationsStore(db: Db) {
   const acceptForUser = db.prepare(
     "UPDATE invitations SET status = 'accepted', accepted_at = ? WHERE org_id = ? AND user_id = ? AND status = 'pending'",
   );
+  const reviseForUser = db.prepare(
+    `UPDATE invitations SET name = @name, role = @role, teams = @teams
+     WHERE org_id = @orgId AND user_id = @userId AND status = 'pending'`,
+  );
   const dropTeam = db.prepare(
     `UPDATE invitations SET teams = (SELECT json_group_array(value) FROM json_each(invitations.teams) WHERE value != @teamId)
      WHERE org_id = @orgId AND EXISTS (SELECT 1 FROM json_each(invitations.teams) WHERE value = @teamId)`,
@@ -112,6 +116,9 @@ export function invitationsStore(db: Db) {
     /** Marks the user's pending invitations accepted (a sign-in through the identity provider joined them). */
     acceptForUser: (orgId: string, userId: string, now: string) => acceptForUser.run(now, orgId, userId).changes,
     /** Takes a deleted team out of the `teams` of every invitation of the organization. */
+    /** Brings the user's pending invitation up to what they were changed to (name, role, teams), so it mails that. */
+    reviseForUser: (orgId: string, userId: string, r: { name: string | null; role: string; teams: string[] }) =>
+      void reviseForUser.run({ orgId, userId, ...r, teams: JSON.stringify(r.teams) }),
     dropTeam: (orgId: string, teamId: string) => void dropTeam.run({ orgId, teamId }),
     /** Newest first; `status` filters on the derived status (`pending` excludes expired ones). */
     list: (
