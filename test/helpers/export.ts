@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { expect } from 'vitest';
-import { METADATA_COLUMN, metadataValue, restoreText, TEAM_SEPARATOR } from '../../src/cli/bulk/cells.js';
+import { METADATA_COLUMN, metadataValue, restoreText, teamsOfCell } from '../../src/cli/bulk/cells.js';
 import { ID_PREFIX } from '../../src/contract/ids.js';
 import type { User } from '../../src/contract/users.js';
 import { createPlatform } from '../../src/platform/index.js';
@@ -131,7 +131,7 @@ export function readBack(csv: string): ReadBack[] {
       ...(text('name') !== undefined && { name: text('name') }),
       role: text('role') as string,
       status: text('status') as string,
-      teams: teams === undefined ? [] : teams.split(TEAM_SEPARATOR),
+      teams: teams === undefined ? [] : teamsOfCell(teams),
       createdAt: text('createdAt') as string,
       ...(text('lastLoginAt') !== undefined && { lastLoginAt: text('lastLoginAt') }),
       metadata,

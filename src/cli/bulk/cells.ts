@@ -5,7 +5,7 @@
 /** The column of a user's metadata key: `metadata.KEY`. */
 export const METADATA_COLUMN = 'metadata.';
 
-/** Between team names (or ids) in the `teams` column. */
+/** Between team names (or ids) in the `teams` column; a `;` or backslash inside a name is escaped with a backslash. */
 export const TEAM_SEPARATOR = ';';
 
 /** What a spreadsheet runs as a formula when a cell starts with it (OWASP, "CSV Injection"). */
@@ -42,4 +42,31 @@ export function metadataValue(cell: string): string | number | boolean {
   if (TYPED.test(cell)) return Number(cell);
   if (cell.startsWith("'") && TYPED.test(cell.slice(1))) return cell.slice(1);
   return restoreText(cell);
+}
+
+/** The `teams` cell of these names: joined by `;`, each `;` and backslash inside a name escaped with a backslash. */
+export function teamsCell(names: readonly string[]): string {
+  return names.map((n) => n.replace(/[\\;]/g, (c) => `\\${c}`)).join(TEAM_SEPARATOR);
+}
+
+/**
+ * The team names (or ids) of a `teams` cell: split on each `;` not escaped; a backslash before `;` or another backslash
+ * escapes it (any other is kept as written); trimmed, empty ones left out. The inverse of {@link teamsCell}.
+ */
+export function teamsOfCell(cell: string): string[] {
+  const out: string[] = [];
+  let name = '';
+  for (let i = 0; i < cell.length; i++) {
+    const c = cell[i] as string;
+    const next = cell[i + 1];
+    if (c === '\\' && (next === ';' || next === '\\')) {
+      name += next;
+      i++;
+    } else if (c === TEAM_SEPARATOR) {
+      out.push(name);
+      name = '';
+    } else name += c;
+  }
+  out.push(name);
+  return out.map((n) => n.trim()).filter((n) => n !== '');
 }

@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import type { User } from '../../contract/users.js';
-import { METADATA_COLUMN, metadataCell, neutraliseText, TEAM_SEPARATOR } from './cells.js';
+import { METADATA_COLUMN, metadataCell, neutraliseText, teamsCell } from './cells.js';
 import type { Spool } from './export-spool.js';
 import type { Target } from './export-target.js';
 import type { TeamsByUser } from './export-teams.js';
@@ -28,7 +28,7 @@ export function userCells(user: User, teams: readonly string[]): string[] {
     user.name ?? '',
     user.role,
     user.status,
-    teams.join(TEAM_SEPARATOR),
+    teamsCell(teams),
     user.createdAt,
     user.lastLoginAt ?? '',
   ].map(neutraliseText);

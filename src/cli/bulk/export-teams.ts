@@ -1,6 +1,5 @@
 import type { PlatformClient } from '../../client/client.js';
 import type { Team } from '../../contract/teams.js';
-import { TEAM_SEPARATOR } from './cells.js';
 import { pagesOf } from './export-pages.js';
 
 /** Teams whose members are read at once: a remote instance answers several while one is on the way. */
@@ -15,28 +14,27 @@ export interface TeamsByUser {
 }
 
 /**
- * How a team is written: by name, which reads the same in another platform, unless the import would misread the
- * name — one that is another team's id (import accepts either), or in CSV one holding the separator between
- * teams — then by id.
+ * How a team is written: by name, which reads the same in another platform (in CSV a `;` in it escaped, see
+ * cells.ts), unless the import would misread the name — one that is another team's id (import accepts either) —
+ * then by id.
  */
-export function teamLabels(teams: readonly Team[], csv: boolean): string[] {
+export function teamLabels(teams: readonly Team[]): string[] {
   const ids = new Set(teams.map((t) => t.id));
-  return teams.map((t) => ((csv && t.name.includes(TEAM_SEPARATOR)) || ids.has(t.name) ? t.id : t.name));
+  return teams.map((t) => (ids.has(t.name) ? t.id : t.name));
 }
 
 /**
- * Reads every team of the organization and every member of each, all pages, into a map from user id to teams
- * (labelled for CSV or not). The map holds one small array of team numbers per member, never users' records: what
- * it costs grows with memberships, which the API gives only team by team. `onTeam` gets the count of teams read.
+ * Reads every team of the organization and every member of each, all pages, into a map from user id to teams. The
+ * map holds one small array of team numbers per member, never users' records: what it costs grows with memberships, which the API gives only team by team. `onTeam` gets the count of teams read.
  */
 export async function teamsByUser(
   client: PlatformClient,
   orgId: string,
-  opts: { csv: boolean; onTeam?: (done: number, total: number) => void },
+  opts: { onTeam?: (done: number, total: number) => void },
 ): Promise<TeamsByUser> {
   const teams: Team[] = [];
   for await (const page of pagesOf((q) => client.teams.list(orgId, q), {})) teams.push(...page);
-  const labels = teamLabels(teams, opts.csv);
+  const labels = teamLabels(teams);
   const memberships = new Map<string, number[]>();
   let next = 0;
   let done = 0;

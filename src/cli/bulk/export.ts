@@ -48,7 +48,7 @@ export async function exportUsers(o: ExportOptions, ctx: Context): Promise<Outpu
   let count = 0;
   try {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
-    const teams = await teamsByUser(client, org, { csv: format === 'csv', onTeam: shown.teams });
+    const teams = await teamsByUser(client, org, { onTeam: shown.teams });
     const writer: UsersWriter =
       format === 'csv'
         ? csvWriter(target, teams, openSpool(target.dir ?? tmpdir()), { bom: o.bom })

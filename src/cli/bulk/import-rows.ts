@@ -2,7 +2,7 @@
 // sent, or a failure the CLI can tell by itself, which goes to the errors file without stopping the run.
 import type { ErrorCode } from '../../contract/errors.js';
 import { type UserBatchItem, userBatchItemSchema } from '../../contract/users.js';
-import { METADATA_COLUMN, metadataValue, restoreText, TEAM_SEPARATOR } from './cells.js';
+import { METADATA_COLUMN, metadataValue, restoreText, teamsOfCell } from './cells.js';
 
 /** Why a row failed: an error code of the API's (`validation_error`, `invalid_request`…) and a message. */
 export interface RowError {
@@ -75,19 +75,9 @@ export function csvColumns(header: readonly string[]): CsvColumns | string {
   return columns;
 }
 
-/** The teams of a cell: names (or ids) between `;`, trimmed, empty ones left out. */
-function teams(cell: string): string[] {
-  const out: string[] = [];
-  for (const t of cell.split(TEAM_SEPARATOR)) {
-    const name = t.trim();
-    if (name !== '') out.push(name);
-  }
-  return out;
-}
-
 /**
  * A CSV record as a row. An empty cell is "not given"; text cells are restored from plat's neutralised form, teams
- * split on `;`, metadata cells typed (see cells.ts).
+ * split on `;` (unless escaped), metadata cells typed (see cells.ts).
  */
 export function csvRow(line: number, columns: CsvColumns, cells: readonly string[]): Row {
   if (cells.length !== columns.length) {
@@ -105,7 +95,7 @@ export function csvRow(line: number, columns: CsvColumns, cells: readonly string
     const cell = cells[i] as string;
     if (column === null || cell === '') return;
     if ('metadata' in column) metadata[column.metadata] = metadataValue(cell);
-    else if (column.field === 'teams') item.teams = teams(restoreText(cell));
+    else if (column.field === 'teams') item.teams = teamsOfCell(restoreText(cell));
     else item[column.field] = column.field === 'role' ? cell : restoreText(cell);
   });
   if (Object.keys(metadata).length > 0) item.metadata = metadata;

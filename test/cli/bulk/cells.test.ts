@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { metadataCell, metadataValue, neutraliseText, restoreText } from '../../../src/cli/bulk/cells.js';
+import {
+  metadataCell,
+  metadataValue,
+  neutraliseText,
+  restoreText,
+  teamsCell,
+  teamsOfCell,
+} from '../../../src/cli/bulk/cells.js';
 
 // Text that tends to start with what matters here: formula starts, apostrophes, digits, true/false.
 const tricky = fc.oneof(
@@ -49,5 +56,18 @@ describe('CSV cells', () => {
     expect(metadataValue("'42")).toBe('42');
     expect(metadataValue('007')).toBe('007');
     expect(metadataValue('Engineering')).toBe('Engineering');
+  });
+
+  it('keep team names through the teams cell, a ; or backslash in one included', () => {
+    const name = fc
+      .string({ unit: fc.constantFrom('a', 'b', ' ', ';', '\\', 'é') })
+      .map((n) => n.trim())
+      .filter((n) => n !== '');
+    fc.assert(
+      fc.property(fc.array(name), (names) => JSON.stringify(teamsOfCell(teamsCell(names))) === JSON.stringify(names)),
+    );
+    expect(teamsCell(['Engineering', 'R;D', 'a\\b'])).toBe('Engineering;R\\;D;a\\\\b');
+    expect(teamsOfCell('Engineering; Research;;')).toEqual(['Engineering', 'Research']);
+    expect(teamsOfCell('C:\\Teams;R\\;D')).toEqual(['C:\\Teams', 'R;D']);
   });
 });

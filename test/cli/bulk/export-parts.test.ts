@@ -35,11 +35,10 @@ describe('the spool', () => {
 });
 
 describe('team labels', () => {
-  it('are names, except one named like another team’s id and in CSV one holding the separator: their ids', () => {
+  it('are names (a separator in one included), except one named like another team’s id: its id', () => {
     const team = (id: string, name: string) => ({ id, name, organizationId: 'org_1', createdAt: '' });
     const teams = [team('team_1', 'Design'), team('team_2', 'R;D'), team('team_3', 'team_1'), team('team_4', 'Ops')];
-    expect(teamLabels(teams, true)).toEqual(['Design', 'team_2', 'team_3', 'Ops']);
-    expect(teamLabels(teams, false)).toEqual(['Design', 'R;D', 'team_3', 'Ops']);
+    expect(teamLabels(teams)).toEqual(['Design', 'R;D', 'team_3', 'Ops']);
   });
 });
 

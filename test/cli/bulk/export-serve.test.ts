@@ -26,7 +26,7 @@ describe('plat users export as its own process', () => {
     const embedded = await plat(env, ['users', 'export']);
     expect((await plat(env, ['users', 'export'], 'node')).stdout).toBe(embedded.stdout);
     expect(embedded.stderr).toBe('Exported 3 users to stdout\n');
-    expect(embedded.stdout).toContain(`,"Lovelace, Ada\n""the Countess""",member,pending,${team},`);
+    expect(embedded.stdout).toContain(`,"Lovelace, Ada\n""the Countess""",member,pending,R\\;D,`);
     expect(embedded.stdout).toContain(",'@SUM(A1),member,pending,,");
     expect(embedded.stdout).toContain(',007,7\r\n'); // not a JSON number: no mark needed
 
