@@ -23,15 +23,23 @@ function writePeople(path: string, n: number): void {
   writeFileSync(path, `${lines.join('\n')}\n`);
 }
 
-/** Resolves once the checkpoint at `path` records at least `batches` batches done. */
-async function checkpointed(path: string, batches: number): Promise<void> {
-  for (;;) {
+/**
+ * Resolves once the checkpoint at `path` records at least `batches` batches done; fails if the import ends first
+ * (`ended`), rather than polling until the test's timeout.
+ */
+async function checkpointed(path: string, batches: number, ended: Promise<unknown>): Promise<void> {
+  let over = false;
+  void ended.then(() => {
+    over = true;
+  });
+  while (!over) {
     try {
       const data = JSON.parse(readFileSync(path, 'utf8'));
       if (data.prefix.batches + data.done.length >= batches) return;
     } catch {} // not written yet, or being renamed into place
     await new Promise((r) => setTimeout(r, 5));
   }
+  throw new Error(`the import ended before ${batches} batches were checkpointed`);
 }
 
 /** How many `user.invited` events (one per user created) each e-mail has. */
@@ -68,7 +76,7 @@ describe('users import as a process', () => {
     expect((await plat(env, ['local', 'init'])).code).toBe(0);
     const argv = ['users', 'import', 'people.csv', '--batch-size', '100'];
     const started = startPlat(env, argv, { cwd: home(env) });
-    await checkpointed(join(home(env), 'people.csv.errors.jsonl.checkpoint'), 10);
+    await checkpointed(join(home(env), 'people.csv.errors.jsonl.checkpoint'), 10, started.done);
     started.child.kill('SIGKILL');
     expect((await started.done).code).toBe(-1); // killed: no exit code
 
@@ -105,7 +113,7 @@ describe('users import as a process', () => {
     writePeople(join(home(env), 'people.csv'), n);
     const argv = ['users', 'import', 'people.csv', '--batch-size', '100', '--concurrency', '3'];
     const started = startPlat(env, argv, { cwd: home(env) });
-    await checkpointed(join(home(env), 'people.csv.errors.jsonl.checkpoint'), 10);
+    await checkpointed(join(home(env), 'people.csv.errors.jsonl.checkpoint'), 10, started.done);
     started.child.kill('SIGINT');
     const stopped: Run = await started.done;
     expect(stopped.code, stopped.stderr).toBe(130);
