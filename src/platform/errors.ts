@@ -54,3 +54,13 @@ export function detailsOf(error: z.ZodError): ErrorDetail[] {
 export function summary(details: ErrorDetail[]): string {
   return details.map((d) => `${d.field}: ${d.message}`).join('; ');
 }
+
+/** `422 validation_error` for these field-level problems, every one of them in its message. */
+export function invalidFields(details: ErrorDetail[]): PlatformError {
+  return new PlatformError('validation_error', summary(details), { details });
+}
+
+/** What the error envelope says of an error, without its status and request id: its code, message and details. */
+export function errorParts(err: PlatformError): { code: ErrorCode; message: string; details?: ErrorDetail[] } {
+  return { code: err.code, message: err.message, ...(err.details && { details: err.details }) };
+}

@@ -7,7 +7,7 @@ import { actIn, actingOrgId, authenticate, type BearerVerifier } from '../auth/c
 import { metadataEndpoint, RFC8414_PATH } from '../auth/discovery.js';
 import { randomBase62 } from '../clock.js';
 import type { BaseCtx, Credential, Ctx, FetchBindings, Principal } from '../context.js';
-import { PlatformError } from '../errors.js';
+import { errorParts, PlatformError } from '../errors.js';
 import { type Limiter, rateLimits } from '../limits/index.js';
 import { SecretKeyError } from '../store/secret-box.js';
 import { requestBounds } from './bounds.js';
@@ -41,13 +41,7 @@ export function newRequestId(): string {
 /** The error envelope of the seed, with the request id. */
 export function errorBody(err: PlatformError, requestId: string): ErrorBody {
   return {
-    error: {
-      code: err.code,
-      message: err.message,
-      status: err.status,
-      requestId,
-      ...(err.details && { details: err.details }),
-    },
+    error: { ...errorParts(err), status: err.status, requestId },
   };
 }
 

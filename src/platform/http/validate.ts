@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { detailsOf, PlatformError, summary } from '../errors.js';
+import { detailsOf, invalidFields, PlatformError, summary } from '../errors.js';
 import { parseJsonText, reservedKeyPath } from './json.js';
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
@@ -44,7 +44,7 @@ export async function parseBody<S extends z.ZodType>(request: Request, schema: S
     const fields = absent.map((i) => i.path.join('.'));
     throw new PlatformError('invalid_request', `missing required field: ${fields.join(', ')}`, { details });
   }
-  throw new PlatformError('validation_error', summary(details), { details });
+  throw invalidFields(details);
 }
 
 /** Validates the query string: any problem is `400 invalid_request` naming the parameter. A repeated parameter too. */

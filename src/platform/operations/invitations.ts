@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { List } from '../../contract/common.js';
 import type { Invitation, InvitationCreate, InvitationListQuery } from '../../contract/users.js';
 import type { Ctx } from '../context.js';
-import { conflict, forbidden, notFound, PlatformError } from '../errors.js';
+import { conflict, forbidden, invalidField, notFound, PlatformError } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
 import { requireOrg, requirePermission } from './access.js';
 import { invitationMessage, sendMail } from './mail.js';
@@ -105,6 +105,12 @@ export function insertPendingUser(
   return invitation;
 }
 
+/** `422` naming the teams the organization does not have, if any. */
+export function refuseUnknownTeams(unknown: readonly string[]): void {
+  if (unknown.length > 0)
+    throw invalidField('teams', `unknown team${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
+}
+
 /** Only owners may invite an owner, or resend or revoke the invitation of an owner-to-be (contract §4). */
 export function guardOwnerRole(ctx: Ctx, role: Invitation['role']): void {
   if (role === 'owner' && ctx.principal.role !== 'owner') {
@@ -124,11 +130,7 @@ export function createInvitation(ctx: Ctx, orgId: string, input: InvitationCreat
     const role = input.role ?? 'member';
     guardOwnerRole(ctx, role);
     const teams = [...new Set(input.teams ?? [])];
-    const unknown = teams.filter((id) => !ctx.stores.teams.get(orgId, id));
-    if (unknown.length > 0) {
-      const message = `unknown team${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`;
-      throw new PlatformError('validation_error', `teams: ${message}`, { details: [{ field: 'teams', message }] });
-    }
+    refuseUnknownTeams(teams.filter((id) => !ctx.stores.teams.get(orgId, id)));
     const account = ctx.stores.users.accountByEmail(input.email);
     if (account && ctx.stores.users.get(orgId, account.id)) {
       throw conflict(`${account.email} is already a member of this organization`);

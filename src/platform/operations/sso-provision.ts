@@ -65,13 +65,12 @@ export function mapProfile(config: Pick<StoredSso, 'attributeMapping'>, p: IdpPr
 }
 
 /**
- * Whether an organization's single sign-on governs this account (contract §9): a domain claim proves nothing of owning
+ * Whether an organization's single sign-on governs this account, given its membership there (contract §9): a domain claim proves nothing of owning
  * the domain, so it governs only the organization's own people — its active and suspended members, and pending ones
  * the invitation made (no password, no other organization). An account that exists elsewhere, invited but not yet
  * accepting, is not handed to the organization's identity provider: it accepts the invitation first.
  */
-export function governs(ctx: BaseCtx, orgId: string, account: Account): boolean {
-  const member = ctx.stores.users.get(orgId, account.id);
+export function governs(ctx: BaseCtx, account: Account, member: User | undefined): boolean {
   if (!member) return false;
   if (member.status !== 'pending') return true;
   return account.passwordHash === null && ctx.stores.users.membershipCount(account.id) === 1;
@@ -114,7 +113,7 @@ export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpPr
       const check = 'the e-mail belongs to an account outside the organization: an owner must invite it first';
       return { refused: { status: 403, check } };
     }
-    if (account && !governs(ctx, orgId, account)) {
+    if (account && !governs(ctx, account, user)) {
       const check =
         "the e-mail belongs to an account that has not accepted the organization's invitation: it must accept it first";
       return { refused: { status: 403, check } };

@@ -9,9 +9,9 @@ import {
   userBatchItemSchema,
 } from '../../contract/users.js';
 import type { Ctx } from '../context.js';
-import { conflict, detailsOf, invalidField, PlatformError, summary } from '../errors.js';
+import { conflict, detailsOf, errorParts, invalidField, invalidFields, PlatformError } from '../errors.js';
 import { requireOrg, requirePermission } from './access.js';
-import { guardOwnerRole, insertPendingUser } from './invitations.js';
+import { guardOwnerRole, insertPendingUser, refuseUnknownTeams } from './invitations.js';
 import { guardLastOwner, guardOwner, mergeMetadata } from './users.js';
 
 type Mode = NonNullable<UserBatch['mode']>;
@@ -71,10 +71,7 @@ function oneItem(ctx: Ctx, orgId: string, run: Run, raw: unknown, index: number)
   try {
     if (!object) throw invalidField('(item)', 'expected an object such as {"email": "ada@example.com"}');
     const parsed = userBatchItemSchema.safeParse(raw);
-    if (!parsed.success) {
-      const details = detailsOf(parsed.error);
-      throw new PlatformError('validation_error', summary(details), { details });
-    }
+    if (!parsed.success) throw invalidFields(detailsOf(parsed.error));
     const item = parsed.data;
     const key = item.email.toLowerCase();
     const first = run.seen.get(key);
@@ -84,8 +81,7 @@ function oneItem(ctx: Ctx, orgId: string, run: Run, raw: unknown, index: number)
     return { index, email: done.email, outcome: done.outcome, userId: done.userId, error: null };
   } catch (err) {
     if (!(err instanceof PlatformError)) throw err;
-    const error = { code: err.code, message: err.message, ...(err.details && { details: err.details }) };
-    return { index, email: given, outcome: 'failed', userId: null, error };
+    return { index, email: given, outcome: 'failed', userId: null, error: errorParts(err) };
   }
 }
 
@@ -156,10 +152,7 @@ function resolveTeams(ctx: Ctx, orgId: string, run: Run, given: readonly string[
     if (!run.teams.has(t)) run.teams.set(t, (ctx.stores.teams.get(orgId, t) ?? ctx.stores.teams.byName(orgId, t))?.id);
     return run.teams.get(t);
   });
-  const unknown = given.filter((_, i) => ids[i] === undefined);
-  if (unknown.length > 0) {
-    throw invalidField('teams', `unknown team${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
-  }
+  refuseUnknownTeams(given.filter((_, i) => ids[i] === undefined));
   return [...new Set(ids as string[])];
 }
 

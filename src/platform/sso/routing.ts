@@ -1,3 +1,4 @@
+import type { User } from '../../contract/users.js';
 import type { BaseCtx } from '../context.js';
 import { governs } from '../operations/sso-provision.js';
 import { isUsable, type StoredSso } from '../store/sso.js';
@@ -18,26 +19,35 @@ export function domainOf(email: string): string {
  * its domain — only for a person it governs (see `governs`: the organization's own people, or someone with no account
  * yet), and only when the sign-in asks for no other organization (`org`). A domain claim is not proof of owning the
  * domain, so an account of other organizations keeps signing in as it does, never handed to this identity provider.
+ * With it, the organization's member the e-mail is (undefined: no account yet).
  */
-export function ssoForEmail(ctx: BaseCtx, email: string, org?: string | null): StoredSso | undefined {
+function governing(
+  ctx: BaseCtx,
+  email: string,
+  org: string | null | undefined,
+): { sso: StoredSso; member: User | undefined } | undefined {
   const domain = domainOf(email);
   const sso = domain ? ctx.stores.sso.enabledForDomain(domain) : undefined;
   if (!sso || !isUsable(sso)) return undefined;
   if (org != null && org !== sso.organizationId) return undefined;
   const account = ctx.stores.users.accountByEmail(email.trim());
-  if (account && !governs(ctx, sso.organizationId, account)) return undefined;
-  return sso;
+  if (!account) return { sso, member: undefined };
+  const member = ctx.stores.users.get(sso.organizationId, account.id);
+  return governs(ctx, account, member) ? { sso, member } : undefined;
+}
+
+/** The single sign-on that signs this e-mail in (see `governing`), if any. */
+export function ssoForEmail(ctx: BaseCtx, email: string, org?: string | null): StoredSso | undefined {
+  return governing(ctx, email, org)?.sso;
 }
 
 /**
  * Whether a password may sign this person in (contract §9 enforcement): not while the single sign-on of their e-mail
- * governs them (see `ssoForEmail`) — except for that organization's owners (break-glass). The message points to single
- * sign-on; undefined when the password may be used.
+ * governs them (see `governing`) — except for that organization's owners (break-glass). The message points to single
+ * sign-on; undefined when the password may be used (someone with no account has no password to refuse).
  */
 export function passwordRefusal(ctx: BaseCtx, email: string, org?: string | null): string | undefined {
-  const sso = ssoForEmail(ctx, email, org);
-  const account = sso && ctx.stores.users.accountByEmail(email.trim());
-  if (!sso || !account) return undefined;
-  if (ctx.stores.users.get(sso.organizationId, account.id)?.role === 'owner') return undefined;
+  const member = governing(ctx, email, org)?.member;
+  if (!member || member.role === 'owner') return undefined;
   return 'Your organization signs you in through its identity provider: continue with your e-mail only, without a password.';
 }
