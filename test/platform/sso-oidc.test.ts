@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pkceChallenge } from '../../src/platform/sso/sign-in.js';
+import { s256 } from '../../src/platform/auth/pkce.js';
 import type { SsoContinuation } from '../../src/platform/store/sso-sign-in.js';
 import { type OidcIdp, startOidcIdp } from '../helpers/oidc-idp.js';
 import {
@@ -39,7 +39,7 @@ describe('the redirect to the OpenID provider', () => {
       response_type: 'code',
       redirect_uri: callbackOf(t.orgId),
       scope: 'openid email profile',
-      code_challenge: pkceChallenge(secret.codeVerifier),
+      code_challenge: s256(secret.codeVerifier),
       code_challenge_method: 'S256',
       state: started.request.id,
       nonce: secret.nonce,

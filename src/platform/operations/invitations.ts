@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { List } from '../../contract/common.js';
 import type { Invitation, InvitationCreate, InvitationListQuery } from '../../contract/users.js';
 import type { Ctx } from '../context.js';
-import { conflict, forbidden, invalidField, notFound, PlatformError } from '../errors.js';
+import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
 import { requireOrg, requirePermission } from './access.js';
 import { invitationMessage, sendMail } from './mail.js';

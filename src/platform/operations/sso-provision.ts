@@ -1,9 +1,10 @@
 import { nameSchema } from '../../contract/common.js';
-import type { User } from '../../contract/users.js';
+import { batchEmailSchema, type User } from '../../contract/users.js';
 import type { BaseCtx } from '../context.js';
 import type { StoredSso } from '../store/sso.js';
 import type { Account } from '../store/users.js';
 import { audit } from './auth.js';
+import { MAX_METADATA_KEYS } from './users.js';
 
 /** What an identity provider said of the person, once its response or ID token passed every check. */
 export interface IdpProfile {
@@ -31,11 +32,7 @@ export interface MappedProfile {
   metadata: Record<string, string>;
 }
 
-/** An e-mail address as accounts hold them: one `@`, no spaces, at most 254 characters. */
-const EMAIL = /^(?=.{3,254}$)[^\s@]+@[^\s@]+$/;
-
-/** The most of metadata a user may hold (contract §5), which the mapping respects. */
-const METADATA_KEYS = 50;
+/** The sizes of metadata a user may hold (contract §5), which the mapping respects. */
 const METADATA_KEY_LENGTH = 40;
 const METADATA_VALUE_LENGTH = 500;
 
@@ -53,12 +50,12 @@ export function mapProfile(config: Pick<StoredSso, 'attributeMapping'>, p: IdpPr
     if (field === 'email' || field === 'name') continue;
     const value = attributeValue(attribute);
     if (value === null || field.length > METADATA_KEY_LENGTH) continue;
-    if (Object.keys(metadata).length >= METADATA_KEYS) break;
+    if (Object.keys(metadata).length >= MAX_METADATA_KEYS) break;
     metadata[field] = value.slice(0, METADATA_VALUE_LENGTH);
   }
   const emails = (p.attributes[config.attributeMapping.email ?? ''] ?? []).map((v) => v.trim()).filter(Boolean);
   // Exactly one address: several joined would pass the domain check on their last one.
-  const email = emails.length === 1 && EMAIL.test(emails[0] as string) ? (emails[0] as string) : null;
+  const email = emails.length === 1 && batchEmailSchema.safeParse(emails[0]).success ? (emails[0] as string) : null;
   const rawName = config.attributeMapping.name ? attributeValue(config.attributeMapping.name) : null;
   const name = rawName === null ? null : nameSchema.safeParse(rawName.slice(0, 100));
   return { email: email?.toLowerCase() ?? null, name: name?.success ? name.data : null, metadata };
@@ -98,7 +95,7 @@ export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpPr
     return { refused: { status: 403, check: 'the identity provider has not verified the e-mail address' } };
   }
   const domain = mapped.email.slice(mapped.email.lastIndexOf('@') + 1);
-  if (!mapped.email.includes('@') || !config.domains.includes(domain)) {
+  if (!config.domains.includes(domain)) {
     return { refused: { status: 403, check: "the e-mail's domain is not one of the organization's" } };
   }
   const now = ctx.now();
@@ -146,7 +143,9 @@ export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpPr
     ctx.stores.invitations.acceptForUser(orgId, user.id, now);
   }
   // What the user had, the mapped fields over it, within the 50 keys metadata may hold.
-  const metadata = Object.fromEntries(Object.entries({ ...user.metadata, ...mapped.metadata }).slice(0, METADATA_KEYS));
+  const metadata = Object.fromEntries(
+    Object.entries({ ...user.metadata, ...mapped.metadata }).slice(0, MAX_METADATA_KEYS),
+  );
   ctx.stores.users.update(orgId, {
     ...user,
     name: mapped.name ?? user.name,

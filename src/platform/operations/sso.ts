@@ -189,14 +189,14 @@ export async function putSso(ctx: Ctx, orgId: string, input: SsoPut): Promise<Ss
   requireOrg(ctx, orgId);
   // Checked before fetching anything: only an owner makes the platform fetch an address.
   requirePermission(ctx, 'sso:write');
-  checkConsistency(input, ctx.stores.sso.get(orgId));
+  const before = ctx.stores.sso.get(orgId);
+  checkConsistency(input, before);
   const domains = [...new Set((input.domains ?? []).map((d) => d.toLowerCase()))];
   checkDomains(ctx, orgId, domains);
   // The identity provider is read at every save. When it cannot be (down, or answering nonsense for now) and the
   // configuration still names the same one, what was read from it last still signs people in: so `plat sso
   // enable`/`disable`, which save the configuration again, work while the provider is down. POST …/sso/refresh
   // insists.
-  const before = ctx.stores.sso.get(orgId);
   const idp = await readIdentityProvider(ctx, input).catch((err: unknown) => {
     const unreadable = err instanceof PlatformError && err.code === 'validation_error';
     if (unreadable && before !== undefined && sameSource(before, input)) return identityProviderOf(before);

@@ -5,7 +5,8 @@ import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
 import { requireOrg, requirePermission } from './access.js';
 
-const MAX_METADATA_KEYS = 50;
+/** The most keys a user's metadata holds (contract §5). */
+export const MAX_METADATA_KEYS = 50;
 
 /** `GET /organizations/{orgId}/users`: filters, sorting, offset or cursor paging (contract §3). */
 export function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): List<User> {

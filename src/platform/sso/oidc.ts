@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { IDToken } from 'openid-client';
+import { s256 } from '../auth/pkce.js';
 import type { BaseCtx } from '../context.js';
 import { ssoAddresses } from '../operations/sso.js';
 import type { Refusal } from '../operations/sso-provision.js';
@@ -7,7 +8,7 @@ import type { SsoRequest } from '../store/sso-sign-in.js';
 import { isOidcSso, type OidcSso, relyingParty } from './oidc-client.js';
 import { profileFromClaims } from './oidc-profile.js';
 import { refusalOf } from './oidc-refusals.js';
-import { finishSsoSignIn, pkceChallenge, ssoFailure } from './sign-in.js';
+import { finishSsoSignIn, ssoFailure } from './sign-in.js';
 
 /** What the platform asks of the person at the provider: who they are (`openid`), their e-mail and their profile. */
 const SCOPE = 'openid email profile';
@@ -28,7 +29,7 @@ export async function signInUrl(
   const url = oidc.buildAuthorizationUrl(configuration, {
     redirect_uri: ssoAddresses(ctx.publicUrl, config.organizationId).redirectUri,
     scope: SCOPE,
-    code_challenge: pkceChallenge(request.secret.codeVerifier),
+    code_challenge: s256(request.secret.codeVerifier),
     code_challenge_method: 'S256',
     state: request.id,
     nonce: request.secret.nonce,

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
 import type { SignInMethod } from '../../contract/sessions.js';
 import { type Html, html, layout, pageHeaders } from '../auth/html.js';
@@ -41,11 +41,6 @@ export function newSsoRequest(ctx: BaseCtx, config: StoredSso, continuation: Sso
     ctx.stores.ssoSignIn.insertRequest(request);
   });
   return request;
-}
-
-/** The PKCE challenge (S256) of a verifier. */
-export function pkceChallenge(verifier: string): string {
-  return createHash('sha256').update(verifier).digest('base64url');
 }
 
 /** A failed sign-in through the identity provider: what the page and the `sso.failed` event say. */
