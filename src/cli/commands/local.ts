@@ -242,11 +242,8 @@ const mail = verb<{ to?: string; limit?: number; delivery: boolean }>({
     let mails: (Mail & { delivery?: Delivery })[];
     try {
       const base = platform.base();
-      mails = base.stores.outbox.list({ to: o.to, limit: o.limit });
-      if (o.delivery) {
-        const now = base.now();
-        mails = mails.map((m) => ({ ...m, delivery: base.stores.outbox.delivery(m.id, now) }));
-      }
+      const which = { to: o.to, limit: o.limit };
+      mails = o.delivery ? base.stores.outbox.listWithDelivery(which, base.now()) : base.stores.outbox.list(which);
     } finally {
       platform.close();
     }

@@ -85,8 +85,10 @@ export function outboxStore(db: Db) {
      VALUES (@id, @orgId, @to, @subject, @text, @links, @createdAt, @createdAt)`,
   );
   // rowid breaks ties in insertion order: two mails of the same millisecond still list newest first.
-  const list = db.prepare<[number], Row>('SELECT * FROM outbox ORDER BY created_at DESC, rowid DESC LIMIT ?');
-  const listTo = db.prepare<[string, number], Row>(
+  const list = db.prepare<[number], Row & DeliveryRow>(
+    'SELECT * FROM outbox ORDER BY created_at DESC, rowid DESC LIMIT ?',
+  );
+  const listTo = db.prepare<[string, number], Row & DeliveryRow>(
     'SELECT * FROM outbox WHERE to_addr = ? COLLATE NOCASE ORDER BY created_at DESC, rowid DESC LIMIT ?',
   );
   const delivery = db.prepare<[string], DeliveryRow>(
@@ -117,15 +119,19 @@ export function outboxStore(db: Db) {
     `UPDATE outbox SET failed_at = @now, next_attempt_at = NULL, lease_owner = NULL, last_error = @error WHERE ${ours}`,
   );
   /** Who reports on a claim: the sender and the attempt it claimed. */
+  const listRows = (opts: { to?: string; limit?: number }) => {
+    const limit = opts.limit ?? -1; // SQLite: a negative LIMIT is no limit
+    return opts.to === undefined ? list.all(limit) : listTo.all(opts.to, limit);
+  };
   type Claim = { id: string; owner: string; attempt: number };
   return {
     /** Queues an e-mail (in the caller's transaction). `orgId` is the organization it was sent for, if any. */
     enqueue: (m: Mail & { orgId: string | null }) => void insert.run({ ...m, links: JSON.stringify(m.links) }),
     /** The mailbox, newest first: every message, or those to one address (case-insensitive); at most `limit` (default all). */
-    list: (opts: { to?: string; limit?: number } = {}): Mail[] => {
-      const limit = opts.limit ?? -1; // SQLite: a negative LIMIT is no limit
-      return (opts.to === undefined ? list.all(limit) : listTo.all(opts.to, limit)).map(toMail);
-    },
+    list: (opts: { to?: string; limit?: number } = {}): Mail[] => listRows(opts).map(toMail),
+    /** The same, each mail with where it stands with the SMTP sender as of `now`. */
+    listWithDelivery: (opts: { to?: string; limit?: number }, now: string): (Mail & { delivery: Delivery })[] =>
+      listRows(opts).map((r) => ({ ...toMail(r), delivery: toDelivery(r, now) })),
     /** Where a mail stands with the SMTP sender, as of `now`. */
     delivery: (id: string, now: string): Delivery | undefined => {
       const row = delivery.get(id);
