@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { writeFileAtomic } from '../../config/atomic-write.js';
 import { UsageError } from '../errors.js';
 import type { Batch } from './import-batches.js';
 import type { ImportFormat } from './import-options.js';
@@ -141,11 +142,9 @@ export function recordDone(data: CheckpointData, batch: Batch, totals: Totals, e
   data.errorsBytes = errorsBytes;
 }
 
-/** Writes the checkpoint atomically (a temporary file renamed over it), readable by its owner only. */
+/** Writes the checkpoint atomically (a temporary file flushed and renamed over it), readable by its owner only. */
 export function saveCheckpoint(path: string, data: CheckpointData): void {
-  const temp = `${path}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(data)}\n`, { mode: 0o600 });
-  renameSync(temp, path);
+  writeFileAtomic(path, `${JSON.stringify(data)}\n`);
 }
 
 /** Removes the checkpoint once the import is complete. */
