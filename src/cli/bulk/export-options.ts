@@ -3,10 +3,10 @@ import { USER_STATUSES, type UserStatus } from '../../contract/users.js';
 import { UsageError } from '../errors.js';
 import { OUTPUT_MODES } from '../output/render.js';
 import { oneOf } from '../parse.js';
+import { formatOption, isUserFileFormat, type UserFileFormat } from './formats.js';
 
 /** What `plat users export` writes. */
-export const EXPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export type ExportFormat = UserFileFormat;
 
 /** `plat users export`'s options. */
 export interface ExportOptions {
@@ -31,14 +31,10 @@ export function addExportOptions(c: Command): void {
  * (`-o json`) is refused rather than taken for a file name, and `--format` says what it meant.
  */
 export function parseExportOptions(raw: Record<string, unknown>): ExportOptions {
-  const format = raw.format as ExportFormat | undefined;
-  // A format is the command line's own business, not a value the API would refuse: a usage error, as for import.
-  if (format !== undefined && !(EXPORT_FORMATS as readonly string[]).includes(format)) {
-    throw new UsageError(`invalid format "${format}": expected one of ${EXPORT_FORMATS.join(', ')}`);
-  }
+  const format = formatOption(raw.format);
   const output = raw.output as string | undefined;
   if (output !== undefined && (OUTPUT_MODES as readonly string[]).includes(output)) {
-    const as = (EXPORT_FORMATS as readonly string[]).includes(output) ? `--format ${output}` : '--format';
+    const as = isUserFileFormat(output) ? `--format ${output}` : '--format';
     throw new UsageError(
       `users export: --output (-o) names the file to write, not an output mode; choose the format with ${as}` +
         ` (or write --output ./${output} for a file of that name)`,

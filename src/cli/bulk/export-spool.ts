@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeQuietly } from '../../config/atomic-write.js';
+import { writeAll } from './export-target.js';
 
 /** What one read takes from the spool. */
 const READ_SIZE = 1 << 20;
@@ -34,8 +35,7 @@ export function openSpool(dir: string): Spool {
   let closed = false;
   return {
     append(lines) {
-      const bytes = Buffer.from(lines, 'utf8');
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+      writeAll(fd, Buffer.from(lines, 'utf8'));
     },
     *batches() {
       const buffer = Buffer.allocUnsafe(READ_SIZE);

@@ -44,7 +44,7 @@ function buffered(flush: (text: string) => Promise<void> | void) {
 }
 
 /** Writes all of `bytes` (one write may take only part of them). */
-function writeAll(fd: number, bytes: Buffer): void {
+export function writeAll(fd: number, bytes: Buffer): void {
   for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
 }
 

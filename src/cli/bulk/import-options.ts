@@ -1,11 +1,10 @@
 import type { Command } from 'commander';
 import { MAX_BATCH_USERS } from '../../contract/users.js';
-import { UsageError } from '../errors.js';
 import { intBetween } from '../parse.js';
+import { formatOption, type UserFileFormat } from './formats.js';
 
 /** What `plat users import` reads. */
-export const IMPORT_FORMATS = ['csv', 'json', 'jsonl'] as const;
-export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+export type ImportFormat = UserFileFormat;
 
 /** `plat users import`'s options. */
 export interface ImportOptions {
@@ -37,12 +36,9 @@ export function addImportOptions(c: Command): void {
 
 /** Reads them; a format that is none of csv, json, jsonl is a usage error (2), as for export. */
 export function parseImportOptions(file: string, raw: Record<string, any>): ImportOptions {
-  if (raw.format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(raw.format)) {
-    throw new UsageError(`invalid format "${raw.format}": expected one of ${IMPORT_FORMATS.join(', ')}`);
-  }
   return {
     file,
-    format: raw.format,
+    format: formatOption(raw.format),
     upsert: raw.upsert === true,
     invite: raw.invite === true,
     dryRun: raw.dryRun === true,
