@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { BaseCtx } from '../context.js';
 import { notFound } from '../errors.js';
 import type { Refusal } from '../operations/sso-provision.js';
-import type { StoredSso } from '../store/sso.js';
+import { isUsable, type StoredSso } from '../store/sso.js';
 import type { SsoRequest } from '../store/sso-sign-in.js';
 import { spMetadata } from './saml.js';
 import type { AssertionFacts } from './saml-assertion.js';
@@ -26,10 +26,8 @@ export function samlMetadataEndpoint(ctx: BaseCtx, c: Context): Response {
 
 /** The organization's configuration when it is SAML with an identity provider read from its metadata. */
 function samlConfig(ctx: BaseCtx, orgId: string): StoredSso | undefined {
-  const config = ctx.stores.organizations.get(orgId) ? ctx.stores.sso.get(orgId) : undefined;
-  const usable =
-    config?.protocol === 'saml' && config.idpEntityId && config.idpSsoUrl && config.certificates.length > 0;
-  return usable ? config : undefined;
+  const config = ctx.stores.sso.get(orgId);
+  return config?.protocol === 'saml' && isUsable(config) && config.idpEntityId ? config : undefined;
 }
 
 /** The form the identity provider's page posts: one `SAMLResponse`, and the `RelayState` it was given. */

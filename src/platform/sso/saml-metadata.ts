@@ -1,10 +1,9 @@
 import { X509Certificate } from 'node:crypto';
 import { DOMParser, type Element } from '@xmldom/xmldom';
 import { checkFetchable } from './fetch.js';
+import { children, NS } from './saml-xml.js';
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
-const DS = 'http://www.w3.org/2000/09/xmldsig#';
-const SAML2_PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
 /** The binding the platform sends its AuthnRequest by (contract §9). */
 export const HTTP_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 
@@ -36,14 +35,9 @@ export class MetadataError extends Error {
   }
 }
 
-const children = (parent: Element, ns: string, name: string): Element[] =>
-  Array.from(parent.childNodes).filter(
-    (n): n is Element => n.nodeType === 1 && (n as Element).namespaceURI === ns && (n as Element).localName === name,
-  );
-
 /** A certificate of a `KeyDescriptor`: base64 DER in `ds:X509Certificate`. */
 function certificateOf(key: Element): IdpCertificate[] {
-  const texts = Array.from(key.getElementsByTagNameNS(DS, 'X509Certificate')).map((e) =>
+  const texts = Array.from(key.getElementsByTagNameNS(NS.ds, 'X509Certificate')).map((e) =>
     (e.textContent ?? '').replace(/\s+/g, ''),
   );
   return texts.map((b64) => {
@@ -73,7 +67,7 @@ function identityProvider(root: Element): { entity: Element; idp: Element } {
   if (entities.length === 0) throw new MetadataError('is not SAML 2.0 metadata (no md:EntityDescriptor)');
   const found = entities.flatMap((entity) =>
     children(entity, MD, 'IDPSSODescriptor')
-      .filter((idp) => (idp.getAttribute('protocolSupportEnumeration') ?? '').split(/\s+/).includes(SAML2_PROTOCOL))
+      .filter((idp) => (idp.getAttribute('protocolSupportEnumeration') ?? '').split(/\s+/).includes(NS.samlp))
       .map((idp) => ({ entity, idp })),
   );
   if (found.length === 0) throw new MetadataError('describes no SAML 2.0 identity provider (no md:IDPSSODescriptor)');

@@ -1,8 +1,9 @@
 import type { Profile } from '@node-saml/node-saml';
 import type { BaseCtx } from '../context.js';
+import { ssoAddresses } from '../operations/sso.js';
 import type { IdpProfile } from '../operations/sso-provision.js';
 import type { StoredSso } from '../store/sso.js';
-import { responseValidator, SAML_CLOCK_SKEW_MS, spAddresses } from './saml.js';
+import { responseValidator, SAML_CLOCK_SKEW_MS } from './saml.js';
 import { type AssertionFacts, checkAssertion } from './saml-assertion.js';
 import { decodeSamlResponse, readEnvelope } from './saml-response.js';
 import { refuse } from './saml-xml.js';
@@ -72,7 +73,7 @@ export async function verifyResponse(ctx: BaseCtx, config: StoredSso, samlRespon
     return nodeSamlRefusal(err);
   }
   if (!profile) refuse('the response carries no assertion');
-  const { acsUrl } = spAddresses(ctx, config.organizationId);
+  const { acsUrl } = ssoAddresses(ctx.publicUrl, config.organizationId);
   const signedXml = profile.getAssertionXml?.();
   if (!signedXml) refuse('the response could not be verified');
   const assertion = checkAssertion(signedXml, envelope, {

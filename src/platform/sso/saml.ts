@@ -17,12 +17,6 @@ export const SAML_CLOCK_SKEW_MS = 3 * 60_000;
  */
 export const NAMEID_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
 
-/** The service provider's addresses for an organization: entity id (also the audience), ACS URL, metadata URL. */
-export function spAddresses(ctx: BaseCtx, orgId: string) {
-  const { spEntityId, acsUrl, spMetadataUrl } = ssoAddresses(ctx.publicUrl, orgId);
-  return { spEntityId, acsUrl, spMetadataUrl };
-}
-
 /**
  * node-saml set up for an organization's identity provider, every risky default explicit:
  * - SHA-256 for whatever it signs or digests (its default is SHA-1);
@@ -34,7 +28,7 @@ export function spAddresses(ctx: BaseCtx, orgId: string) {
  * - which signatures are required is decided per response (saml-response.ts), so both defaults are off here.
  */
 function samlOptions(ctx: BaseCtx, config: StoredSso, extra: Partial<SamlConfig> = {}): SamlConfig {
-  const { spEntityId, acsUrl } = spAddresses(ctx, config.organizationId);
+  const { spEntityId, acsUrl } = ssoAddresses(ctx.publicUrl, config.organizationId);
   return {
     entryPoint: config.idpSsoUrl ?? undefined,
     issuer: spEntityId,
@@ -102,7 +96,7 @@ export function responseValidator(
  * signed as a whole is accepted too). No key: AuthnRequests are not signed, and assertions are not encrypted.
  */
 export function spMetadata(ctx: BaseCtx, orgId: string): string {
-  const { spEntityId, acsUrl } = spAddresses(ctx, orgId);
+  const { spEntityId, acsUrl } = ssoAddresses(ctx.publicUrl, orgId);
   return generateServiceProviderMetadata({
     issuer: spEntityId,
     callbackUrl: acsUrl,
