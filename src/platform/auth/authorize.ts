@@ -168,7 +168,7 @@ export async function authorizePage(ctx: BaseCtx, c: Context) {
   if (!('ok' in checked)) return answer(ctx, c, checked);
   const req = checked.ok;
   const hint = params.get('login_hint')?.trim();
-  if (hint && hint.length <= 254 && params.get('password') === undefined) {
+  if (hint && params.get('password') === undefined) {
     const redirected = await toIdentityProvider(ctx, c, req, hint, false);
     if (redirected) return redirected;
   }
@@ -227,10 +227,8 @@ export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
   // The e-mail step (no password field): the e-mail's identity provider, or the password step.
   if (params.get('ticket') === undefined && params.get('password') === undefined) {
     if (!email) return form(400, 'Enter your e-mail.', {}, undefined, 'email');
-    if (email.length <= 254) {
-      const redirected = await toIdentityProvider(ctx, c, req, email, true);
-      if (redirected) return redirected;
-    }
+    const redirected = await toIdentityProvider(ctx, c, req, email, true);
+    if (redirected) return redirected;
     return form(200, undefined, {}, email);
   }
   const signedIn = await formSignIn(ctx, c, params, email, req.org, 'Enter your e-mail and password.');

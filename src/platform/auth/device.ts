@@ -78,7 +78,7 @@ export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
   }
 
   // An e-mail of a single sign-on domain, without a password: its identity provider approves the device.
-  if (email && email.length <= 254 && !params.get('password') && params.get('ticket') === undefined) {
+  if (email && !params.get('password') && params.get('ticket') === undefined) {
     const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
     const sso = ssoForEmail(ctx, email, device.requestedOrg);
     if (sso) {

@@ -26,6 +26,8 @@ function governing(
   email: string,
   org: string | null | undefined,
 ): { sso: StoredSso; member: User | undefined } | undefined {
+  // No address is longer (RFC 5321): what a stranger typed goes no further.
+  if (email.length > 254) return undefined;
   const domain = domainOf(email);
   const sso = domain ? ctx.stores.sso.enabledForDomain(domain) : undefined;
   if (!sso || !isUsable(sso)) return undefined;
