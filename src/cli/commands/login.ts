@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { StoredCredential } from '../../auth/credential-store.js';
 import type { LoginOptions as FlowOptions } from '../../auth/login.js';
 import { PERMISSIONS } from '../../contract/permissions.js';
+import { batchEmailSchema } from '../../contract/users.js';
 import { newClient, oauthTransport, openTransport } from '../connection.js';
 import type { Context, Transport } from '../context.js';
 import { InvalidValueError } from '../errors.js';
@@ -60,10 +61,9 @@ function parseScopes(raw: string[] | undefined): string[] | undefined {
 /** `--email`: an address as the sign-in page takes it (exit 7 otherwise, as the page would refuse it). */
 function parseEmail(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
-  const email = raw.trim();
-  if (email.length > 254 || !/^[^\s@]+@[^\s@]+$/.test(email))
-    throw new InvalidValueError(`--email: "${raw}" is not an e-mail address`);
-  return email;
+  const email = batchEmailSchema.safeParse(raw);
+  if (!email.success) throw new InvalidValueError(`--email: "${raw}" is not an e-mail address`);
+  return email.data;
 }
 
 /** Which way to sign in: the device grant when asked or when no browser can reach the user; else the browser. */
