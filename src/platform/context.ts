@@ -31,6 +31,8 @@ export interface BaseCtx {
   now(): string;
   /** Runs `fn` in a `BEGIN IMMEDIATE` transaction: every read-then-write goes through here. */
   tx<T>(fn: () => T): T;
+  /** How many rows this connection has written so far (SQLite's `total_changes()`): whether a step wrote anything. */
+  writes(): number;
 }
 
 /** Who a credential is, before an organization is chosen. */

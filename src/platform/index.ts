@@ -100,10 +100,11 @@ export function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, '
   const { db, stores, limiter } = parts;
   const cursors = new CursorCodec(parts.cursorSecret);
   const clock = opts.clock ?? systemClock;
-  const ids = opts.ids ?? randomIds;
+  const ids = opts.ids ?? randomIds();
   const mode = opts.mode ?? 'live';
   const publicUrl = (opts.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
   const auth = resolveAuthSettings(opts.auth);
+  let totalChanges: { get(): unknown } | undefined;
   const makeBase = (requestId: string): BaseCtx => ({
     db,
     stores,
@@ -116,6 +117,10 @@ export function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, '
     auth,
     now: () => clock().toISOString(),
     tx: (fn) => db.transaction(fn).immediate(),
+    writes: () => {
+      totalChanges ??= db.prepare('SELECT total_changes()').pluck();
+      return totalChanges.get() as number;
+    },
   });
   const app = appFor(ROUTES);
   const platform: AppDeps = {

@@ -102,6 +102,36 @@ describe('GET /organizations/{orgId}/users', () => {
     ]);
   });
 
+  it('orders members without a value by id in the direction of the sort, and pages by number across them', async () => {
+    const { t } = seeded();
+    for (const [sort, key] of [
+      ['name', 'name'],
+      ['last_login_at', 'lastLoginAt'],
+    ] as const) {
+      for (const order of ['asc', 'desc'] as const) {
+        const all = (await t.call('GET', `/organizations/${t.orgId}/users?sort=${sort}&order=${order}`)).body.data;
+        const without = all.filter((u: any) => u[key] === null).map((u: any) => u.id);
+        expect(without.length, `${sort} ${order}`).toBeGreaterThan(0);
+        const byId = [...without].sort();
+        expect(without, `${sort} ${order}: nulls by id`).toEqual(order === 'asc' ? byId : byId.reverse());
+        expect(
+          all.slice(-without.length).every((u: any) => u[key] === null),
+          `${sort} ${order}: nulls last`,
+        ).toBe(true);
+        const paged: string[] = [];
+        for (let page = 1; page <= 3; page++) {
+          const r = await t.call(
+            'GET',
+            `/organizations/${t.orgId}/users?sort=${sort}&order=${order}&per_page=2&page=${page}`,
+          );
+          expect(r.body.pagination.total).toBe(5);
+          paged.push(...r.body.data.map((u: any) => u.id));
+        }
+        expect(paged, `${sort} ${order}: pages`).toEqual(all.map((u: any) => u.id));
+      }
+    }
+  });
+
   it('pages by cursor through every sort with no duplicates or skips, even as records change', async () => {
     const { t } = seeded();
     for (const sort of ['created_at', 'name', 'email', 'last_login_at']) {

@@ -137,30 +137,52 @@ function prepared(db: Db, sql: string): Database.Statement {
   return stmt;
 }
 
-/** `ORDER BY` for a spec: nulls last in both directions, ties broken on id in the same direction. */
-function orderBy(spec: ListSpec): string {
-  const dir = spec.order === 'asc' ? 'ASC' : 'DESC';
-  const nulls = spec.sort.nullable ? `(${spec.sort.expr.replace(/ COLLATE NOCASE$/, '')} IS NULL), ` : '';
-  return `ORDER BY ${nulls}${spec.sort.expr} ${dir}, ${spec.id.expr} ${dir}`;
-}
+/** A statement's parts: the conditions (joined with AND) and their parameters, in order. */
+type Where = { sql: string[]; params: unknown[] };
+
+const and = (w: Where, sql: string, ...params: unknown[]): Where => ({
+  sql: [...w.sql, sql],
+  params: [...w.params, ...params],
+});
 
 /**
- * The keyset condition "strictly after `position`" in the spec's order. A non-null sort value starts with a plain range
- * on the sort expression (`sort >= ?`), which SQLite answers with a range scan of the listing's index (row values and
- * OR alone make it read the organization from its start): a deep page then costs what the first one does.
+ * How a listing reads, in the order it returns rows: for a sort that is never null, one part (the sort, then the id);
+ * for one that can be null, the rows with a value in that order, then the rows without one by id alone — nulls last in
+ * both directions, as the contract says. Each part is then a plain range of one index (the sort's, partial on the
+ * value being there, or the table's key), which SQLite reads from where the page starts, and none of them needs an
+ * index of its own for each direction.
  */
-function after(spec: ListSpec, position: SortPosition): { sql: string; params: unknown[] } {
-  const [value, id] = position;
+function partsOf(
+  spec: ListSpec,
+  where: Where,
+): { valued: { where: Where; order: string }; nulls?: { where: Where; order: string } } {
+  const dir = spec.order === 'asc' ? 'ASC' : 'DESC';
+  const order = `ORDER BY ${spec.sort.expr} ${dir}, ${spec.id.expr} ${dir}`;
+  if (!spec.sort.nullable) return { valued: { where, order } };
+  const bare = bareSort(spec);
+  return {
+    valued: { where: and(where, `${bare} IS NOT NULL`), order },
+    nulls: { where: and(where, `${bare} IS NULL`), order: `ORDER BY ${spec.id.expr} ${dir}` },
+  };
+}
+
+const bareSort = (spec: ListSpec) => spec.sort.expr.replace(/ COLLATE NOCASE$/, '');
+
+/**
+ * The keyset condition "strictly after (value, id)" among rows with a value, in the spec's order. It starts with a plain
+ * range on the sort expression (`sort >= ?`), which SQLite answers with a range scan of the listing's index (row
+ * values and OR alone make it read the organization from its start): a deep page then costs what the first one does.
+ */
+function afterValue(spec: ListSpec, value: string | number, id: string): [string, ...unknown[]] {
   const cmp = spec.order === 'asc' ? '>' : '<';
-  const bare = spec.sort.expr.replace(/ COLLATE NOCASE$/, '');
-  if (value === null) return { sql: `(${bare} IS NULL AND ${spec.id.expr} ${cmp} ?)`, params: [id] };
   const sort = spec.sort.expr;
-  const nonNull = `(${sort} ${cmp} ? OR (${sort} = ? AND ${spec.id.expr} ${cmp} ?))`;
-  if (!spec.sort.nullable) {
-    return { sql: `${sort} ${cmp}= ? AND ${nonNull}`, params: [value, value, value, id] };
-  }
-  // Nulls come last in both directions: after a value come the greater (or smaller) values, then every null.
-  return { sql: `((${bare} IS NOT NULL AND ${nonNull}) OR ${bare} IS NULL)`, params: [value, value, id] };
+  return [
+    `${sort} ${cmp}= ? AND (${sort} ${cmp} ? OR (${sort} = ? AND ${spec.id.expr} ${cmp} ?))`,
+    value,
+    value,
+    value,
+    id,
+  ];
 }
 
 /** Runs a listing: one page of rows plus the pagination object of the mode the request chose. */
@@ -170,19 +192,33 @@ export function runList<Row extends Record<string, unknown>>(
   listing: Listing,
   nextCursor: (position: SortPosition) => string,
 ): { rows: Row[]; pagination: OffsetPagination | CursorPagination } {
-  const where = spec.where.length ? `WHERE ${spec.where.join(' AND ')}` : '';
-  if (listing.mode === 'offset') {
-    const { n: total } = prepared(db, `SELECT count(*) AS n ${spec.countFrom ?? spec.from} ${where}`).get(
-      ...spec.params,
-    ) as {
-      n: number;
-    };
-    const offset = (listing.page - 1) * listing.perPage;
-    const rows = prepared(db, `SELECT ${spec.columns} ${spec.from} ${where} ${orderBy(spec)} LIMIT ? OFFSET ?`).all(
-      ...spec.params,
-      listing.perPage,
+  const { valued, nulls } = partsOf(spec, { sql: spec.where, params: spec.params });
+  const whereOf = (w: Where) => (w.sql.length ? `WHERE ${w.sql.join(' AND ')}` : '');
+  const count = (w: Where) =>
+    (
+      prepared(db, `SELECT count(*) AS n ${spec.countFrom ?? spec.from} ${whereOf(w)}`).get(...w.params) as {
+        n: number;
+      }
+    ).n;
+  const select = (part: { where: Where; order: string }, limit: number, offset = 0): Row[] =>
+    prepared(db, `SELECT ${spec.columns} ${spec.from} ${whereOf(part.where)} ${part.order} LIMIT ? OFFSET ?`).all(
+      ...part.where.params,
+      limit,
       offset,
     ) as Row[];
+
+  if (listing.mode === 'offset') {
+    const total = count({ sql: spec.where, params: spec.params });
+    const offset = (listing.page - 1) * listing.perPage;
+    let rows: Row[];
+    if (!nulls) rows = select(valued, listing.perPage, offset);
+    else {
+      const withValue = count(valued.where);
+      rows = offset < withValue ? select(valued, listing.perPage, offset) : [];
+      if (rows.length < listing.perPage) {
+        rows.push(...select(nulls, listing.perPage - rows.length, Math.max(0, offset - withValue)));
+      }
+    }
     const totalPages = Math.ceil(total / listing.perPage);
     return {
       rows,
@@ -195,18 +231,20 @@ export function runList<Row extends Record<string, unknown>>(
       },
     };
   }
-  const conditions = [...spec.where];
-  const params = [...spec.params];
-  if (listing.after) {
-    const k = after(spec, listing.after);
-    conditions.push(k.sql);
-    params.push(...k.params);
+
+  // One row more than the page, to know whether there is a next one.
+  const wanted = listing.limit + 1;
+  const cmp = spec.order === 'asc' ? '>' : '<';
+  const [value, id] = listing.after ?? [undefined, undefined];
+  let rows: Row[] = [];
+  if (value !== null) {
+    const where = value === undefined ? valued.where : and(valued.where, ...afterValue(spec, value, id as string));
+    rows = select({ where, order: valued.order }, wanted);
   }
-  const w = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
-  const rows = prepared(db, `SELECT ${spec.columns} ${spec.from} ${w} ${orderBy(spec)} LIMIT ?`).all(
-    ...params,
-    listing.limit + 1,
-  ) as Row[];
+  if (nulls && rows.length < wanted) {
+    const where = value === null ? and(nulls.where, `${spec.id.expr} ${cmp} ?`, id) : nulls.where;
+    rows.push(...select({ where, order: nulls.order }, wanted - rows.length));
+  }
   const hasMore = rows.length > listing.limit;
   if (hasMore) rows.length = listing.limit;
   const last = rows[rows.length - 1];

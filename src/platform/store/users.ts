@@ -82,6 +82,7 @@ export function usersStore(db: Db) {
     "SELECT count(*) AS n FROM org_users WHERE org_id = ? AND role = 'owner' AND status = 'active'",
   );
   const removeMember = db.prepare('DELETE FROM org_users WHERE org_id = ? AND user_id = ?');
+  const search = searchUpkeep(db);
   const membershipCount = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM org_users WHERE user_id = ?');
   const removeAccount = db.prepare('DELETE FROM accounts WHERE id = ?');
   const joined = db.prepare<[string, string], { joined_at: string | null }>(
@@ -127,9 +128,22 @@ export function usersStore(db: Db) {
       status: UserStatus;
       metadata?: Record<string, string | number | boolean>;
       now: string;
-    }) => void insertMember.run({ ...m, metadata: JSON.stringify(m.metadata ?? {}) }),
+    }) => {
+      const { lastInsertRowid } = insertMember.run({ ...m, metadata: JSON.stringify(m.metadata ?? {}) });
+      search.added(Number(lastInsertRowid), m.name, m.email);
+    },
     /** Writes the organization-owned fields of a user back. */
-    update: (orgId: string, u: User) => void update.run({ ...u, orgId, metadata: JSON.stringify(u.metadata) }),
+    update: (orgId: string, u: User) => {
+      const before = search.entryOf(orgId, u.id);
+      update.run({ ...u, orgId, metadata: JSON.stringify(u.metadata) });
+      if (before && before.name !== u.name) search.changed(before, u.name);
+    },
+    /**
+     * Runs `fn` (in the caller's transaction) with the search index brought up to date once, at its end, instead of
+     * at each membership written: FTS5 writes what it holds to disk at every savepoint, so a batch that keeps one per
+     * item would otherwise write the index a thousand times.
+     */
+    deferSearch: <T>(fn: () => T): T => search.deferred(fn),
     activeOwnerCount: (orgId: string) => activeOwners.get(orgId)?.n ?? 0,
     /** Whether the user ever became an active member of the organization (accepted, or added active). */
     hasJoined: (orgId: string, userId: string) => Boolean(joined.get(orgId, userId)?.joined_at),
@@ -143,6 +157,8 @@ export function usersStore(db: Db) {
     recordLogin: (orgId: string, userId: string, now: string) => void recordLogin.run(now, orgId, userId),
     /** Removes the membership, and the account when it belonged to no other organization. */
     remove: (orgId: string, userId: string) => {
+      // A trigger takes the membership out of the search index (as it does for rows an organization's deletion takes).
+      search.flush();
       removeMember.run(orgId, userId);
       if ((membershipCount.get(userId)?.n ?? 0) === 0) removeAccount.run(userId);
     },
@@ -180,6 +196,65 @@ export function usersStore(db: Db) {
       };
       const { rows, pagination } = runList<Row>(db, spec, listing, nextCursor);
       return { data: rows.map(toUser), pagination };
+    },
+  };
+}
+
+/** A membership's entry in the search index: its row and the name and e-mail indexed for it. */
+type SearchEntry = { seq: number; name: string | null; email: string };
+
+/**
+ * Upkeep of `org_users_search` (trigram FTS5 over name and e-mail, its content the `org_users` table): memberships
+ * inserted or renamed are indexed here, removed ones by the table's delete trigger. Outside `deferred` each change is
+ * indexed at once; inside it, the first state of each touched row is remembered and the index brought up to date at
+ * the end — rows a savepoint rolled back in between are skipped, as they no longer exist.
+ */
+function searchUpkeep(db: Db) {
+  const insert = db.prepare('INSERT INTO org_users_search (rowid, name, email) VALUES (?, ?, ?)');
+  const remove = db.prepare(
+    "INSERT INTO org_users_search (org_users_search, rowid, name, email) VALUES ('delete', ?, ?, ?)",
+  );
+  const entryOf = db.prepare<[string, string], SearchEntry>(
+    'SELECT seq, name, email FROM org_users WHERE org_id = ? AND user_id = ?',
+  );
+  const insertRows = db.prepare(
+    'INSERT INTO org_users_search (rowid, name, email) SELECT seq, name, email FROM org_users WHERE seq IN (SELECT value FROM json_each(?))',
+  );
+  /** While deferred: each touched row → its entry as the index holds it (null: not indexed). */
+  let touched: Map<number, SearchEntry | null> | undefined;
+
+  const flush = () => {
+    if (!touched || touched.size === 0) return;
+    for (const entry of touched.values()) if (entry) remove.run(entry.seq, entry.name, entry.email);
+    insertRows.run(JSON.stringify([...touched.keys()]));
+    touched.clear();
+  };
+  return {
+    entryOf: (orgId: string, userId: string) => entryOf.get(orgId, userId),
+    added: (seq: number, name: string | null, email: string) => {
+      if (!touched) insert.run(seq, name, email);
+      // A row a rolled-back savepoint left may have had this number, never indexed.
+      else if (!touched.has(seq)) touched.set(seq, null);
+    },
+    changed: (before: SearchEntry, name: string | null) => {
+      if (touched) {
+        if (!touched.has(before.seq)) touched.set(before.seq, before);
+        return;
+      }
+      remove.run(before.seq, before.name, before.email);
+      insert.run(before.seq, name, before.email);
+    },
+    flush,
+    deferred: <T>(fn: () => T): T => {
+      if (!db.inTransaction || touched) throw new Error('deferSearch runs inside a transaction, once');
+      touched = new Map();
+      try {
+        const result = fn();
+        flush();
+        return result;
+      } finally {
+        touched = undefined;
+      }
     },
   };
 }
