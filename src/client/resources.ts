@@ -23,6 +23,7 @@ import type {
   Invitation,
   InvitationCreate,
   InvitationListQuery,
+  ListedUser,
   User,
   UserBatch,
   UserBatchReply,
@@ -60,7 +61,8 @@ export function createResources(r: Requester) {
       update: (id: string, body: OrganizationPatch) => patch<Organization>(`/organizations/${seg(id)}`, body),
     },
     users: {
-      list: (orgId: string, query: UserListQuery = {}) => get<List<User>>(`/organizations/${seg(orgId)}/users`, query),
+      list: (orgId: string, query: UserListQuery = {}) =>
+        get<List<ListedUser>>(`/organizations/${seg(orgId)}/users`, query),
       get: (id: string) => get<User>(`/users/${seg(id)}`),
       invite: (orgId: string, body: InvitationCreate) => post<Invitation>(`/organizations/${seg(orgId)}/users`, body),
       batch: (orgId: string, body: UserBatch) => post<UserBatchReply>(`/organizations/${seg(orgId)}/users/batch`, body),

@@ -16,25 +16,45 @@ export const USER_STATUSES = ['active', 'suspended', 'pending'] as const;
 export const userStatusSchema = z.enum(USER_STATUSES);
 export type UserStatus = z.infer<typeof userStatusSchema>;
 
+/** The fields of a user record (see `userSchema`). */
+const userShape = () => ({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  avatarUrl: z.string().nullable(),
+  status: userStatusSchema,
+  emailVerified: z.boolean(),
+  role: orgRoleSchema,
+  createdAt: timestampSchema,
+  updatedAt: timestampSchema,
+  lastLoginAt: nullableTimestampSchema,
+  metadata: metadataSchema,
+});
+
 /** A user as seen inside one organization: the account plus its membership (role, status, profile). */
-export const userSchema = z
+export const userSchema = z.lazy(() => z.object(userShape())).meta({ id: 'User' });
+export type User = z.infer<typeof userSchema>;
+
+/**
+ * What the users list may add to each record (`expand`, as Stripe's API names it): `teams`, the ids of the user's
+ * teams, A to Z by name — every user's teams in the pages that list them, instead of a read of every team's members.
+ */
+export const USER_EXPANSIONS = ['teams'] as const;
+export const userExpansionSchema = z.enum(USER_EXPANSIONS);
+
+/** A user as the users list gives it: the record, plus `teams` when `expand=teams` asked for them. */
+export const listedUserSchema = z
   .lazy(() =>
     z.object({
-      id: z.string(),
-      email: z.string(),
-      name: z.string().nullable(),
-      avatarUrl: z.string().nullable(),
-      status: userStatusSchema,
-      emailVerified: z.boolean(),
-      role: orgRoleSchema,
-      createdAt: timestampSchema,
-      updatedAt: timestampSchema,
-      lastLoginAt: nullableTimestampSchema,
-      metadata: metadataSchema,
+      ...userShape(),
+      teams: z
+        .array(z.string())
+        .optional()
+        .describe('With `expand=teams` only: the ids of the teams the user is in, A to Z by team name.'),
     }),
   )
-  .meta({ id: 'User' });
-export type User = z.infer<typeof userSchema>;
+  .meta({ id: 'ListedUser' });
+export type ListedUser = z.infer<typeof listedUserSchema>;
 
 export const USER_SORTS = ['created_at', 'name', 'email', 'last_login_at'] as const;
 export const userSortSchema = z.enum(USER_SORTS);
@@ -47,6 +67,7 @@ export const userListQuerySchema = z.lazy(() =>
     search: searchParam.optional(),
     sort: userSortSchema.optional(),
     order: orderSchema.optional(),
+    expand: userExpansionSchema.optional(),
   }),
 );
 export type UserListQuery = z.infer<typeof userListQuerySchema>;

@@ -219,6 +219,52 @@ describe('GET /organizations/{orgId}/users', () => {
   });
 });
 
+describe('GET /organizations/{orgId}/users?expand=teams', () => {
+  it("adds each user's team ids, A to Z by team name, in every mode; without it the records stay as they are", async () => {
+    const { t, ids } = seeded();
+    const team = async (name: string) =>
+      (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name } })).body.id as string;
+    const [zeta, alpha, mid] = [await team('zeta'), await team('Alpha'), await team('mid')];
+    const join = (teamId: string, userId: string) =>
+      t.call('POST', `/teams/${teamId}/members`, { body: { userId } });
+    for (const teamId of [zeta, alpha, mid]) expect((await join(teamId, ids[0] as string)).status).toBe(201);
+    await join(mid, ids[1] as string);
+
+    const teamsOf = (body: any) => Object.fromEntries(body.data.map((u: any) => [u.email, u.teams]));
+    const offset = await t.call('GET', `/organizations/${t.orgId}/users?expand=teams&sort=email&order=asc`);
+    expect(offset.status).toBe(200);
+    expect(teamsOf(offset.body)).toEqual({
+      'alice@acme.test': [mid],
+      'bob@acme.test': [],
+      'carol@acme.test': [alpha, mid, zeta],
+      'dave@other.test': [],
+      'owner@acme.test': [],
+    });
+    const plain = await t.call('GET', `/organizations/${t.orgId}/users?sort=email&order=asc`);
+    expect(plain.body.data.every((u: any) => !('teams' in u))).toBe(true);
+    expect(offset.body.data.map(({ teams, ...u }: any) => u)).toEqual(plain.body.data);
+
+    // Cursor pages: the cursor continues the same listing with or without expand.
+    const first = await t.call('GET', `/organizations/${t.orgId}/users?expand=teams&sort=email&order=asc&limit=3`);
+    expect(teamsOf(first.body)['carol@acme.test']).toEqual([alpha, mid, zeta]);
+    const cursor = first.body.pagination.nextCursor;
+    const rest = await t.call('GET', `/organizations/${t.orgId}/users?cursor=${cursor}&expand=teams`);
+    expect(teamsOf(rest.body)).toEqual({ 'dave@other.test': [], 'owner@acme.test': [] });
+    const restPlain = await t.call('GET', `/organizations/${t.orgId}/users?cursor=${cursor}`);
+    expect(restPlain.body.data.map((u: any) => u.email)).toEqual(['dave@other.test', 'owner@acme.test']);
+    expect(restPlain.body.data.every((u: any) => !('teams' in u))).toBe(true);
+  });
+
+  it('refuses what it cannot expand, naming the parameter', async () => {
+    const { t } = seeded();
+    for (const value of ['projects', 'teams,projects', '']) {
+      const r = await t.call('GET', `/organizations/${t.orgId}/users?expand=${value}`);
+      expect(r.status, value).toBe(400);
+      expect(r.body.error.details.map((d: any) => d.field), value).toEqual(['expand']);
+    }
+  });
+});
+
 describe('PATCH /users/{id}', () => {
   it('updates name and avatar and merges metadata, null deleting a key', async () => {
     const { t, ids } = seeded();

@@ -55,7 +55,7 @@ export function csvWriter(target: Target, teams: TeamsByUser, spool: Spool, opts
           keys.add(k);
           if (v === '') emptyValues++;
         }
-        lines += `${JSON.stringify([...userCells(user, teams.of(user.id)), user.metadata])}\n`;
+        lines += `${JSON.stringify([...userCells(user, teams.of(user)), user.metadata])}\n`;
       }
       spool.append(lines);
     },

@@ -1,10 +1,10 @@
-import type { User } from '../../contract/users.js';
+import type { ListedUser } from '../../contract/users.js';
 import type { Target } from './export-target.js';
 import type { TeamsByUser } from './export-teams.js';
 
 /** Writes users in one format, page by page as they arrive. */
 export interface UsersWriter {
-  page(users: readonly User[]): Promise<void>;
+  page(users: readonly ListedUser[]): Promise<void>;
   /** Writes what is left; returns warnings about what the format could not say. */
   end(): Promise<string[]>;
   /** Releases what it holds (whether or not it ended). */
@@ -18,7 +18,7 @@ export interface UsersWriter {
  */
 export function jsonWriter(target: Target, teams: TeamsByUser, lines: boolean): UsersWriter {
   let count = 0;
-  const withTeams = (user: User) => ({ ...user, teams: teams.of(user.id) });
+  const withTeams = (user: ListedUser) => ({ ...user, teams: teams.of(user) });
   return {
     page: async (users) => {
       let text = '';

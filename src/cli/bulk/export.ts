@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { stopwatch } from '../../client/stopwatch.js';
+import type { UserListQuery } from '../../contract/users.js';
 import type { Context } from '../context.js';
 import { done, type Output } from '../output/result.js';
 import { csvWriter } from './export-csv.js';
@@ -21,7 +22,6 @@ function progress(ctx: Context) {
     drawn = true;
   };
   return {
-    teams: (read: number, total: number) => line(`Reading teams: ${read} of ${total}…`),
     users: (count: number) => {
       const rate = Math.round(count / Math.max(elapsed() / 1000, 0.001));
       line(`Exported ${count} users (${rate}/s)…`);
@@ -36,7 +36,7 @@ const plural = (n: number) => `${n} ${n === 1 ? 'user' : 'users'}`;
 
 /**
  * `plat users export`: every user of the organization (or those of one status), page by page, to stdout or a file,
- * with each one's teams (read first, team by team). Memory stays flat whatever the organization's size: one page at
+ * with each one's teams (the pages carry their ids; the teams are read first, for their names). Memory stays flat whatever the organization's size: one page at
  * a time, written with backpressure; CSV goes through a spool on disk (see csvWriter).
  */
 export async function exportUsers(o: ExportOptions, ctx: Context): Promise<Output> {
@@ -48,7 +48,7 @@ export async function exportUsers(o: ExportOptions, ctx: Context): Promise<Outpu
   let count = 0;
   try {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
-    const teams = await teamsByUser(client, org, { onTeam: shown.teams });
+    const teams = await teamsByUser(client, org);
     const writer: UsersWriter =
       format === 'csv'
         ? csvWriter(target, teams, openSpool(target.dir ?? tmpdir()), { bom: o.bom })
@@ -56,7 +56,7 @@ export async function exportUsers(o: ExportOptions, ctx: Context): Promise<Outpu
     try {
       // Oldest first: an import then creates them in the order they came.
       const first = { status: o.status, sort: 'created_at', order: 'asc' } as const;
-      for await (const users of pagesOf((q) => client.users.list(org, q), first)) {
+      for await (const users of pagesOf((q: UserListQuery) => client.users.list(org, q), first, { expand: 'teams' })) {
         await writer.page(users);
         count += users.length;
         shown.users(count);

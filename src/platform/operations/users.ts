@@ -1,5 +1,5 @@
 import type { List } from '../../contract/common.js';
-import type { User, UserListQuery, UserPatch } from '../../contract/users.js';
+import type { ListedUser, User, UserListQuery, UserPatch } from '../../contract/users.js';
 import type { Ctx } from '../context.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
@@ -8,11 +8,12 @@ import { requireOrg, requirePermission } from './access.js';
 /** The most keys a user's metadata holds (contract §5). */
 export const MAX_METADATA_KEYS = 50;
 
-/** `GET /organizations/{orgId}/users`: filters, sorting, offset or cursor paging (contract §3). */
-export function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): List<User> {
+/** `GET /organizations/{orgId}/users`: filters, sorting, offset or cursor paging (contract §3), each user's teams with `expand=teams`. */
+export function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): List<ListedUser> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'users:read');
   const scope = `users:${orgId}`;
+  // `expand` shapes the records, not the listing: a cursor continues the same listing with or without it.
   const listing = resolveListing(
     ctx.cursors,
     scope,
@@ -26,7 +27,13 @@ export function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): List<User>
     sort: UserListQuery['sort'] & string;
     order: 'asc' | 'desc';
   };
-  return ctx.stores.users.list(orgId, listing, f, (pos) => ctx.cursors.encode(scope, listing.filters, pos));
+  const page = ctx.stores.users.list(orgId, listing, f, (pos) => ctx.cursors.encode(scope, listing.filters, pos));
+  if (q.expand !== 'teams') return page;
+  const teams = ctx.stores.teams.teamIdsOfUsers(
+    orgId,
+    page.data.map((u) => u.id),
+  );
+  return { ...page, data: page.data.map((u) => ({ ...u, teams: teams.get(u.id) ?? [] })) };
 }
 
 /** A user of the acting organization, or `404`. */

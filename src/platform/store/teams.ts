@@ -38,6 +38,10 @@ export function teamsStore(db: Db) {
   const teamsOf = db.prepare<[string, string], { team_id: string }>(
     'SELECT team_id FROM team_members WHERE org_id = ? AND user_id = ? ORDER BY team_id',
   );
+  const teamsOfUsers = db.prepare<[string, string], { user_id: string; team_id: string }>(
+    `SELECT m.user_id, m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id
+     WHERE m.org_id = ? AND m.user_id IN (SELECT value FROM json_each(?)) ORDER BY t.name COLLATE NOCASE, t.id`,
+  );
   const member = db.prepare<[string, string, string], MemberRow>(
     `SELECT t.user_id, t.created_at, m.name, m.email, m.avatar_url
      FROM team_members t JOIN org_users m ON m.org_id = t.org_id AND m.user_id = t.user_id
@@ -74,6 +78,16 @@ export function teamsStore(db: Db) {
       void addMember.run(teamId, orgId, userId, now),
     /** The ids of the teams the user is in, sorted. */
     teamIdsOf: (orgId: string, userId: string) => teamsOf.all(orgId, userId).map((r) => r.team_id),
+    /** The ids of each user's teams (users in none are left out), A to Z by team name: one read for a page of users. */
+    teamIdsOfUsers: (orgId: string, userIds: readonly string[]) => {
+      const teams = new Map<string, string[]>();
+      for (const r of teamsOfUsers.all(orgId, JSON.stringify(userIds))) {
+        const list = teams.get(r.user_id);
+        if (list) list.push(r.team_id);
+        else teams.set(r.user_id, [r.team_id]);
+      }
+      return teams;
+    },
     /** Takes the user out of every team of the organization. */
     removeUser: (orgId: string, userId: string) => void removeUser.run(orgId, userId),
     /** Teams of the organization by name (case-insensitive), A to Z. */

@@ -138,7 +138,7 @@ describe('plat users export', () => {
     expect(tty.code).toBe(0);
     // Each line drawn over the last (carriage return, erase line), erased at the end, then the summary.
     expect(tty.stderr.replaceAll('\r\x1b[K', '|')).toMatch(
-      /^(\|Reading teams: \d of 4…){4}\|Exported 6 users \(\d+\/s\)…\|Exported 6 users to u\.jsonl\n$/,
+      /^\|Exported 6 users \(\d+\/s\)…\|Exported 6 users to u\.jsonl\n$/,
     );
     expect(await w.runCli(['users', 'export', '--quiet'], { tty: true })).toMatchObject({ code: 0, stderr: '' });
     expect(await w.runCli(['users', 'export', '-q'])).toMatchObject({ code: 0, stdout: CSV, stderr: '' });

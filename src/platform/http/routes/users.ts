@@ -1,5 +1,6 @@
 import { listSchema } from '../../../contract/common.js';
 import {
+  listedUserSchema,
   MAX_BATCH_USERS,
   userBatchInputSchema,
   userBatchReplySchema,
@@ -24,12 +25,13 @@ export const userRoutes: RouteDef[] = [
     description:
       'Filters `status` and `search` (case-insensitive substring of name or e-mail); `sort` by `created_at` (default), ' +
       '`name`, `email` or `last_login_at`, `order` `desc` (default) or `asc`. Offset paging with `page`/`per_page`, ' +
-      'or cursor paging with `limit`/`cursor`.',
+      'or cursor paging with `limit`/`cursor`. `expand=teams` adds `teams` to each user: the ids of their teams, A to ' +
+      'Z by name (a cursor continues its listing with or without it).',
     tag,
     access: 'users:read',
     params: orgParams,
     query: userListQuerySchema,
-    response: listSchema(userSchema),
+    response: listSchema(listedUserSchema),
     handler: (ctx, { params, query }) => listUsers(ctx, params.orgId, query),
   }),
   route({
