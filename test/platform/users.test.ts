@@ -225,8 +225,7 @@ describe('GET /organizations/{orgId}/users?expand=teams', () => {
     const team = async (name: string) =>
       (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name } })).body.id as string;
     const [zeta, alpha, mid] = [await team('zeta'), await team('Alpha'), await team('mid')];
-    const join = (teamId: string, userId: string) =>
-      t.call('POST', `/teams/${teamId}/members`, { body: { userId } });
+    const join = (teamId: string, userId: string) => t.call('POST', `/teams/${teamId}/members`, { body: { userId } });
     for (const teamId of [zeta, alpha, mid]) expect((await join(teamId, ids[0] as string)).status).toBe(201);
     await join(mid, ids[1] as string);
 
@@ -260,7 +259,10 @@ describe('GET /organizations/{orgId}/users?expand=teams', () => {
     for (const value of ['projects', 'teams,projects', '']) {
       const r = await t.call('GET', `/organizations/${t.orgId}/users?expand=${value}`);
       expect(r.status, value).toBe(400);
-      expect(r.body.error.details.map((d: any) => d.field), value).toEqual(['expand']);
+      expect(
+        r.body.error.details.map((d: any) => d.field),
+        value,
+      ).toEqual(['expand']);
     }
   });
 });
