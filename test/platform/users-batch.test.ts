@@ -25,6 +25,12 @@ const eventsOf = (type: string) =>
   (t.platform.db.prepare('SELECT target_id, data FROM events WHERE type = ? ORDER BY rowid').all(type) as any[]).map(
     (e) => ({ target: e.target_id, data: JSON.parse(e.data) }),
   );
+/**
+ * FTS5 checks the search index against the members table (rank 1: with the table's content, an external one): an
+ * entry missing, extra or stale throws.
+ */
+const searchIndexMatchesTable = () =>
+  t.platform.db.prepare("INSERT INTO org_users_search (org_users_search, rank) VALUES ('integrity-check', 1)").run();
 const user = async (id: string) => (await t.call('GET', `/users/${id}`)).body;
 const teamsOf = (userId: string) => t.platform.base().stores.teams.teamIdsOf(t.orgId, userId);
 async function team(name: string): Promise<string> {
@@ -261,9 +267,7 @@ describe('POST /organizations/{orgId}/users/batch', () => {
       (await t.call('GET', `/organizations/${t.orgId}/users?search=${encodeURIComponent(q)}`)).body.data
         .map((u: any) => u.email)
         .sort();
-    /** FTS5 checks its index against the members table: an entry missing, extra or stale fails it. */
-    const indexMatchesTable = () =>
-      t.platform.db.prepare("INSERT INTO org_users_search (org_users_search) VALUES ('integrity-check')").run();
+    const indexMatchesTable = () => searchIndexMatchesTable();
 
     await batch({
       users: [
@@ -303,11 +307,12 @@ describe('POST /organizations/{orgId}/users/batch', () => {
     // after writing stands for what the checks did not foresee.
     const invitations = t.platform.base().stores.invitations as { insert: (...a: unknown[]) => unknown };
     const insert = invitations.insert;
+    const attempts: string[] = [];
     invitations.insert = (...args: unknown[]) => {
       const done = insert(...args);
-      if (JSON.stringify(args).includes('doomed@example.test')) {
-        throw new PlatformError('conflict', 'planted: failed after writing');
-      }
+      const email = (args[0] as { email: string }).email;
+      attempts.push(email);
+      if (email === 'doomed@example.test') throw new PlatformError('conflict', 'planted: failed after writing');
       return done;
     };
     const before = rows();
@@ -320,6 +325,14 @@ describe('POST /organizations/{orgId}/users/batch', () => {
     });
     invitations.insert = insert;
     expect(r.status).toBe(200);
+    // Items one after the other until the failure, then the whole batch again, each item in a savepoint.
+    expect(attempts).toEqual([
+      'first@example.test',
+      'doomed@example.test',
+      'first@example.test',
+      'doomed@example.test',
+      'last@example.test',
+    ]);
     expect(r.body.results.map((x: any) => x.outcome)).toEqual(['created', 'failed', 'created']);
     expect(r.body.results[1].error).toMatchObject({ code: 'conflict', message: 'planted: failed after writing' });
     // Two users, each with an account, a membership, an invitation and an event; nothing of the doomed one.
@@ -331,7 +344,7 @@ describe('POST /organizations/{orgId}/users/batch', () => {
     expect(t.platform.base().stores.users.accountByEmail('doomed@example.test')).toBeUndefined();
     const searched = (await t.call('GET', `/organizations/${t.orgId}/users?search=person`)).body.data;
     expect(searched.map((u: any) => u.email).sort()).toEqual(['first@example.test', 'last@example.test']);
-    t.platform.db.prepare("INSERT INTO org_users_search (org_users_search) VALUES ('integrity-check')").run();
+    searchIndexMatchesTable();
   });
 
   it('refuses the whole request for what is not a batch: no items, too many, unknown fields; users:write; 404 across organizations', async () => {

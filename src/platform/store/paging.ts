@@ -213,10 +213,11 @@ export function runList<Row extends Record<string, unknown>>(
     let rows: Row[];
     if (!nulls) rows = select(valued, listing.perPage, offset);
     else {
-      const withValue = count(valued.where);
-      rows = offset < withValue ? select(valued, listing.perPage, offset) : [];
+      rows = select(valued, listing.perPage, offset);
       if (rows.length < listing.perPage) {
-        rows.push(...select(nulls, listing.perPage - rows.length, Math.max(0, offset - withValue)));
+        // The rows with a value end on this page (the nulls start at their first), or before it: then count them.
+        const nullsOffset = rows.length > 0 ? 0 : offset - count(valued.where);
+        rows.push(...select(nulls, listing.perPage - rows.length, Math.max(0, nullsOffset)));
       }
     }
     const totalPages = Math.ceil(total / listing.perPage);

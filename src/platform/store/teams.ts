@@ -39,7 +39,7 @@ export function teamsStore(db: Db) {
     'SELECT team_id FROM team_members WHERE org_id = ? AND user_id = ? ORDER BY team_id',
   );
   const teamsOfUsers = db.prepare<[string, string], { user_id: string; team_id: string }>(
-    `SELECT m.user_id, m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id
+    `SELECT m.user_id, m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id AND t.org_id = m.org_id
      WHERE m.org_id = ? AND m.user_id IN (SELECT value FROM json_each(?)) ORDER BY t.name COLLATE NOCASE, t.id`,
   );
   const member = db.prepare<[string, string, string], MemberRow>(

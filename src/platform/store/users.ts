@@ -158,7 +158,7 @@ export function usersStore(db: Db) {
     /** Removes the membership, and the account when it belonged to no other organization. */
     remove: (orgId: string, userId: string) => {
       // A trigger takes the membership out of the search index (as it does for rows an organization's deletion takes).
-      search.flush();
+      search.refuseDeferred('remove a member');
       removeMember.run(orgId, userId);
       if ((membershipCount.get(userId)?.n ?? 0) === 0) removeAccount.run(userId);
     },
@@ -207,7 +207,9 @@ type SearchEntry = { seq: number; name: string | null; email: string };
  * Upkeep of `org_users_search` (trigram FTS5 over name and e-mail, its content the `org_users` table): memberships
  * inserted or renamed are indexed here, removed ones by the table's delete trigger. Outside `deferred` each change is
  * indexed at once; inside it, the first state of each touched row is remembered and the index brought up to date at
- * the end — rows a savepoint rolled back in between are skipped, as they no longer exist.
+ * the end — rows a savepoint rolled back in between are skipped, as they no longer exist. No member may be deleted
+ * during a deferral (nor by a cascade). A row written to `org_users` other than through this store is not in the
+ * index until `INSERT INTO org_users_search (org_users_search) VALUES ('rebuild')`.
  */
 function searchUpkeep(db: Db) {
   const insert = db.prepare('INSERT INTO org_users_search (rowid, name, email) VALUES (?, ?, ?)');
@@ -244,7 +246,13 @@ function searchUpkeep(db: Db) {
       remove.run(before.seq, before.name, before.email);
       insert.run(before.seq, name, before.email);
     },
-    flush,
+    /**
+     * A deletion's trigger must find the index as the table was, which a deferral does not promise (and a flush inside
+     * an item's savepoint could be rolled back with the item): no member leaves during one.
+     */
+    refuseDeferred: (what: string) => {
+      if (touched) throw new Error(`cannot ${what} while the search index is deferred (deferSearch)`);
+    },
     deferred: <T>(fn: () => T): T => {
       if (!db.inTransaction || touched) throw new Error('deferSearch runs inside a transaction, once');
       touched = new Map();

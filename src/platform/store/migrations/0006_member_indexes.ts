@@ -5,6 +5,7 @@ import type { Migration } from './migration.js';
  * - The search index (`org_users_search`) is kept up to date by the users store (store/users.ts, `searchUpkeep`)
  *   rather than by triggers on insert and rename, so that a batch of a thousand users writes it once: FTS5 writes what
  *   it holds to disk at every savepoint. The delete trigger stays: memberships also go when their organization does.
+ *   (A row written to `org_users` by hand is then not searchable until the index is rebuilt.)
  * - Listings sorted by a value that can be null (name, last sign-in) read the rows with a value, then those without
  *   (store/paging.ts), so one index partial on the value being there serves both directions, in place of one index per
  *   direction that held every member: a new member, who has never signed in, is in none of the sign-in ones.
