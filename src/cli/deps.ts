@@ -1,7 +1,7 @@
 import type { Keytar } from '../auth/keychain-credential-store.js';
 import type { Fetch } from '../client/client.js';
 import type { Resolved } from '../config/resolve.js';
-import type { IdFactory } from '../platform/clock.js';
+import type { IdFactory } from '../platform/index.js';
 import type { InSource, OutStream } from './output/io.js';
 
 /** A way to reach a platform: the client's `fetch` and the base URL it is addressed by. */

@@ -1,8 +1,19 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { CredentialStore } from '../auth/credential-store.js';
+import type { Config } from '../config/config.js';
 import type { Resolved } from '../config/resolve.js';
 import type { Platform } from '../platform/index.js';
-import type { Context } from './context.js';
+import type { CliDeps } from './deps.js';
+
+/** What of the command's context opening and creating the embedded platform use (a part of cli/context.ts's). */
+export interface EmbeddedContext {
+  readonly env: Record<string, string | undefined>;
+  readonly deps: Pick<CliDeps, 'platform'>;
+  config(): Promise<Config>;
+  saveConfig(config: Config): Promise<void>;
+  credentials(): Promise<CredentialStore>;
+}
 
 /** What a bootstrap made: the ids, and the owner's multi-organization key (shown only by `local init --json`). */
 export interface LocalPlatform {
@@ -23,7 +34,11 @@ export function needsBootstrap(r: Resolved): boolean {
  * Opens the platform in a database file, for the commands that reach it directly (bootstrap, `local mail`).
  * Imported on demand so that remote commands never load SQLite.
  */
-export async function openPlatform(ctx: Context, db: string, sandbox: boolean): Promise<Platform> {
+export async function openPlatform(
+  ctx: Pick<EmbeddedContext, 'env' | 'deps'>,
+  db: string,
+  sandbox: boolean,
+): Promise<Platform> {
   mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
   const { createPlatform } = await import('../platform/index.js');
   const { secretKeyOf } = await import('./connection.js');
@@ -42,7 +57,7 @@ export async function openPlatform(ctx: Context, db: string, sandbox: boolean): 
  * profile's own changes nothing in the profile, and its key acts in its own organization by default.
  */
 export async function bootstrapEmbedded(
-  ctx: Context,
+  ctx: EmbeddedContext,
   r: Resolved,
   opts: { orgName?: string; email?: string; password?: string } = {},
 ): Promise<LocalPlatform> {

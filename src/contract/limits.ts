@@ -1,4 +1,6 @@
-import type { Plan } from './organizations.js';
+/** The plans an organization can be on (seed: Limits), each with its rate limit below. */
+export const PLANS = ['free', 'pro', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
 
 /** A page's size when none is asked for, and the most one may hold (contract §3): in either paging mode. */
 export const PER_PAGE_DEFAULT = 20;

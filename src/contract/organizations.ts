@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { nameSchema, timestampSchema } from './common.js';
+import { PLANS, type Plan } from './limits.js';
 
-export const PLANS = ['free', 'pro', 'enterprise'] as const;
+export { PLANS, type Plan };
 export const planSchema = z.enum(PLANS);
-export type Plan = z.infer<typeof planSchema>;
 
 export const organizationSchema = z
   .lazy(() =>

@@ -12,6 +12,7 @@ import { CursorCodec } from './store/paging.js';
 import { type SecretBox, type SecretKeySource, secretKeyFilePath } from './store/secret-box.js';
 
 export type { AuthOptions, OAuthClient } from './auth/settings.js';
+export type { Clock, IdFactory } from './clock.js';
 export type { FetchBindings, Mode } from './context.js';
 export type { LimitsOptions } from './limits/index.js';
 export { type MailFrom, parseMailFrom, parseSmtpUrl, type SmtpTarget } from './mail/settings.js';

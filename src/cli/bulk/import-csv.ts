@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
 import { type CsvError, type Info, type Options, parse } from 'csv-parse';
 import { InvalidValueError } from '../errors.js';
-import { type CsvColumns, csvColumns, csvRow, failedRow, type Row } from './import-rows.js';
-import type { Halt } from './import-source.js';
+import { type CsvColumns, csvColumns, csvRow, failedRow, type Halt, type Row } from './import-rows.js';
 
 /** The longest record read (a quote never closed would otherwise gather the rest of the file): the API's body limit. */
 export const MAX_RECORD_CHARS = 1024 * 1024;

@@ -1,6 +1,5 @@
 import type { Readable } from 'node:stream';
-import { failedRow, jsonRow, type Row } from './import-rows.js';
-import type { Halt } from './import-source.js';
+import { failedRow, type Halt, jsonRow, type Row } from './import-rows.js';
 
 /** The longest element or line read: the API's body limit (a longer one could never be sent). */
 export const MAX_ELEMENT_CHARS = 1024 * 1024;

@@ -130,3 +130,11 @@ export function jsonRow(line: number, value: unknown): Row {
   }
   return checked(line, item);
 }
+
+/**
+ * Set by a reader when the rest of the input cannot be read as rows (a quote never closed, text after a JSON
+ * array's end): the line where, and why. The rows before it are imported; the run then fails (exit 7).
+ */
+export interface Halt {
+  at?: { line: number; message: string };
+}

@@ -6,15 +6,7 @@ import type { InStream } from '../output/io.js';
 import { csvRows } from './import-csv.js';
 import { jsonArrayRows, jsonLinesRows } from './import-json.js';
 import type { ImportFormat } from './import-options.js';
-import type { Row } from './import-rows.js';
-
-/**
- * Set by a reader when the rest of the input cannot be read as rows (a quote never closed, text after a JSON
- * array's end): the line where, and why. The rows before it are imported; the run then fails (exit 7).
- */
-export interface Halt {
-  at?: { line: number; message: string };
-}
+import type { Halt, Row } from './import-rows.js';
 
 /** The format: `--format`, else the extension (`.json`; `.jsonl` or `.ndjson`), else CSV (stdin included). */
 export function formatOf(file: string, given: ImportFormat | undefined): ImportFormat {

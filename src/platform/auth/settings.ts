@@ -1,5 +1,3 @@
-import type { BaseCtx } from '../context.js';
-
 /** A public OAuth client (no secret): PKCE protects its codes. */
 export interface OAuthClient {
   id: string;
@@ -61,11 +59,11 @@ export function resolveAuthSettings(opts: AuthOptions = {}): AuthSettings {
 }
 
 /** `{auth_url}`: the issuer, `{publicUrl}/v2/auth`. */
-export function authUrl(ctx: BaseCtx): string {
+export function authUrl(ctx: { publicUrl: string }): string {
   return `${ctx.publicUrl}/v2/auth`;
 }
 
 /** The `aud` of access tokens: the API they are for, `{publicUrl}/v2`. */
-export function apiAudience(ctx: BaseCtx): string {
+export function apiAudience(ctx: { publicUrl: string }): string {
   return `${ctx.publicUrl}/v2`;
 }

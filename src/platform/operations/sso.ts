@@ -1,23 +1,13 @@
 import type { SsoConfig, SsoPut, SsoServiceProvider, SsoTest } from '../../contract/sso.js';
 import type { BaseCtx, Ctx } from '../context.js';
 import { conflict, invalidField, notFound, PlatformError } from '../errors.js';
+import { ssoAddresses } from '../sso/addresses.js';
 import { type IdpCertificateRecord, isUsable, type StoredSso } from '../store/sso.js';
 import type { StoredSsoTest } from '../store/sso-sign-in.js';
 import { requireOrg, requirePermission } from './access.js';
 
 const SAML_FIELDS = ['metadataUrl', 'metadataXml'] as const;
 const OIDC_FIELDS = ['issuer', 'clientId', 'clientSecret'] as const;
-
-/** The addresses the identity provider's administrator enters on their side, under the instance's public URL. */
-export function ssoAddresses(publicUrl: string, orgId: string) {
-  const sp = `${publicUrl}/v2/sso/saml/${orgId}`;
-  return {
-    spEntityId: sp,
-    spMetadataUrl: `${sp}/metadata`,
-    acsUrl: `${sp}/acs`,
-    redirectUri: `${publicUrl}/v2/sso/oidc/${orgId}/callback`,
-  };
-}
 
 /** The record of a stored configuration: the SP's addresses added, the certificates without their PEM. */
 export function ssoRecord(ctx: BaseCtx, s: StoredSso): SsoConfig {

@@ -1,8 +1,8 @@
 import type { Profile } from '@node-saml/node-saml';
 import type { BaseCtx } from '../context.js';
-import { ssoAddresses } from '../operations/sso.js';
 import type { IdpProfile } from '../operations/sso-provision.js';
 import type { StoredSso } from '../store/sso.js';
+import { ssoAddresses } from './addresses.js';
 import { responseValidator, SAML_CLOCK_SKEW_MS } from './saml.js';
 import { type AssertionFacts, checkAssertion } from './saml-assertion.js';
 import { decodeSamlResponse, readEnvelope } from './saml-response.js';

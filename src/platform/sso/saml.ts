@@ -1,8 +1,8 @@
 import { generateServiceProviderMetadata, SAML, type SamlConfig, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { BaseCtx } from '../context.js';
-import { ssoAddresses } from '../operations/sso.js';
 import type { StoredSso } from '../store/sso.js';
 import type { SsoRequest } from '../store/sso-sign-in.js';
+import { ssoAddresses } from './addresses.js';
 
 // The platform as a SAML 2.0 service provider (contract §9), over node-saml. This module and its siblings load
 // node-saml and @xmldom/xmldom: route handlers import them lazily, so that no other start pays for them.

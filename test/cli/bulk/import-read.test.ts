@@ -3,8 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { csvRows } from '../../../src/cli/bulk/import-csv.js';
 import { jsonArrayRows, jsonLinesRows } from '../../../src/cli/bulk/import-json.js';
 import type { ImportFormat } from '../../../src/cli/bulk/import-options.js';
-import type { Row } from '../../../src/cli/bulk/import-rows.js';
-import type { Halt } from '../../../src/cli/bulk/import-source.js';
+import type { Halt, Row } from '../../../src/cli/bulk/import-rows.js';
 import { formatOf } from '../../../src/cli/bulk/import-source.js';
 
 type Reader = (open: () => Readable, halt: Halt) => AsyncGenerator<Row>;
