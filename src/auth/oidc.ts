@@ -1,6 +1,6 @@
 import type { Configuration } from 'openid-client';
 import type { RequestInfo } from '../client/client.js';
-import { stopwatch } from '../client/stopwatch.js';
+import { stopwatch } from '../client/client.js';
 import { AuthError, type AuthErrorKind } from './errors.js';
 
 /** The one seam to the network: the CLI's transport (undici, or a test's in-process platform). */

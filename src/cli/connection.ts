@@ -49,22 +49,18 @@ export function oauthTransport(transport: Transport, o: ClientSettings): OAuthTr
   };
 }
 
-/** `PLAT_SECRET_KEY`, the key the embedded platform's secrets are sealed with, when set. */
-export function secretKeyOf(env: Record<string, string | undefined>): string | undefined {
-  return env.PLAT_SECRET_KEY || undefined;
-}
-
 /** The transport the settings call for: the embedded platform in-process, or a remote instance over undici. */
 export async function openTransport(deps: CliDeps, r: Resolved): Promise<Transport> {
   if (deps.transport) return deps.transport(r);
-  const transports = await import('../client/transports.js');
-  if (r.kind === 'embedded')
-    return transports.embeddedTransport({
+  if (r.kind === 'embedded') {
+    const { embeddedTransport, secretKeyOf } = await import('./embedded.js');
+    return embeddedTransport({
       db: r.db as string,
       mode: r.sandbox ? 'sandbox' : 'live',
       lightFetch: deps.lightFetch,
       secretKey: secretKeyOf(deps.env),
     });
-  const remote = await transports.remoteTransport();
+  }
+  const remote = await (await import('../client/transports.js')).remoteTransport();
   return { fetch: remote.fetch, baseUrl: r.baseUrl as string, close: () => remote.close() };
 }

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CredentialStore } from '../auth/credential-store.js';
+import type { Fetch } from '../client/client.js';
 import type { Config } from '../config/config.js';
 import type { Resolved } from '../config/resolve.js';
 import type { Platform } from '../platform/index.js';
@@ -25,6 +26,14 @@ export interface LocalPlatform {
   db: string;
 }
 
+/** The base URL the embedded platform is addressed by; no socket ever listens on it. */
+export const EMBEDDED_BASE_URL = 'http://embedded.plat/v2';
+
+/** `PLAT_SECRET_KEY`, the key the embedded platform's secrets are sealed with, when set. */
+export function secretKeyOf(env: Record<string, string | undefined>): string | undefined {
+  return env.PLAT_SECRET_KEY || undefined;
+}
+
 /** Whether the embedded platform of these settings still has to be created. */
 export function needsBootstrap(r: Resolved): boolean {
   return r.kind === 'embedded' && r.db !== undefined && r.db !== ':memory:' && !existsSync(r.db);
@@ -41,7 +50,6 @@ export async function openPlatform(
 ): Promise<Platform> {
   mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
   const { createPlatform } = await import('../platform/index.js');
-  const { secretKeyOf } = await import('./connection.js');
   return createPlatform({
     db,
     mode: sandbox ? 'sandbox' : 'live',
@@ -101,4 +109,28 @@ export function bootstrapNotice(
     `Created the embedded platform at ${made.db}: organization ${made.organizationId}, owner ${email}.\n` +
     `Its API key is stored in ${storeLocation}.${password}`
   );
+}
+
+/**
+ * The embedded platform in-process, as the client's transport: `fetch` calls the platform's handler directly. The
+ * platform (and SQLite) is imported here, dynamically, so that remote commands never load it; the client never
+ * imports the platform, it is handed this. `lightFetch` first installs the light in-process `Request`/`Response`
+ * classes for the whole process (see client/light-fetch.ts).
+ */
+export async function embeddedTransport(opts: {
+  db: string;
+  mode?: 'live' | 'sandbox';
+  lightFetch?: boolean;
+  /** `PLAT_SECRET_KEY`: the key the database's secrets are sealed with (default: the key file beside it). */
+  secretKey?: string;
+}): Promise<{ fetch: Fetch; baseUrl: string; close(): void }> {
+  if (opts.lightFetch) (await import('../client/light-fetch.js')).installLightFetch();
+  if (opts.db !== ':memory:') mkdirSync(dirname(opts.db), { recursive: true, mode: 0o700 });
+  const { createPlatform } = await import('../platform/index.js');
+  const platform = createPlatform({ db: opts.db, mode: opts.mode, secretKey: opts.secretKey });
+  return {
+    fetch: (request) => platform.fetch(request),
+    baseUrl: EMBEDDED_BASE_URL,
+    close: () => platform.close(),
+  };
 }

@@ -17,7 +17,6 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { CREDENTIALS_FILE, FileCredentialStore } from '../auth/file-credential-store.js';
 import { useLightFetch } from '../client/light-fetch.js';
-import { EMBEDDED_BASE_URL } from '../client/transports.js';
 import { saveConfig } from '../config/config.js';
 import type { List } from '../contract/common.js';
 import type { Organization } from '../contract/organizations.js';
@@ -28,6 +27,7 @@ import { openLimiter } from '../platform/limits/index.js';
 import type { Db } from '../platform/store/db.js';
 import type { Stores } from '../platform/store/index.js';
 import { withSqliteStandIn } from '../platform/store/sqlite.js';
+import { EMBEDDED_BASE_URL } from './embedded.js';
 import { run } from './main.js';
 import { SQLITE_STAND_IN } from './sqlite-stand-in.js';
 

@@ -6,6 +6,8 @@ import { backoffDelay, errorCode, IDEMPOTENT_METHODS, isTransient, rateLimitDela
 import { stopwatch } from './stopwatch.js';
 
 export type { PlainList, Query } from './resources.js';
+/** For the auth side's `--verbose` lines, timed as the client's. */
+export { stopwatch };
 
 /** The one seam between the client and a platform: the embedded one in-process, or a remote one over HTTP. */
 export type Fetch = (request: Request) => Promise<Response>;

@@ -11,6 +11,7 @@ import { createStores, type Stores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
 import { type SecretBox, type SecretKeySource, secretKeyFilePath } from './store/secret-box.js';
 
+export { hashPassword } from './auth/passwords.js';
 export type { AuthOptions, OAuthClient } from './auth/settings.js';
 export type { Clock, IdFactory } from './clock.js';
 export type { FetchBindings, Mode } from './context.js';
@@ -18,6 +19,8 @@ export type { LimitsOptions } from './limits/index.js';
 export { type MailFrom, parseMailFrom, parseSmtpUrl, type SmtpTarget } from './mail/settings.js';
 export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
 export { type ForgottenSecrets, forgetSealedSecrets } from './operations/secrets.js';
+export { removePlatformFiles } from './store/files.js';
+export type { Delivery, Mail } from './store/outbox.js';
 export { SecretKeyError } from './store/secret-box.js';
 
 /** The origin of `plat serve` with its default host and port (cli/commands/serve.ts; a test keeps them together). */

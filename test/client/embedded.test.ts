@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EMBEDDED_BASE_URL, embeddedTransport } from '../../src/client/transports.js';
+import { EMBEDDED_BASE_URL, embeddedTransport } from '../../src/cli/embedded.js';
 import { testPlatform } from '../helpers/platform.js';
 import { describeClient } from './client-suite.js';
 

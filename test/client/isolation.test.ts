@@ -22,7 +22,8 @@ if (mode === 'remote') {
   if (err.name !== 'NetworkError') throw new Error('expected a NetworkError, got ' + err);
   await t.close();
 } else {
-  const t = await transports.embeddedTransport({ db: ':memory:' });
+  const { embeddedTransport } = await import('./src/cli/embedded.js');
+  const t = await embeddedTransport({ db: ':memory:' });
   const client = new PlatformClient({ fetch: t.fetch, baseUrl: t.baseUrl, auth: async () => ({}) });
   const err = await client.organizations.list().catch((e) => e);
   if (err.status !== 401) throw new Error('expected a 401 from the embedded platform, got ' + err);
@@ -40,7 +41,7 @@ console.log(JSON.stringify({
 describe('each transport loads only what it needs', () => {
   let emitted: Emitted;
   beforeAll(() => {
-    emitted = emitSources(['src/client/client.ts', 'src/client/transports.ts']);
+    emitted = emitSources(['src/client/client.ts', 'src/client/transports.ts', 'src/cli/embedded.ts']);
     writeFileSync(join(emitted.dir, 'probe.mjs'), PROBE);
   }, 120_000);
   afterAll(() => emitted?.remove());

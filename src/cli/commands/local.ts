@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { Resolved } from '../../config/resolve.js';
-import { hashPassword, passwordProblem } from '../../platform/auth/passwords.js';
-import type { ForgottenSecrets } from '../../platform/index.js';
-import { removePlatformFiles } from '../../platform/store/files.js';
-import type { Delivery, Mail } from '../../platform/store/outbox.js';
+import { passwordProblem } from '../../contract/passwords.js';
+import type { Delivery, ForgottenSecrets, Mail } from '../../platform/index.js';
 import type { Context } from '../context.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, openPlatform } from '../embedded.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
@@ -111,7 +109,8 @@ const init = verb<InitOptions>({
     if (!needsBootstrap(r)) {
       ctx.notice(`The embedded platform at ${r.db} exists already.`);
       // Hashed before the platform is opened: the stretching takes a moment, and no database is held meanwhile.
-      const passwordHash = password === undefined ? undefined : await hashPassword(password);
+      const passwordHash =
+        password === undefined ? undefined : await (await import('../../platform/index.js')).hashPassword(password);
       const platform = await openPlatform(ctx, r.db, r.sandbox);
       let userId: string | null;
       let organizationId: string | null;
@@ -159,7 +158,7 @@ const reset = verb<Record<string, never>>({
   run: async (_o, ctx) => {
     const r = await embedded(ctx, 'local reset');
     // The database, its rate-limit buckets and the key its secrets were sealed with: nothing it held is left.
-    removePlatformFiles(r.db);
+    (await import('../../platform/index.js')).removePlatformFiles(r.db);
     await (await ctx.credentials()).delete(r.account);
     const config = await ctx.config();
     const profile = config.profiles[r.profile];

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { secretKeyOf } from '../connection.js';
 import type { Context } from '../context.js';
-import { bootstrapEmbedded, bootstrapNotice, needsBootstrap } from '../embedded.js';
+import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, secretKeyOf } from '../embedded.js';
 import { UsageError } from '../errors.js';
 import { listenFailure } from '../listen-failure.js';
 import { done, type Output } from '../output/result.js';

@@ -1,11 +1,12 @@
 import type { Context } from 'hono';
+import { PASSWORD_MIN, passwordProblem } from '../../contract/passwords.js';
 import type { BaseCtx } from '../context.js';
 import { acceptInvitation, openInvitation } from '../operations/auth-invitation.js';
 import { csrfToken, csrfValid } from './csrf.js';
 import { type Html, pageHeaders } from './html.js';
 import { invitationPage, messagePage } from './pages.js';
 import { checkFormPassword } from './password-form.js';
-import { hashPassword, PASSWORD_MIN, passwordProblem } from './passwords.js';
+import { hashPassword } from './passwords.js';
 import { bodyParams, queryParams } from './request.js';
 
 const ACTION = '/v2/auth/invitations/accept';

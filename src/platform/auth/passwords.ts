@@ -1,4 +1,5 @@
 import { randomBytes, type ScryptOptions, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { normalizePassword as normalize } from '../../contract/passwords.js';
 import { randomBase62 } from '../clock.js';
 
 /** scrypt cost as stored in a hash: N = 2^ln, block size r, parallelism p. */
@@ -17,10 +18,6 @@ export const PASSWORD_COST: ScryptCost = { ln: 17, r: 8, p: 1 };
  */
 export const GENERATED_PASSWORD_COST: ScryptCost = { ln: 10, r: 8, p: 1 };
 
-/** Length bounds in characters: NIST SP 800-63B-4 asks 15 for a password that is the only factor. */
-export const PASSWORD_MIN = 15;
-export const PASSWORD_MAX = 256;
-
 /** The most memory one verification may take (twice the policy's): a stored hash cannot make us allocate more. */
 const MAX_MEMORY = 256 * 1024 * 1024;
 const KEY_LENGTH = 32;
@@ -33,10 +30,6 @@ function options(cost: ScryptCost): ScryptOptions {
   return { N: n, r: cost.r, p: cost.p, maxmem: 128 * n * cost.r + 16 * 1024 * 1024 };
 }
 
-function normalize(password: string): string {
-  return password.normalize('NFKC');
-}
-
 function encode(cost: ScryptCost, salt: Buffer, key: Buffer): string {
   const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
   return `$scrypt$ln=${cost.ln},r=${cost.r},p=${cost.p}$${b64(salt)}$${b64(key)}`;
@@ -46,14 +39,6 @@ function derive(password: string, salt: Buffer, cost: ScryptCost): Promise<Buffe
   return new Promise((resolve, reject) => {
     scrypt(normalize(password), salt, KEY_LENGTH, options(cost), (err, key) => (err ? reject(err) : resolve(key)));
   });
-}
-
-/** Why `password` is not acceptable as a new password, or undefined when it is. */
-export function passwordProblem(password: string): string | undefined {
-  const length = [...normalize(password)].length;
-  if (length < PASSWORD_MIN) return `must be at least ${PASSWORD_MIN} characters`;
-  if (length > PASSWORD_MAX) return `must be at most ${PASSWORD_MAX} characters`;
-  return undefined;
 }
 
 /** The PHC string `$scrypt$ln=17,r=8,p=1$<salt>$<key>` of a password (off the event loop). */

@@ -1,6 +1,7 @@
 import { nameSchema } from '../../contract/common.js';
+import { passwordProblem } from '../../contract/passwords.js';
 import { displayParts, generateApiKey, hashSecret } from '../auth/api-keys.js';
-import { GENERATED_PASSWORD_COST, generatePassword, hashPasswordSync, passwordProblem } from '../auth/passwords.js';
+import { GENERATED_PASSWORD_COST, generatePassword, hashPasswordSync } from '../auth/passwords.js';
 import type { BaseCtx } from '../context.js';
 import { invalidField } from '../errors.js';
 import { uniqueSlug } from './slug.js';

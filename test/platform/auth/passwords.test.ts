@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { passwordProblem } from '../../../src/contract/passwords.js';
 import {
   generatePassword,
   hashPassword,
   hashPasswordSync,
-  passwordProblem,
   verifyAgainstDummy,
   verifyPassword,
 } from '../../../src/platform/auth/passwords.js';
