@@ -14,6 +14,7 @@ import {
   REDIRECT,
   redeem,
   signIn,
+  withToken,
 } from './helpers.js';
 
 const ACTION = `${AUTH_URL}/authorize`;
@@ -280,7 +281,8 @@ describe('POST {auth_url}/authorize', () => {
     const second = await t.call('POST', '/organizations', { body: { name: 'Second Org' } });
     expect(second.status).toBe(201);
     const { browser } = await loginPage(t);
-    const picker = await signIn(browser, authorizeUrl(AUTH_URL, pkce().challenge), OWNER_EMAIL, OWNER_PASSWORD);
+    const { verifier, challenge } = pkce();
+    const picker = await signIn(browser, authorizeUrl(AUTH_URL, challenge), OWNER_EMAIL, OWNER_PASSWORD);
     expect(picker.status).toBe(200);
     expect(picker.text).toContain('Choose an organization');
     expect(picker.text).toContain('<legend>Organization to sign in to</legend>');
@@ -295,6 +297,16 @@ describe('POST {auth_url}/authorize', () => {
     const again = await browser.post(ACTION, { ...fields, org: second.body.id });
     expect(again.status).toBe(400);
     expect(again.text).toContain('This step has expired');
+    // The code gives a token for the organization picked: it acts there by default (no X-Org-Id).
+    const code = new URL(done.location as string).searchParams.get('code') as string;
+    const tokens = await redeem(t, code, verifier);
+    expect(tokens.status).toBe(200);
+    expect(decodeJwt(tokens.body.access_token).org).toBe(second.body.id);
+    const whoami = await t.call('GET', '/auth/whoami', withToken(tokens.body.access_token));
+    expect(whoami.body.organization.id).toBe(second.body.id);
+    const there = await t.call('GET', `/organizations/${second.body.id}/users`, withToken(tokens.body.access_token));
+    expect(there.status).toBe(200);
+    expect(there.body.data.map((u: any) => u.email)).toEqual([OWNER_EMAIL]);
   });
 
   it('uses the org parameter instead of asking, and denies an organization the user is not active in', async () => {
