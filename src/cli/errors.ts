@@ -1,21 +1,13 @@
+import type { FailureKind } from '../contract/errors.js';
+
 /**
- * Every way a command can fail, and the exit code each one gives (cli-contract.md "Exit codes"), in one table.
- * The client's errors are recognised by name and shape rather than imported, so that `--help` and `--version`
- * never load the client.
+ * Every way a command can fail, and the exit code each one gives (cli-contract.md "Exit codes"), in one table. Every
+ * error a command may meet carries its kind (`kind`: the CLI's own, the client's, sign-in's, configuration's), which
+ * is all this reads — no error class is imported, so that `--help` and `--version` never load the client.
  */
 
 /** A kind of failure; each maps to exactly one exit code. */
-export type ErrorKind =
-  | 'unexpected'
-  | 'usage'
-  | 'unauthenticated'
-  | 'forbidden'
-  | 'not_found'
-  | 'conflict'
-  | 'invalid'
-  | 'rate_limited'
-  | 'network'
-  | 'interrupted';
+export type ErrorKind = FailureKind;
 
 /** The contract's exit codes. */
 export const EXIT_CODES: Record<ErrorKind, number> = {
@@ -97,7 +89,7 @@ export interface Failure {
 }
 
 interface ApiErrorShape {
-  name: string;
+  kind: ErrorKind;
   message: string;
   status: number;
   code: string;
@@ -107,28 +99,26 @@ interface ApiErrorShape {
   body: unknown;
 }
 
-function isApiError(err: unknown): err is ApiErrorShape {
-  return err instanceof Error && err.name === 'ApiError' && typeof (err as { status?: unknown }).status === 'number';
+/** The kind an error says it is, when it says one the table knows. */
+function kindOf(err: unknown): ErrorKind | undefined {
+  const kind = (err as { kind?: unknown } | null)?.kind;
+  return err instanceof Error && typeof kind === 'string' && Object.hasOwn(EXIT_CODES, kind)
+    ? (kind as ErrorKind)
+    : undefined;
 }
 
-function kindOfStatus(status: number): ErrorKind {
-  if (status === 401) return 'unauthenticated';
-  if (status === 403) return 'forbidden';
-  if (status === 404) return 'not_found';
-  if (status === 409) return 'conflict';
-  if (status === 429) return 'rate_limited';
-  if (status >= 400 && status < 500) return 'invalid';
-  return 'unexpected';
+/** An answer of the API (the client's ApiError): a kind, and the HTTP status it came from. */
+function isApiError(err: unknown): err is ApiErrorShape {
+  return kindOf(err) !== undefined && typeof (err as { status?: unknown }).status === 'number';
 }
 
 function apiFailure(err: ApiErrorShape): Failure {
-  const kind = kindOfStatus(err.status);
   const lines = [err.message];
   for (const d of err.details ?? []) {
     const line = `${d.field}: ${d.message}`;
     if (!err.message.includes(line)) lines.push(`  ${line}`);
   }
-  if (kind === 'rate_limited') lines[0] += ` (still rate limited after ${err.retries} ${plural(err.retries)})`;
+  if (err.kind === 'rate_limited') lines[0] += ` (still rate limited after ${err.retries} ${plural(err.retries)})`;
   if (err.requestId) lines[0] += ` [request ${err.requestId}]`;
   // The client keeps the envelope's `error` object (or the OAuth form's whole body) as `body`.
   const body = err.body as Record<string, unknown> | null;
@@ -136,29 +126,16 @@ function apiFailure(err: ApiErrorShape): Failure {
     body && typeof body === 'object' && typeof body.code === 'string'
       ? { error: body }
       : { error: { code: err.code, message: err.message, status: err.status, requestId: err.requestId } };
-  return { exitCode: EXIT_CODES[kind], message: lines.join('\n'), json };
+  return { exitCode: EXIT_CODES[err.kind], message: lines.join('\n'), json };
 }
 
 const plural = (n: number) => (n === 1 ? 'retry' : 'retries');
 
-function isAuthError(err: unknown): err is Error & { kind: ErrorKind } {
-  const kind = (err as { kind?: unknown } | null)?.kind;
-  return (
-    err instanceof Error && err.name === 'AuthError' && typeof kind === 'string' && Object.hasOwn(EXIT_CODES, kind)
-  );
-}
-
 /** Classifies anything thrown by a command into an exit code and messages. Never includes a stack trace. */
 export function toFailure(err: unknown): Failure {
   if (isApiError(err)) return apiFailure(err);
-  let kind: ErrorKind = 'unexpected';
+  // Anything that says no kind (a bug, a library's error) is unexpected: exit 1.
+  const kind = kindOf(err) ?? 'unexpected';
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof CliError) kind = err.kind;
-  // Sign-in failures (src/auth/errors.ts) carry the kind themselves: refresh failed → 3, unreachable → 9…
-  else if (isAuthError(err)) kind = err.kind;
-  // The client's NetworkError message already names the origin, the cause and the retries.
-  else if (err instanceof Error && err.name === 'NetworkError') kind = 'network';
-  else if (err instanceof Error && err.name === 'UsageError') kind = 'usage';
-  else if (err instanceof Error && err.name === 'NotAuthenticatedError') kind = 'unauthenticated';
   return { exitCode: EXIT_CODES[kind], message, json: { error: { code: CLI_CODES[kind], message, status: null } } };
 }

@@ -1,4 +1,4 @@
-import type { ErrorDetail } from '../contract/errors.js';
+import { type ErrorDetail, type FailureKind, failureKindOfStatus } from '../contract/errors.js';
 
 /** An error response of the API, rebuilt from its envelope (or from the status when the body is not one). */
 export class ApiError extends Error {
@@ -14,6 +14,8 @@ export class ApiError extends Error {
   readonly retries: number;
   /** The API's error object as received (`error` of the envelope, or the OAuth body), for `--json` output. */
   readonly body: unknown;
+  /** The failure's kind, from the status (404 → `not_found`…). */
+  readonly kind: FailureKind;
 
   constructor(init: {
     status: number;
@@ -32,11 +34,13 @@ export class ApiError extends Error {
     this.details = init.details;
     this.retries = init.retries;
     this.body = init.body;
+    this.kind = failureKindOfStatus(init.status);
   }
 }
 
 /** The server could not be reached or did not answer in time: refused, reset, DNS, TLS, timeout. */
 export class NetworkError extends Error {
+  readonly kind: FailureKind = 'network';
   /** How many times the request was retried before giving up. */
   readonly retries: number;
   /** The most specific system or undici error code found in the cause chain (`ECONNREFUSED`…), if any. */

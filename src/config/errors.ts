@@ -1,5 +1,8 @@
+import type { FailureKind } from '../contract/errors.js';
+
 /** A command line that cannot work as given (exit code 2): conflicting options, an unknown profile. */
 export class UsageError extends Error {
+  readonly kind: FailureKind = 'usage';
   constructor(message: string) {
     super(message);
     this.name = 'UsageError';

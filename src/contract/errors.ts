@@ -43,3 +43,30 @@ export type ErrorBody = z.infer<typeof errorBodySchema>;
 export const oauthErrorBodySchema = z
   .lazy(() => z.object({ error: z.string(), error_description: z.string().optional() }))
   .meta({ id: 'OAuthError' });
+
+/**
+ * How a failure is classed, whichever layer raised it: each error the CLI may meet carries one as `kind` (the API's
+ * answers by their status), and the CLI maps it to an exit code in one table (src/cli/errors.ts).
+ */
+export type FailureKind =
+  | 'unexpected'
+  | 'usage'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'invalid'
+  | 'rate_limited'
+  | 'network'
+  | 'interrupted';
+
+/** The kind of an API answer of this status (an error status). */
+export function failureKindOfStatus(status: number): FailureKind {
+  if (status === 401) return 'unauthenticated';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not_found';
+  if (status === 409) return 'conflict';
+  if (status === 429) return 'rate_limited';
+  if (status >= 400 && status < 500) return 'invalid';
+  return 'unexpected';
+}
