@@ -10,15 +10,32 @@ export type IdFactory = (kind: IdKind) => string;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** `n` base62 characters from the CSPRNG, without modulo bias. */
-export function randomBase62(n: number): string {
+/** Reads the CSPRNG `chunk` bytes at a time, handing them out one by one. */
+function randomByteSource(chunk: number): () => number {
+  let bytes = Buffer.alloc(0);
+  let used = 0;
+  return () => {
+    if (used === bytes.length) {
+      bytes = randomBytes(chunk);
+      used = 0;
+    }
+    return bytes[used++] as number;
+  };
+}
+
+/** `n` base62 characters from `nextByte`, without modulo bias (bytes of 248 and above are skipped). */
+function base62(n: number, nextByte: () => number): string {
   let out = '';
   while (out.length < n) {
-    for (const b of randomBytes(n * 2)) {
-      if (b < 248 && out.length < n) out += BASE62[b % 62];
-    }
+    const b = nextByte();
+    if (b < 248) out += BASE62[b % 62];
   }
   return out;
+}
+
+/** `n` base62 characters from the CSPRNG, without modulo bias. */
+export function randomBase62(n: number): string {
+  return base62(n, randomByteSource(n * 2));
 }
 
 /**
@@ -27,23 +44,8 @@ export function randomBase62(n: number): string {
  * belongs to the factory, made with its platform, so no process ever starts with another one's bytes.
  */
 export function randomIds(): IdFactory {
-  let page = Buffer.alloc(0);
-  let used = 0;
-  return (kind) => {
-    let id = `${ID_PREFIX[kind]}_`;
-    for (let left = 20; left > 0; ) {
-      if (used === page.length) {
-        page = randomBytes(4096);
-        used = 0;
-      }
-      const b = page[used++] as number;
-      if (b < 248) {
-        id += BASE62[b % 62];
-        left -= 1;
-      }
-    }
-    return id;
-  };
+  const nextByte = randomByteSource(4096);
+  return (kind) => `${ID_PREFIX[kind]}_${base62(20, nextByte)}`;
 }
 
 /** Deterministic ids for tests: `user_0001`, `user_0002`, … per kind. */
