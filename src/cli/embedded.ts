@@ -4,7 +4,7 @@ import type { CredentialStore } from '../auth/credential-store.js';
 import type { Fetch } from '../client/client.js';
 import type { Config } from '../config/config.js';
 import type { Resolved } from '../config/resolve.js';
-import type { Platform } from '../platform/index.js';
+import type { Platform, PlatformOptions } from '../platform/index.js';
 import type { CliDeps } from './deps.js';
 
 /** What of the command's context opening and creating the embedded platform use (a part of cli/context.ts's). */
@@ -48,14 +48,17 @@ export async function openPlatform(
   db: string,
   sandbox: boolean,
 ): Promise<Platform> {
-  mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
+  return createAt(db, { mode: sandbox ? 'sandbox' : 'live', secretKey: secretKeyOf(ctx.env), ...ctx.deps.platform });
+}
+
+/**
+ * Creates the platform over the database file `db` (its folder made, private, when missing): the one place the CLI
+ * loads the platform and SQLite, on demand, so that remote commands never do.
+ */
+async function createAt(db: string, opts: Omit<PlatformOptions, 'db'>): Promise<Platform> {
+  if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
   const { createPlatform } = await import('../platform/index.js');
-  return createPlatform({
-    db,
-    mode: sandbox ? 'sandbox' : 'live',
-    secretKey: secretKeyOf(ctx.env),
-    ...ctx.deps.platform,
-  });
+  return createPlatform({ db, ...opts });
 }
 
 /**
@@ -125,9 +128,7 @@ export async function embeddedTransport(opts: {
   secretKey?: string;
 }): Promise<{ fetch: Fetch; baseUrl: string; close(): void }> {
   if (opts.lightFetch) (await import('../client/light-fetch.js')).installLightFetch();
-  if (opts.db !== ':memory:') mkdirSync(dirname(opts.db), { recursive: true, mode: 0o700 });
-  const { createPlatform } = await import('../platform/index.js');
-  const platform = createPlatform({ db: opts.db, mode: opts.mode, secretKey: opts.secretKey });
+  const platform = await createAt(opts.db, { mode: opts.mode, secretKey: opts.secretKey });
   return {
     fetch: (request) => platform.fetch(request),
     baseUrl: EMBEDDED_BASE_URL,
