@@ -159,14 +159,12 @@ function partsOf(
   const dir = spec.order === 'asc' ? 'ASC' : 'DESC';
   const order = `ORDER BY ${spec.sort.expr} ${dir}, ${spec.id.expr} ${dir}`;
   if (!spec.sort.nullable) return { valued: { where, order } };
-  const bare = bareSort(spec);
+  const bare = spec.sort.expr.replace(/ COLLATE NOCASE$/, '');
   return {
     valued: { where: and(where, `${bare} IS NOT NULL`), order },
     nulls: { where: and(where, `${bare} IS NULL`), order: `ORDER BY ${spec.id.expr} ${dir}` },
   };
 }
-
-const bareSort = (spec: ListSpec) => spec.sort.expr.replace(/ COLLATE NOCASE$/, '');
 
 /**
  * The keyset condition "strictly after (value, id)" among rows with a value, in the spec's order. It starts with a plain
@@ -192,7 +190,8 @@ export function runList<Row extends Record<string, unknown>>(
   listing: Listing,
   nextCursor: (position: SortPosition) => string,
 ): { rows: Row[]; pagination: OffsetPagination | CursorPagination } {
-  const { valued, nulls } = partsOf(spec, { sql: spec.where, params: spec.params });
+  const all: Where = { sql: spec.where, params: spec.params };
+  const { valued, nulls } = partsOf(spec, all);
   const whereOf = (w: Where) => (w.sql.length ? `WHERE ${w.sql.join(' AND ')}` : '');
   const count = (w: Where) =>
     (
@@ -208,17 +207,13 @@ export function runList<Row extends Record<string, unknown>>(
     ) as Row[];
 
   if (listing.mode === 'offset') {
-    const total = count({ sql: spec.where, params: spec.params });
+    const total = count(all);
     const offset = (listing.page - 1) * listing.perPage;
-    let rows: Row[];
-    if (!nulls) rows = select(valued, listing.perPage, offset);
-    else {
-      rows = select(valued, listing.perPage, offset);
-      if (rows.length < listing.perPage) {
-        // The rows with a value end on this page (the nulls start at their first), or before it: then count them.
-        const nullsOffset = rows.length > 0 ? 0 : offset - count(valued.where);
-        rows.push(...select(nulls, listing.perPage - rows.length, Math.max(0, nullsOffset)));
-      }
+    const rows = select(valued, listing.perPage, offset);
+    if (nulls && rows.length < listing.perPage) {
+      // The rows with a value end on this page (the nulls start at their first), or before it: then count them.
+      const nullsOffset = rows.length > 0 ? 0 : offset - count(valued.where);
+      rows.push(...select(nulls, listing.perPage - rows.length, Math.max(0, nullsOffset)));
     }
     const totalPages = Math.ceil(total / listing.perPage);
     return {
