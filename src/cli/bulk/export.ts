@@ -3,6 +3,7 @@ import { stopwatch } from '../../client/stopwatch.js';
 import type { UserListQuery } from '../../contract/users.js';
 import type { Context } from '../context.js';
 import { done, type Output } from '../output/result.js';
+import { statusLine } from '../output/status-line.js';
 import { csvWriter } from './export-csv.js';
 import { type ExportOptions, formatOf } from './export-options.js';
 import { pagesOf } from './export-pages.js';
@@ -13,22 +14,14 @@ import { jsonWriter, type UsersWriter } from './export-writer.js';
 
 /** A running count on stderr, drawn only on a terminal and without `--quiet`; cleared when done. */
 function progress(ctx: Context) {
-  const draw = ctx.io.stderrTty && !ctx.globals().quiet;
+  const line = statusLine(ctx.io.stderr, ctx.io.stderrTty && !ctx.globals().quiet);
   const elapsed = stopwatch();
-  let drawn = false;
-  const line = (text: string) => {
-    if (!draw) return;
-    ctx.io.stderr.write(`\r\x1b[K${text}`);
-    drawn = true;
-  };
   return {
     users: (count: number) => {
       const rate = Math.round(count / Math.max(elapsed() / 1000, 0.001));
-      line(`Exported ${count} users (${rate}/s)…`);
+      line.show(`Exported ${count} users (${rate}/s)…`);
     },
-    clear: () => {
-      if (drawn) ctx.io.stderr.write('\r\x1b[K');
-    },
+    clear: line.clear,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { OutStream } from '../output/io.js';
+import { statusLine } from '../output/status-line.js';
 
 /** How often the line is redrawn at most. */
 const FRAME_MS = 100;
@@ -50,11 +51,7 @@ export function progressLine(label: string, s: ProgressState, elapsedMs: number,
 export function progress(stream: OutStream, draw: boolean, label: string, now: () => number): Progress {
   const start = now();
   let last = Number.NEGATIVE_INFINITY;
-  let shown = '';
-  const render = (text: string) => {
-    stream.write(`\r\x1b[K${text}`);
-    shown = text;
-  };
+  const line = statusLine(stream, draw);
   return {
     update(state) {
       if (!draw) return;
@@ -62,19 +59,9 @@ export function progress(stream: OutStream, draw: boolean, label: string, now: (
       if (t - last < FRAME_MS) return;
       last = t;
       const width = Math.max(20, Math.min(stream.columns ?? 80, 200)) - 1;
-      render(progressLine(label, state, t - start).slice(0, width));
+      line.show(progressLine(label, state, t - start).slice(0, width));
     },
-    say(line) {
-      if (!draw) {
-        stream.write(`${line}\n`);
-        return;
-      }
-      stream.write(`\r\x1b[K${line}\n`);
-      if (shown) render(shown);
-    },
-    clear() {
-      if (draw && shown) stream.write('\r\x1b[K');
-      shown = '';
-    },
+    say: line.say,
+    clear: line.clear,
   };
 }
