@@ -58,19 +58,24 @@ export async function fetchList<T>(
   ctx: Context,
   o: PageOptions,
   // `q` is built from options already checked against the contract's enums, so it is typed loosely here.
-  list: { first: (q: any) => Promise<List<T>>; path: string; query: Query; what: string; view: View },
+  list: {
+    first: (q: any) => Promise<List<T>>;
+    all: (q: any, onPage: (count: number) => void) => AsyncGenerator<T>;
+    query: Query;
+    what: string;
+    view: View;
+  },
 ): Promise<Output> {
   if (!o.all) {
     const page = await list.first({ ...list.query, ...pageQuery(o) });
     return listOf(page.data, list.view, moreNote(page, list.what));
   }
-  const client = await ctx.client();
   const draw = ctx.io.stderrTty && !ctx.globals().quiet;
   const items: T[] = [];
   const onPage = (count: number) => {
     if (draw) ctx.io.stderr.write(`\rFetched ${count} ${list.what}…`);
   };
-  for await (const item of client.all<T>(list.path, { ...list.query, limit: o.limit }, onPage)) items.push(item);
+  for await (const item of list.all({ ...list.query, limit: o.limit }, onPage)) items.push(item);
   if (draw) ctx.io.stderr.write('\r\x1b[K');
   return listOf(items, list.view);
 }
@@ -91,6 +96,3 @@ export function moreNote(page: List<unknown>, what: string): string | undefined 
   const size = p.perPage === PER_PAGE_DEFAULT ? '' : ` --per-page ${p.perPage}`;
   return `Showing ${n} of ${p.total} ${what}${where}; use --all to list every one, or --page ${p.page + 1}${size} for the next`;
 }
-
-/** A path segment, escaped as the client escapes them. */
-export const seg = (value: string) => encodeURIComponent(value);

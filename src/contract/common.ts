@@ -31,11 +31,27 @@ export const cursorPaginationSchema = z
   .meta({ id: 'CursorPagination' });
 export type CursorPagination = z.infer<typeof cursorPaginationSchema>;
 
+/** The response schemas of paginated lists, which the client walks page by page (`listAll`). */
+const PAGED = new WeakSet<z.ZodType>();
+/** Whether a response schema is a paginated list's. */
+export const isPagedList = (schema: z.ZodType | undefined): boolean => schema !== undefined && PAGED.has(schema);
+
+function paged<S extends z.ZodType>(schema: S): S {
+  PAGED.add(schema);
+  return schema;
+}
+
 /** A paginated list of `item`: offset pagination by default, cursor pagination when `cursor` or `limit` was sent. */
 export function listSchema<T extends z.ZodType>(item: T) {
-  return z.lazy(() =>
-    z.object({ data: z.array(item), pagination: z.union([offsetPaginationSchema, cursorPaginationSchema]) }),
+  return paged(
+    z.lazy(() =>
+      z.object({ data: z.array(item), pagination: z.union([offsetPaginationSchema, cursorPaginationSchema]) }),
+    ),
   );
+}
+/** A list paginated by cursor only (the audit log). */
+export function cursorListSchema<T extends z.ZodType>(item: T) {
+  return paged(z.lazy(() => z.object({ data: z.array(item), pagination: cursorPaginationSchema })));
 }
 /** A list that is not paginated (small, bounded collections such as a project's environments). */
 export function plainListSchema<T extends z.ZodType>(item: T) {

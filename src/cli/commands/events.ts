@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { fetchList, pageOptions, pagingOptions, seg } from '../listing.js';
+import { fetchList, pageOptions, pagingOptions } from '../listing.js';
 import { isoTimestamp } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { eventView } from '../views.js';
@@ -30,7 +30,7 @@ const list = verb<ListOptions>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return fetchList(ctx, o, {
       first: (q) => client.events.list(org, q),
-      path: `/organizations/${seg(org)}/events`,
+      all: (q, onPage) => client.events.listAll(org, q, onPage),
       query: { type: o.type, since: o.since },
       what: 'events',
       view: eventView,

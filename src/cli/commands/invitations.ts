@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { INVITATION_STATUSES } from '../../contract/users.js';
 import type { Context } from '../context.js';
-import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
+import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { done, record } from '../output/result.js';
 import { oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
@@ -25,7 +25,7 @@ const list = verb<PageOptions & { status?: string }>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return fetchList(ctx, o, {
       first: (q) => client.invitations.list(org, q),
-      path: `/organizations/${seg(org)}/invitations`,
+      all: (q, onPage) => client.invitations.listAll(org, q, onPage),
       query: { status: o.status },
       what: 'invitations',
       view: invitationView,

@@ -3,7 +3,7 @@ import type { ApiKeyCreate } from '../../contract/api-keys.js';
 import { KEY_ENVIRONMENTS } from '../../contract/api-keys.js';
 import { PERMISSIONS } from '../../contract/permissions.js';
 import type { Context } from '../context.js';
-import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
+import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { done, record } from '../output/result.js';
 import { collect, isoTimestamp, oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
@@ -19,7 +19,7 @@ const list = verb<PageOptions>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return fetchList(ctx, o, {
       first: (q) => client.apiKeys.list(org, q),
-      path: `/organizations/${seg(org)}/api-keys`,
+      all: (q, onPage) => client.apiKeys.listAll(org, q, onPage),
       query: {},
       what: 'keys',
       view: apiKeyView,

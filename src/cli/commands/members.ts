@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { PROJECT_ROLES, type ProjectRole } from '../../contract/permissions.js';
 import type { Context } from '../context.js';
-import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
+import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { done, record } from '../output/result.js';
 import { oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
@@ -21,7 +21,7 @@ const list = verb<PageOptions & { project: string }>({
     const client = await ctx.client();
     return fetchList(ctx, o, {
       first: (q) => client.members.list(o.project, q),
-      path: `/projects/${seg(o.project)}/members`,
+      all: (q, onPage) => client.members.listAll(o.project, q, onPage),
       query: {},
       what: 'members',
       view: memberView,

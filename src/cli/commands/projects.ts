@@ -3,7 +3,7 @@ import type { PlatformClient } from '../../client/client.js';
 import { PROJECT_STATUSES, type Project, type ProjectPatch, type ProjectStatus } from '../../contract/projects.js';
 import type { Context } from '../context.js';
 import { NotFoundError, UsageError } from '../errors.js';
-import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
+import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { done, record } from '../output/result.js';
 import { oneOf } from '../parse.js';
 import { addVerbs, type Verb, verb } from '../verb.js';
@@ -32,7 +32,7 @@ const list = verb<ListOptions>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return fetchList(ctx, o, {
       first: (q) => client.projects.list(org, q),
-      path: `/organizations/${seg(org)}/projects`,
+      all: (q, onPage) => client.projects.listAll(org, q, onPage),
       query: { status: o.status, search: o.search },
       what: 'projects',
       view: projectView,

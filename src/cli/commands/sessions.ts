@@ -66,7 +66,9 @@ const revokeAll = verb<{ user?: string; keepCurrent: boolean }>({
   confirm: (o) => `revoke every session of ${o.user ?? 'your user'}${o.keepCurrent ? ' but the current one' : ''}`,
   run: async (o, ctx) => {
     const user = await userOf(ctx, o.user);
-    const { revoked } = await (await ctx.client()).sessions.revokeAll(user, o.keepCurrent);
+    const { revoked } = await (await ctx.client()).sessions.revokeAll(user, {
+      keepCurrent: o.keepCurrent ? 'true' : 'false',
+    });
     return record({ userId: user, revoked }, revokedView, true);
   },
 });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
+import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { done, record } from '../output/result.js';
 import { addVerbs, verb } from '../verb.js';
 import { teamMemberView, teamView } from '../views.js';
@@ -17,7 +17,7 @@ const list = verb<PageOptions>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return fetchList(ctx, o, {
       first: (q) => client.teams.list(org, q),
-      path: `/organizations/${seg(org)}/teams`,
+      all: (q, onPage) => client.teams.listAll(org, q, onPage),
       query: {},
       what: 'teams',
       view: teamView,
@@ -70,7 +70,7 @@ const members = verb<PageOptions & { id: string }>({
     const client = await ctx.client();
     return fetchList(ctx, o, {
       first: (q) => client.teams.members(o.id, q),
-      path: `/teams/${seg(o.id)}/members`,
+      all: (q, onPage) => client.teams.membersAll(o.id, q, onPage),
       query: {},
       what: 'members',
       view: teamMemberView,

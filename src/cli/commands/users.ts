@@ -5,7 +5,7 @@ import { addExportOptions, type ExportOptions, parseExportOptions } from '../bul
 import { addImportOptions, type ImportOptions, parseImportOptions } from '../bulk/import-options.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { fetchList, type PageOptions, pageOptions, pagingOptions, seg } from '../listing.js';
+import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { done, record } from '../output/result.js';
 import { collect, keyValue, oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
@@ -41,7 +41,7 @@ const list = verb<ListOptions>({
     const query = { status: o.status, search: o.search, sort: o.sort, order: o.order };
     return fetchList(ctx, o, {
       first: (q) => client.users.list(org, q),
-      path: `/organizations/${seg(org)}/users`,
+      all: (q, onPage) => client.users.listAll(org, q, onPage),
       query,
       what: 'users',
       view: userView,

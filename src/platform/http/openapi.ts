@@ -67,7 +67,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): Json {
           : {
               description: route.status === 201 ? 'Created' : 'OK',
               ...(route.response && { content: { 'application/json': { schema: inline(route.response, 'output') } } }),
-              ...(route.location && { headers: { Location: { schema: { type: 'string' } } } }),
+              ...(route.kind === 'api' && route.location && { headers: { Location: { schema: { type: 'string' } } } }),
             },
     };
     if (route.kind === 'api') {

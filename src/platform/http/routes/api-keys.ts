@@ -1,73 +1,13 @@
-import {
-  apiKeyCreateSchema,
-  apiKeyListQuerySchema,
-  apiKeySchema,
-  createdApiKeySchema,
-} from '../../../contract/api-keys.js';
-import { listSchema } from '../../../contract/common.js';
+import { apiKeys } from '../../../contract/endpoints/api-keys.js';
 import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from '../../operations/api-keys.js';
-import { type RouteDef, route } from '../route.js';
-import { keyParams, orgParams } from './params.js';
+import { bind } from '../route.js';
 
-const tag = 'api-keys';
-
-export const apiKeysRoutes: RouteDef[] = [
-  route({
-    method: 'GET',
-    path: '/organizations/{orgId}/api-keys',
-    operationId: 'listApiKeys',
-    summary: 'List the API keys of an organization, active and revoked, newest first',
-    description:
-      'Offset paging with `page`/`per_page`, or cursor paging with `limit`/`cursor`. Secrets are never shown.',
-    tag,
-    access: 'keys:read',
-    params: orgParams,
-    query: apiKeyListQuerySchema,
-    response: listSchema(apiKeySchema),
-    handler: (ctx, { params, query }) => listApiKeys(ctx, params.orgId, query),
-  }),
-  route({
-    method: 'POST',
-    path: '/organizations/{orgId}/api-keys',
-    operationId: 'createApiKey',
-    summary: 'Create an API key of the calling user; the secret `key` is in this response only',
-    description:
-      '`environment` must match the instance: `live` on a live instance, `test` on a sandbox (422 otherwise). ' +
-      '`projectIds` must name projects of the organization (422). `expiresAt` must be in the future (422).',
-    tag,
-    access: 'keys:write',
-    accessNote:
-      'A key never reaches further than its creator (403 otherwise): `permissions` must be held by the caller, ' +
-      "`projectIds` must lie within the caller's own project restriction, and `multiOrganization: true` needs a " +
-      "multi-organization credential. A restricted caller's key inherits the caller's restrictions it omits.",
-    params: orgParams,
-    body: apiKeyCreateSchema,
-    status: 201,
-    response: createdApiKeySchema,
+export const apiKeysRoutes = bind(apiKeys, {
+  list: (ctx, { params, query }) => listApiKeys(ctx, params.orgId, query),
+  create: {
     handler: (ctx, { params, body }) => createApiKey(ctx, params.orgId, body),
     location: (key) => `/api-keys/${key.id}`,
-  }),
-  route({
-    method: 'GET',
-    path: '/api-keys/{keyId}',
-    operationId: 'getApiKey',
-    summary: 'Get an API key (never its secret)',
-    tag,
-    access: 'keys:read',
-    params: keyParams,
-    response: apiKeySchema,
-    handler: (ctx, { params }) => getApiKey(ctx, params.keyId),
-  }),
-  route({
-    method: 'DELETE',
-    path: '/api-keys/{keyId}',
-    operationId: 'revokeApiKey',
-    summary: 'Revoke an API key at once (revoking a revoked key answers 204)',
-    tag,
-    access: 'keys:write',
-    accessNote: "Only owners may revoke an owner's key.",
-    params: keyParams,
-    status: 204,
-    handler: (ctx, { params }) => revokeApiKey(ctx, params.keyId),
-  }),
-];
+  },
+  get: (ctx, { params }) => getApiKey(ctx, params.keyId),
+  revoke: (ctx, { params }) => revokeApiKey(ctx, params.keyId),
+});

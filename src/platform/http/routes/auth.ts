@@ -1,4 +1,4 @@
-import { refreshRequestSchema, refreshResponseSchema, whoamiSchema } from '../../../contract/auth.js';
+import { auth, oauth } from '../../../contract/endpoints/auth.js';
 import { authorizePage, authorizeSubmit } from '../../auth/authorize.js';
 import { deviceCodeEndpoint, devicePageGet, devicePageSubmit } from '../../auth/device.js';
 import { jwksEndpoint, metadataEndpoint } from '../../auth/discovery.js';
@@ -6,138 +6,23 @@ import { invitationPageGet, invitationPageSubmit } from '../../auth/invitation-p
 import { refreshEndpoint } from '../../auth/refresh-endpoint.js';
 import { revokeEndpoint, tokenEndpoint } from '../../auth/token-endpoint.js';
 import { whoami } from '../../operations/auth.js';
-import { publicRoute, type RouteDef, route } from '../route.js';
+import { bind } from '../route.js';
 
-const tag = 'auth';
-const access = 'public' as const;
+export const oauthRoutes = bind(oauth, {
+  metadata: metadataEndpoint,
+  jwks: jwksEndpoint,
+  authorize: authorizePage,
+  authorizeSubmit: authorizeSubmit,
+  token: tokenEndpoint,
+  refresh: refreshEndpoint,
+  revoke: revokeEndpoint,
+  deviceAuthorization: deviceCodeEndpoint,
+  devicePage: devicePageGet,
+  devicePageSubmit: devicePageSubmit,
+  invitationPage: invitationPageGet,
+  acceptInvitation: invitationPageSubmit,
+});
 
-export const authRoutes: RouteDef[] = [
-  publicRoute({
-    method: 'GET',
-    path: '/auth/.well-known/openid-configuration',
-    operationId: 'getAuthServerMetadata',
-    summary: 'Authorization server metadata (RFC 8414); also at /.well-known/oauth-authorization-server/v2/auth',
-    tag,
-    access,
-    handler: metadataEndpoint,
-  }),
-  publicRoute({
-    method: 'GET',
-    path: '/auth/jwks',
-    operationId: 'getJwks',
-    summary: 'The public keys (JWKS) access tokens are signed with (ES256)',
-    tag,
-    access,
-    handler: jwksEndpoint,
-  }),
-  publicRoute({
-    method: 'GET',
-    path: '/auth/authorize',
-    operationId: 'authorize',
-    summary: 'Authorization endpoint: the HTML sign-in page (code flow, PKCE S256 only)',
-    description:
-      'Query: `response_type=code`, `client_id`, `redirect_uri` (exact; a loopback IP literal may use any port), ' +
-      '`code_challenge` + `code_challenge_method=S256`, optional `state`, `scope` (space-separated permissions; ' +
-      'default every permission the user holds) and `org` (the organization to sign in to; otherwise the user picks ' +
-      'one when they have several). Redirects back with `code`, `state` and `iss`, or an RFC 6749 error.',
-    tag,
-    access,
-    handler: authorizePage,
-  }),
-  publicRoute({
-    method: 'POST',
-    path: '/auth/authorize',
-    operationId: 'authorizeSubmit',
-    summary: 'The sign-in form posted back (e-mail, password, CSRF token, the request parameters)',
-    tag,
-    access,
-    handler: authorizeSubmit,
-  }),
-  publicRoute({
-    method: 'POST',
-    path: '/auth/token',
-    operationId: 'token',
-    summary: 'Token endpoint: authorization_code (PKCE), refresh_token and device_code grants',
-    description:
-      'Form-encoded (JSON also accepted), public clients send `client_id`. Errors in the RFC 6749 §5.2 form. ' +
-      'Codes are single-use (60 s); refresh tokens rotate on every use, and reusing one revokes its session.',
-    tag,
-    access,
-    handler: tokenEndpoint,
-  }),
-  publicRoute({
-    method: 'POST',
-    path: '/auth/refresh',
-    operationId: 'refresh',
-    summary: 'Refresh in JSON: { refreshToken, clientId } → a new access token and the rotated refresh token',
-    tag,
-    access,
-    body: refreshRequestSchema,
-    response: refreshResponseSchema,
-    handler: refreshEndpoint,
-  }),
-  publicRoute({
-    method: 'POST',
-    path: '/auth/revoke',
-    operationId: 'revoke',
-    summary: 'Token revocation (RFC 7009): ends the session of a refresh or access token; unknown tokens answer 200',
-    tag,
-    access,
-    handler: revokeEndpoint,
-  }),
-  publicRoute({
-    method: 'POST',
-    path: '/auth/device/code',
-    operationId: 'deviceAuthorization',
-    summary: 'Device authorization (RFC 8628): a device code to poll with, a user code to enter at /auth/device',
-    tag,
-    access,
-    handler: deviceCodeEndpoint,
-  }),
-  publicRoute({
-    method: 'GET',
-    path: '/auth/device',
-    operationId: 'devicePage',
-    summary: 'The HTML page where a signed-in user enters a device’s user code and approves or denies it',
-    tag,
-    access,
-    handler: devicePageGet,
-  }),
-  publicRoute({
-    method: 'POST',
-    path: '/auth/device',
-    operationId: 'devicePageSubmit',
-    summary: 'The device page posted back',
-    tag,
-    access,
-    handler: devicePageSubmit,
-  }),
-  publicRoute({
-    method: 'GET',
-    path: '/auth/invitations/accept',
-    operationId: 'invitationPage',
-    summary: 'The HTML page an invitation e-mail links to: set your name and password',
-    tag,
-    access,
-    handler: invitationPageGet,
-  }),
-  publicRoute({
-    method: 'POST',
-    path: '/auth/invitations/accept',
-    operationId: 'acceptInvitation',
-    summary: 'The invitation page posted back: the user becomes active with a verified e-mail',
-    tag,
-    access,
-    handler: invitationPageSubmit,
-  }),
-  route({
-    method: 'GET',
-    path: '/auth/whoami',
-    operationId: 'whoami',
-    summary: 'Who the credential (API key or access token) acts as, where, and with which scopes',
-    tag,
-    access: 'authenticated',
-    response: whoamiSchema,
-    handler: (ctx) => whoami(ctx),
-  }),
-];
+export const authRoutes = bind(auth, {
+  whoami: (ctx) => whoami(ctx),
+});

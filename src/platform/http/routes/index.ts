@@ -1,6 +1,6 @@
 import type { RouteDef } from '../route.js';
 import { apiKeysRoutes } from './api-keys.js';
-import { authRoutes } from './auth.js';
+import { authRoutes, oauthRoutes } from './auth.js';
 import { environmentsRoutes } from './environments.js';
 import { eventsRoutes } from './events.js';
 import { invitationsRoutes } from './invitations.js';
@@ -10,14 +10,14 @@ import { organizationRoutes } from './organizations.js';
 import { projectsRoutes } from './projects.js';
 import { sessionsRoutes } from './sessions.js';
 import { ssoRoutes } from './sso.js';
-import { ssoSamlRoutes } from './sso-saml.js';
 import { ssoSignInRoutes } from './sso-sign-in.js';
 import { teamsRoutes } from './teams.js';
 import { userRoutes } from './users.js';
 
-/** Every route of the API, in the order the reference lists them. */
+/** Every route of the API, in the order the reference lists them: each endpoint of the contract with its handler. */
 export const ROUTES: readonly RouteDef[] = [
   ...metaRoutes,
+  ...oauthRoutes,
   ...authRoutes,
   ...organizationRoutes,
   ...userRoutes,
@@ -30,6 +30,5 @@ export const ROUTES: readonly RouteDef[] = [
   ...apiKeysRoutes,
   ...ssoRoutes,
   ...ssoSignInRoutes,
-  ...ssoSamlRoutes,
   ...eventsRoutes,
 ];

@@ -1,58 +1,9 @@
-import * as z from 'zod';
-import { idParam, plainListSchema } from '../../../contract/common.js';
-import { revokeAllQuerySchema, revokeAllResultSchema, sessionSchema } from '../../../contract/sessions.js';
+import { sessions } from '../../../contract/endpoints/sessions.js';
 import { listSessions, revokeAllSessions, revokeSession } from '../../operations/sessions.js';
-import { type RouteDef, route } from '../route.js';
-import { userParams } from './params.js';
+import { bind } from '../route.js';
 
-const tag = 'sessions';
-const sessionParams = z.lazy(() => z.strictObject({ userId: idParam('user'), sessionId: idParam('sess') }));
-const OWN = 'Everyone may use this on their own sessions';
-
-export const sessionsRoutes: RouteDef[] = [
-  route({
-    method: 'GET',
-    path: '/users/{userId}/sessions',
-    operationId: 'listSessions',
-    summary: "List a user's active sessions",
-    description:
-      'Sessions neither revoked nor expired, in the acting organization, newest first. `current` marks the session ' +
-      'of the calling access token.',
-    tag,
-    access: 'sessions:read',
-    accessNote: `${OWN} (a restricted key or token still needs sessions:read); other users' need sessions:read.`,
-    params: userParams,
-    response: plainListSchema(sessionSchema),
-    handler: (ctx, { params }) => listSessions(ctx, params.userId),
-  }),
-  route({
-    method: 'DELETE',
-    path: '/users/{userId}/sessions/{sessionId}',
-    operationId: 'revokeSession',
-    summary: 'Revoke one session: its refresh tokens stop working, its access tokens fail on their next use',
-    tag,
-    access: 'sessions:write',
-    accessNote:
-      `${OWN} (a restricted key or token still needs sessions:write); other users' need sessions:write, ` +
-      "and only owners may revoke an owner's. Revoking an already revoked or expired session answers 204.",
-    params: sessionParams,
-    status: 204,
-    handler: (ctx, { params }) => revokeSession(ctx, params.userId, params.sessionId),
-  }),
-  route({
-    method: 'DELETE',
-    path: '/users/{userId}/sessions',
-    operationId: 'revokeAllSessions',
-    summary: "Revoke all of a user's active sessions, optionally keeping the caller's current one",
-    description:
-      '`keepCurrent=true` keeps the session of the calling access token (it only matters for your own sessions). ' +
-      'Answers how many sessions were revoked.',
-    tag,
-    access: 'sessions:write',
-    accessNote: `${OWN} (a restricted key or token still needs sessions:write); other users' need sessions:write, and only owners may revoke an owner's.`,
-    params: userParams,
-    query: revokeAllQuerySchema,
-    response: revokeAllResultSchema,
-    handler: (ctx, { params, query }) => revokeAllSessions(ctx, params.userId, query.keepCurrent === 'true'),
-  }),
-];
+export const sessionsRoutes = bind(sessions, {
+  list: (ctx, { params }) => listSessions(ctx, params.userId),
+  revoke: (ctx, { params }) => revokeSession(ctx, params.userId, params.sessionId),
+  revokeAll: (ctx, { params, query }) => revokeAllSessions(ctx, params.userId, query.keepCurrent === 'true'),
+});

@@ -1,23 +1,11 @@
-import { publicRoute, type RouteDef } from '../route.js';
+import { ssoSignIn } from '../../../contract/endpoints/sso-sign-in.js';
+import { bind } from '../route.js';
 
-const tag = 'sso';
-const access = 'public' as const;
+// Loaded on first use: openid-client, node-saml and @xmldom/xmldom stay out of every other start (scripts/bundle.mjs).
+const acs = () => import('../../sso/saml-acs.js');
 
-/** The addresses identity providers send people back to (contract §9): public, answered with HTML pages. */
-export const ssoSignInRoutes: RouteDef[] = [
-  publicRoute({
-    method: 'GET',
-    path: '/sso/oidc/{orgId}/callback',
-    operationId: 'oidcCallback',
-    summary: "OpenID Connect redirect URI: the organization's OpenID provider sends the person back here",
-    description:
-      'Query: `code`, `state` and `iss` (or `error`). The state is single-use, for this organization, at most ' +
-      '10 minutes old; the code is exchanged with PKCE and the ID token checked (signature against the JWKS, ' +
-      '`iss`, `aud`, `exp`, `nonce`) before the person is provisioned and the sign-in goes on (the OAuth client ' +
-      'gets its code: 303). A refusal is an HTML page (400/403) naming the check that failed.',
-    tag,
-    access,
-    // Loaded on first use: openid-client stays out of every other start (scripts/bundle.mjs).
-    handler: async (ctx, c) => (await import('../../sso/oidc.js')).oidcCallback(ctx, c),
-  }),
-];
+export const ssoSignInRoutes = bind(ssoSignIn, {
+  oidcCallback: async (ctx, c) => (await import('../../sso/oidc.js')).oidcCallback(ctx, c),
+  samlMetadata: async (ctx, c) => (await acs()).samlMetadataEndpoint(ctx, c),
+  samlAcs: async (ctx, c) => (await acs()).samlAcs(ctx, c),
+});

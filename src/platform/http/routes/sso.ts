@@ -1,10 +1,4 @@
-import {
-  type SsoTest,
-  ssoConfigSchema,
-  ssoPutSchema,
-  ssoServiceProviderSchema,
-  ssoTestSchema,
-} from '../../../contract/sso.js';
+import { sso } from '../../../contract/endpoints/sso.js';
 import {
   deleteSso,
   getSso,
@@ -14,120 +8,17 @@ import {
   ssoServiceProvider,
   startSsoTest,
 } from '../../operations/sso.js';
-import { type RouteDef, route } from '../route.js';
-import { orgParams, ssoTestParams } from './params.js';
+import { bind } from '../route.js';
 
-const tag = 'sso';
-
-export const ssoRoutes: RouteDef[] = [
-  route({
-    method: 'GET',
-    path: '/organizations/{orgId}/sso',
-    operationId: 'getSso',
-    summary: "Get the organization's single sign-on configuration (404 when there is none)",
-    description: 'The OIDC client secret is write-only: the record shows `clientSecretSet` instead.',
-    tag,
-    access: 'sso:read',
-    params: orgParams,
-    response: ssoConfigSchema,
-    handler: (ctx, { params }) => getSso(ctx, params.orgId),
-  }),
-  route({
-    method: 'PUT',
-    path: '/organizations/{orgId}/sso',
-    operationId: 'putSso',
-    summary: 'Create or replace the single sign-on configuration',
-    description:
-      '`custom-saml` needs protocol `saml`, `custom-oidc` protocol `oidc`. SAML takes exactly one of `metadataUrl` ' +
-      'or `metadataXml` and no OIDC field; OIDC takes `issuer`, `clientId` and `clientSecret` and no SAML field ' +
-      '(422 naming the field). The identity provider is read at once — SAML metadata (uploaded, or fetched from ' +
-      '`metadataUrl`), or the OIDC discovery document of `issuer` — and must be usable: an IdP SSO descriptor with ' +
-      'an HTTP-Redirect SingleSignOnService and one to five signing certificates; discovery naming the same issuer. ' +
-      'Every save reads it again; when that fails and the configuration names the same `metadataUrl` or `issuer` ' +
-      'as the stored one, what was read last is kept (POST …/sso/refresh insists instead). Another identity ' +
-      'provider (another SAML entity id or OIDC issuer) forgets the identities linked through the old one, as ' +
-      'DELETE does (people are linked again by e-mail). Fetches ' +
-      'take at most 5 s and 1 MiB, over https (plain http to a loopback address only). Omitted optional fields are ' +
-      'cleared, except `enabled` (kept; false for a new configuration) and an OIDC `clientSecret` already stored ' +
-      "(kept). Each domain belongs to one organization's single sign-on at most (409).",
-    tag,
-    access: 'sso:write',
-    accessNote: 'Owners only (admins lack sso:write).',
-    params: orgParams,
-    body: ssoPutSchema,
-    response: ssoConfigSchema,
-    handler: (ctx, { params, body }) => putSso(ctx, params.orgId, body),
-  }),
-  route({
-    method: 'GET',
-    path: '/organizations/{orgId}/sso/service-provider',
-    operationId: 'getSsoServiceProvider',
-    summary:
-      'The addresses to enter at the identity provider: SP entity id, ACS URL, SP metadata URL, OIDC redirect URI',
-    description:
-      "Under the instance's public URL (`plat serve --public-url`); available before any configuration exists, since " +
-      "the identity provider's side is usually set up first.",
-    tag,
-    access: 'sso:read',
-    params: orgParams,
-    response: ssoServiceProviderSchema,
-    handler: (ctx, { params }) => ssoServiceProvider(ctx, params.orgId),
-  }),
-  route({
-    method: 'POST',
-    path: '/organizations/{orgId}/sso/refresh',
-    operationId: 'refreshSso',
-    summary: 'Read the identity provider again: fetch its metadata (or OIDC discovery document), or parse it again',
-    description:
-      'For an identity provider that rotated its certificates or moved its endpoints, or a configuration saved ' +
-      'before the platform read identity providers (0.1.0). Uploaded SAML metadata is parsed again; to change it, ' +
-      'PUT the new document. 422 naming the field, as PUT, when it is not usable.',
-    tag,
-    access: 'sso:write',
-    accessNote: 'Owners only (admins lack sso:write).',
-    params: orgParams,
-    response: ssoConfigSchema,
-    handler: (ctx, { params }) => refreshSso(ctx, params.orgId),
-  }),
-  route({
-    method: 'POST',
-    path: '/organizations/{orgId}/sso/tests',
-    operationId: 'startSsoTest',
-    summary: 'Start a test sign-in through the identity provider (plat sso test)',
-    description:
-      'Answers `signInUrl`, to open in a browser and sign in there; the test then records what the platform received ' +
-      '(`profile`: the mapped fields and the raw attributes) or the check that failed (`failure`). Nobody is signed in ' +
-      'and nothing is created; a disabled configuration can be tested before it is enabled. Kept an hour. 409 while ' +
-      'the configuration was never read from its identity provider (saved by 0.1.0: refresh it first).',
-    tag,
-    access: 'sso:read',
-    params: orgParams,
-    response: ssoTestSchema,
-    status: 201,
-    location: (t: SsoTest) => `/organizations/${t.organizationId}/sso/tests/${t.id}`,
+export const ssoRoutes = bind(sso, {
+  get: (ctx, { params }) => getSso(ctx, params.orgId),
+  put: (ctx, { params, body }) => putSso(ctx, params.orgId, body),
+  serviceProvider: (ctx, { params }) => ssoServiceProvider(ctx, params.orgId),
+  refresh: (ctx, { params }) => refreshSso(ctx, params.orgId),
+  startTest: {
     handler: (ctx, { params }) => startSsoTest(ctx, params.orgId),
-  }),
-  route({
-    method: 'GET',
-    path: '/organizations/{orgId}/sso/tests/{testId}',
-    operationId: 'getSsoTest',
-    summary: 'The outcome of a test sign-in: pending, succeeded (with the profile received) or failed (with the check)',
-    tag,
-    access: 'sso:read',
-    params: ssoTestParams,
-    response: ssoTestSchema,
-    handler: (ctx, { params }) => getSsoTest(ctx, params.orgId, params.testId),
-  }),
-  route({
-    method: 'DELETE',
-    path: '/organizations/{orgId}/sso',
-    operationId: 'deleteSso',
-    summary: 'Delete the single sign-on configuration',
-    tag,
-    access: 'sso:write',
-    accessNote: 'Owners only (admins lack sso:write).',
-    params: orgParams,
-    status: 204,
-    handler: (ctx, { params }) => deleteSso(ctx, params.orgId),
-  }),
-];
+    location: (t) => `/organizations/${t.organizationId}/sso/tests/${t.id}`,
+  },
+  getTest: (ctx, { params }) => getSsoTest(ctx, params.orgId, params.testId),
+  delete: (ctx, { params }) => deleteSso(ctx, params.orgId),
+});

@@ -1,12 +1,4 @@
-import * as z from 'zod';
-import { idParam, listSchema } from '../../../contract/common.js';
-import {
-  teamCreateSchema,
-  teamListQuerySchema,
-  teamMemberAddSchema,
-  teamMemberSchema,
-  teamSchema,
-} from '../../../contract/teams.js';
+import { teams } from '../../../contract/endpoints/teams.js';
 import {
   addTeamMember,
   createTeam,
@@ -16,99 +8,20 @@ import {
   listTeams,
   removeTeamMember,
 } from '../../operations/teams.js';
-import { type RouteDef, route } from '../route.js';
-import { orgParams, teamParams } from './params.js';
+import { bind } from '../route.js';
 
-const tag = 'teams';
-
-export const teamsRoutes: RouteDef[] = [
-  route({
-    method: 'GET',
-    path: '/organizations/{orgId}/teams',
-    operationId: 'listTeams',
-    summary: 'List the teams of an organization, by name',
-    description: 'Sorted by name, case-insensitively. Offset paging with `page`/`per_page`, or cursor paging.',
-    tag,
-    access: 'users:read',
-    params: orgParams,
-    query: teamListQuerySchema,
-    response: listSchema(teamSchema),
-    handler: (ctx, { params, query }) => listTeams(ctx, params.orgId, query),
-  }),
-  route({
-    method: 'POST',
-    path: '/organizations/{orgId}/teams',
-    operationId: 'createTeam',
-    summary: 'Create a team',
-    description: 'Team names are unique in an organization, compared case-insensitively (`409`).',
-    tag,
-    access: 'users:write',
-    params: orgParams,
-    body: teamCreateSchema,
-    status: 201,
-    response: teamSchema,
+export const teamsRoutes = bind(teams, {
+  list: (ctx, { params, query }) => listTeams(ctx, params.orgId, query),
+  create: {
     handler: (ctx, { params, body }) => createTeam(ctx, params.orgId, body),
     location: (team) => `/teams/${team.id}`,
-  }),
-  route({
-    method: 'GET',
-    path: '/teams/{teamId}',
-    operationId: 'getTeam',
-    summary: 'Get a team',
-    tag,
-    access: 'users:read',
-    params: teamParams,
-    response: teamSchema,
-    handler: (ctx, { params }) => getTeam(ctx, params.teamId),
-  }),
-  route({
-    method: 'DELETE',
-    path: '/teams/{teamId}',
-    operationId: 'deleteTeam',
-    summary: 'Delete a team and its memberships (the users stay in the organization)',
-    tag,
-    access: 'users:write',
-    params: teamParams,
-    status: 204,
-    handler: (ctx, { params }) => deleteTeam(ctx, params.teamId),
-  }),
-  route({
-    method: 'GET',
-    path: '/teams/{teamId}/members',
-    operationId: 'listTeamMembers',
-    summary: 'List the members of a team, earliest joined first',
-    description: 'Pending (invited) users are members too. Offset paging with `page`/`per_page`, or cursor paging.',
-    tag,
-    access: 'users:read',
-    params: teamParams,
-    query: teamListQuerySchema,
-    response: listSchema(teamMemberSchema),
-    handler: (ctx, { params, query }) => listTeamMembers(ctx, params.teamId, query),
-  }),
-  route({
-    method: 'POST',
-    path: '/teams/{teamId}/members',
-    operationId: 'addTeamMember',
-    summary: 'Put a user of the organization in the team',
-    description: 'The user must belong to the organization (`422`); one already in the team is a `409`.',
-    tag,
-    access: 'users:write',
-    params: teamParams,
-    body: teamMemberAddSchema,
-    status: 201,
-    response: teamMemberSchema,
+  },
+  get: (ctx, { params }) => getTeam(ctx, params.teamId),
+  delete: (ctx, { params }) => deleteTeam(ctx, params.teamId),
+  members: (ctx, { params, query }) => listTeamMembers(ctx, params.teamId, query),
+  addMember: {
     handler: (ctx, { params, body }) => addTeamMember(ctx, params.teamId, body),
     location: (member, { params }) => `/teams/${params.teamId}/members/${member.user.id}`,
-  }),
-  route({
-    method: 'DELETE',
-    path: '/teams/{teamId}/members/{userId}',
-    operationId: 'removeTeamMember',
-    summary: 'Take a user out of the team',
-    tag,
-    access: 'users:write',
-    params: z.lazy(() => z.strictObject({ teamId: idParam('team'), userId: idParam('user') })),
-    status: 204,
-    handler: (ctx, { params }) => removeTeamMember(ctx, params.teamId, params.userId),
-  }),
-];
+  },
+  removeMember: (ctx, { params }) => removeTeamMember(ctx, params.teamId, params.userId),
+});

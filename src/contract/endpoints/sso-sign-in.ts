@@ -1,14 +1,23 @@
-import { publicRoute, type RouteDef } from '../route.js';
+import { endpoint } from '../endpoint.js';
 
 const tag = 'sso';
 const access = 'public' as const;
 
-// Handlers are loaded on first use: node-saml and @xmldom/xmldom stay out of every other start (scripts/bundle.mjs).
-const acs = () => import('../../sso/saml-acs.js');
-
-/** The platform as a SAML 2.0 service provider (contract §9): public, for identity providers and browsers. */
-export const ssoSamlRoutes: RouteDef[] = [
-  publicRoute({
+export const ssoSignIn = {
+  oidcCallback: endpoint({
+    method: 'GET',
+    path: '/sso/oidc/{orgId}/callback',
+    operationId: 'oidcCallback',
+    summary: "OpenID Connect redirect URI: the organization's OpenID provider sends the person back here",
+    description:
+      'Query: `code`, `state` and `iss` (or `error`). The state is single-use, for this organization, at most ' +
+      '10 minutes old; the code is exchanged with PKCE and the ID token checked (signature against the JWKS, ' +
+      '`iss`, `aud`, `exp`, `nonce`) before the person is provisioned and the sign-in goes on (the OAuth client ' +
+      'gets its code: 303). A refusal is an HTML page (400/403) naming the check that failed.',
+    tag,
+    access,
+  }),
+  samlMetadata: endpoint({
     method: 'GET',
     path: '/sso/saml/{orgId}/metadata',
     operationId: 'samlMetadata',
@@ -19,9 +28,8 @@ export const ssoSamlRoutes: RouteDef[] = [
       'first); 404 for an unknown one. `Content-Type: application/samlmetadata+xml`.',
     tag,
     access,
-    handler: async (ctx, c) => (await acs()).samlMetadataEndpoint(ctx, c),
   }),
-  publicRoute({
+  samlAcs: endpoint({
     method: 'POST',
     path: '/sso/saml/{orgId}/acs',
     operationId: 'samlAcs',
@@ -36,6 +44,5 @@ export const ssoSamlRoutes: RouteDef[] = [
       'client gets its code: 303). A refusal is an HTML page (400, or 403 for a refused person) naming the check.',
     tag,
     access,
-    handler: async (ctx, c) => (await acs()).samlAcs(ctx, c),
   }),
-];
+} as const;
