@@ -21,8 +21,10 @@ export const organizations = {
     operationId: 'createOrganization',
     summary: 'Create an organization (on the free plan) with the caller as owner',
     tag,
-    access: 'authenticated',
-    accessNote: 'Needs a credential that can act in several organizations (a user token or a multi-organization key).',
+    access: 'org:write',
+    accessNote:
+      'Needs a credential that can act in several organizations (a user token or a multi-organization key); ' +
+      'the permission is checked on the credential, not on the role in the acting organization.',
     body: organizationCreateSchema,
     status: 201,
     response: organizationSchema,

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { PERMISSIONS, type Permission } from '../../src/contract/permissions.js';
+import type { RouteDef } from '../../src/platform/http/route.js';
+import { ROUTES } from '../../src/platform/http/routes/index.js';
+import { testPlatform } from '../helpers/platform.js';
+import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
+
+// The permission each endpoint declares (src/contract/endpoints/) is what the operation enforces: route by route, a
+// key of the owner holding every permission but that one is refused, and a key holding only that one is served.
+// The matrix caught `POST /organizations` declared for any credential while it checks `org:write`.
+
+async function world() {
+  const t = testPlatform();
+  const fixture = await buildFixture((m, p, o) => t.call(m, p, o), t, t.orgId, t.ownerId, 'perm');
+  const changes = () => (t.platform.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+  return { t, fixture, changes };
+}
+
+type T = ReturnType<typeof testPlatform>;
+
+function call(t: T, route: RouteDef, f: Fixture, key: string | null, body: unknown) {
+  return t.call(route.method, pathFor(route, f), { key, body });
+}
+
+/** What a route needs beyond the fixture to succeed: the state its move starts from. */
+const PRECONDITIONS: Record<string, (t: T, f: Fixture) => Promise<unknown>> = {
+  'POST /users/{userId}/unsuspend': (t, f) => t.call('POST', `/users/${f.userId}/suspend`),
+  'POST /projects/{projectId}/unarchive': (t, f) => t.call('POST', `/projects/${f.projectId}/archive`),
+  'POST /projects/{projectId}/resume': (t, f) => t.call('POST', `/projects/${f.projectId}/suspend`),
+};
+
+/** Bodies for a key holding the one permission, where the example asks for more (a key grants only what it holds). */
+const BODIES_WITH_ONLY: Record<string, unknown> = {
+  'POST /organizations/{orgId}/api-keys': { name: 'ci', environment: 'live', permissions: ['keys:write'] },
+};
+
+const declared = (route: RouteDef) => route.access as Permission;
+const withPermission = API_ROUTES.filter((r) => (PERMISSIONS as readonly string[]).includes(r.access));
+
+describe('permission matrix (every route of the contract)', () => {
+  it('declares for every route a permission, any credential, or public', () => {
+    for (const route of ROUTES) {
+      expect(['public', 'authenticated', ...PERMISSIONS], routeKey(route)).toContain(route.access);
+      expect(route.kind === 'public', routeKey(route)).toBe(route.access === 'public');
+    }
+    expect(withPermission.length).toBeGreaterThan(50);
+  });
+
+  it.each(withPermission.map((r) => [routeKey(r), r] as const))(
+    '%s: refused without its permission, changing nothing; served with it alone',
+    async (_name, route) => {
+      const { t, fixture, changes } = await world();
+      await PRECONDITIONS[routeKey(route)]?.(t, fixture);
+      // Multi-organization keys, as creating an organization asks (single-organization ones: tenancy.test.ts).
+      const keyWith = (permissions: Permission[]) => t.keyFor(t.ownerId, { permissions, multiOrganization: true });
+      const without = keyWith(PERMISSIONS.filter((p) => p !== declared(route)));
+      const only = keyWith([declared(route)]);
+      // Each key's first use records it; after that a refused call writes nothing.
+      for (const key of [without, only]) expect((await t.call('GET', '/auth/whoami', { key })).status).toBe(200);
+
+      const before = changes();
+      const refused = await call(t, route, fixture, without, exampleBody(route, fixture));
+      expect([403, 404], `${routeKey(route)} without ${route.access}: ${JSON.stringify(refused.body)}`).toContain(
+        refused.status,
+      );
+      expect(refused.body.error.code).toBe(refused.status === 403 ? 'insufficient_permissions' : 'not_found');
+      expect(changes(), `${routeKey(route)} refused but wrote`).toBe(before);
+
+      const served = await call(
+        t,
+        route,
+        fixture,
+        only,
+        BODIES_WITH_ONLY[routeKey(route)] ?? exampleBody(route, fixture),
+      );
+      expect(served.status, `${routeKey(route)} with ${route.access} only: ${JSON.stringify(served.body)}`).toBe(
+        route.status ?? 200,
+      );
+    },
+  );
+
+  it('serves the routes for any credential to a key holding a single unrelated permission', async () => {
+    const { t, fixture } = await world();
+    const key = t.keyFor(t.ownerId, { permissions: ['events:read'] });
+    const anyCredential = API_ROUTES.filter((r) => r.access === 'authenticated');
+    expect(anyCredential.length).toBeGreaterThan(0);
+    for (const route of anyCredential) {
+      const r = await call(t, route, fixture, key, exampleBody(route, fixture));
+      expect(r.status, `${routeKey(route)}: ${JSON.stringify(r.body)}`).toBe(route.status ?? 200);
+    }
+  });
+
+  it('answers 401 to every authenticated route called without credentials, and never to a public one', async () => {
+    const { t, fixture } = await world();
+    for (const route of ROUTES) {
+      const r = await call(t, route, fixture, null, route.kind === 'api' ? exampleBody(route, fixture) : undefined);
+      if (route.kind === 'api') expect(r.status, routeKey(route)).toBe(401);
+      else expect(r.status, routeKey(route)).not.toBe(401);
+    }
+  });
+});
