@@ -55,6 +55,7 @@ function group(r: Requester, endpoints: EndpointGroup): Record<string, unknown> 
     methods[name] = (...args: unknown[]) =>
       r.request(e.method, path(args), e.body ? { body: args[n] } : { query: args[n] as Query | undefined });
     if (isPagedList(e.response)) {
+      if (`${name}All` in endpoints) throw new Error(`${e.operationId}: ${name}All is taken by another endpoint`);
       methods[`${name}All`] = (...args: unknown[]) =>
         r.all(path(args), args[n] as Query | undefined, args[n + 1] as ((count: number) => void) | undefined);
     }

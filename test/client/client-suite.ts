@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ClientOptions, type Fetch, PlatformClient, type RequestInfo } from '../../src/client/client.js';
 import { ApiError } from '../../src/client/errors.js';
+import { isPagedList } from '../../src/contract/common.js';
+import { API } from '../../src/contract/endpoints/index.js';
 import type { User } from '../../src/contract/users.js';
 import type { TestPlatform } from '../helpers/platform.js';
 
@@ -95,6 +97,40 @@ export function describeClient(name: string, setup: () => Promise<ClientTarget>)
       expect(total).toBe(SEEDED + 1);
       expect(seen).toHaveLength(1);
       expect(new URL(seen[0]?.url as string).searchParams.get('limit')).toBe('100');
+    });
+
+    it('has a method for every endpoint of the contract, and <name>All beside each paginated list', () => {
+      const client = make() as unknown as Record<string, Record<string, unknown>>;
+      let paged = 0;
+      for (const [group, endpoints] of Object.entries(API)) {
+        for (const [name, endpoint] of Object.entries(endpoints)) {
+          expect(typeof client[group]?.[name], `${group}.${name}`).toBe('function');
+          if (`${name}All` in endpoints) continue; // sessions.revokeAll is an endpoint of its own
+          const walks = typeof client[group]?.[`${name}All`] === 'function';
+          expect(walks, `${group}.${name}All`).toBe(isPagedList(endpoint.response));
+          if (walks) paged++;
+        }
+      }
+      expect(paged).toBe(8); // users, invitations, teams, team members, projects, members, API keys, events
+    });
+
+    it('listAll walks a list through its derived method, escaping the path parameters', async () => {
+      const seen: RequestInfo[] = [];
+      const client = make({ onRequest: (i) => seen.push(i) });
+      const counts: number[] = [];
+      const emails: string[] = [];
+      const query = { limit: 10, sort: 'email', order: 'asc' } as const;
+      for await (const u of client.users.listAll(target.t.orgId, query, (n) => counts.push(n))) emails.push(u.email);
+      expect(emails).toHaveLength(SEEDED + 1);
+      expect(emails).toEqual([...emails].sort());
+      expect(counts).toEqual([10, 20, 26]);
+      expect(new URL(seen[0]?.url as string).pathname).toBe(`/v2/organizations/${target.t.orgId}/users`);
+
+      // An id holding a slash stays one path segment: an unknown user, not another route.
+      const err = await client.users.get('user_x/sessions').catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err).toMatchObject({ status: 404, code: 'not_found' });
+      expect(seen.at(-1)?.url).toContain('/users/user_x%2Fsessions');
     });
 
     it('reports each call to onRequest without secrets', async () => {
