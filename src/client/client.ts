@@ -165,24 +165,11 @@ export class PlatformClient {
    * records fetched after each page, for progress. Falls back to page numbers if the server answers in offset mode.
    */
   async *all<T>(path: string, query: Query = {}, onPage?: (count: number) => void): AsyncGenerator<T> {
-    const { page: _page, per_page: _perPage, ...filters } = query;
-    const limit = filters.limit ?? ALL_PAGE_SIZE;
-    let next: Query = { ...filters, limit };
     let count = 0;
-    for (;;) {
-      const { data, pagination } = await this.page<T>(path, next);
+    for await (const data of pages((q: Query) => this.page<T>(path, q), query)) {
       count += data.length;
       onPage?.(count);
       yield* data;
-      if (!pagination || !pagination.hasMore) return;
-      if ('nextCursor' in pagination) {
-        if (!pagination.nextCursor) return;
-        // The cursor carries the filters and sort; sending only it continues the same listing.
-        next = { cursor: pagination.nextCursor, limit };
-      } else {
-        const { limit: _limit, cursor: _cursor, ...rest } = filters;
-        next = { ...rest, page: pagination.page + 1, per_page: pagination.perPage };
-      }
     }
   }
 
@@ -207,6 +194,35 @@ export class PlatformClient {
       return { ok: true, status: res.status, headers: res.headers, text };
     } catch (error) {
       return { ok: false, error };
+    }
+  }
+}
+
+/**
+ * Every page of a list through `list` (a derived method such as `client.users.list` bound to its path), in cursor
+ * mode: the first with `query`'s filters (`limit` 100 unless given; `page`/`per_page` dropped), the next with the
+ * cursor, which carries them; `every` (what shapes the records, such as `expand`) goes with each. Falls back to page
+ * numbers if the server answers in offset mode.
+ */
+export async function* pages<T, Q extends object>(
+  list: (query: Q) => Promise<List<T>>,
+  query: NoInfer<Partial<Q>>,
+  every: NoInfer<Partial<Q>> = {},
+): AsyncGenerator<T[]> {
+  const { page: _page, per_page: _perPage, ...filters } = query as Query;
+  const limit = filters.limit ?? ALL_PAGE_SIZE;
+  let next = { ...filters, ...every, limit } as unknown as Q;
+  for (;;) {
+    const { data, pagination } = await list(next);
+    yield data;
+    if (!pagination?.hasMore) return;
+    if ('nextCursor' in pagination) {
+      if (!pagination.nextCursor) return;
+      // The cursor carries the filters and sort; sending only it continues the same listing.
+      next = { ...every, cursor: pagination.nextCursor, limit } as unknown as Q;
+    } else {
+      const { limit: _limit, cursor: _cursor, ...rest } = filters;
+      next = { ...rest, ...every, page: pagination.page + 1, per_page: pagination.perPage } as unknown as Q;
     }
   }
 }

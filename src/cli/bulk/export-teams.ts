@@ -1,7 +1,7 @@
 import type { PlatformClient } from '../../client/client.js';
+import { pages } from '../../client/client.js';
 import type { Team } from '../../contract/teams.js';
 import type { ListedUser } from '../../contract/users.js';
-import { pagesOf } from './export-pages.js';
 
 /** Each user's teams, as an export writes them. */
 export interface TeamsByUser {
@@ -30,7 +30,7 @@ export function teamLabels(teams: readonly Team[]): string[] {
  */
 export async function teamsByUser(client: PlatformClient, orgId: string): Promise<TeamsByUser> {
   const teams: Team[] = [];
-  for await (const page of pagesOf((q) => client.teams.list(orgId, q), {})) teams.push(...page);
+  for await (const page of pages((q) => client.teams.list(orgId, q), {})) teams.push(...page);
   const labels = teamLabels(teams);
   const labelOf = new Map(teams.map((t, i) => [t.id, labels[i] as string]));
   const none: string[] = [];

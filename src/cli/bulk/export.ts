@@ -1,4 +1,5 @@
 import { tmpdir } from 'node:os';
+import { pages } from '../../client/client.js';
 import { stopwatch } from '../../client/stopwatch.js';
 import type { UserListQuery } from '../../contract/users.js';
 import type { Context } from '../context.js';
@@ -6,7 +7,6 @@ import { done, type Output } from '../output/result.js';
 import { statusLine } from '../output/status-line.js';
 import { csvWriter } from './export-csv.js';
 import { type ExportOptions, formatOf } from './export-options.js';
-import { pagesOf } from './export-pages.js';
 import { openSpool } from './export-spool.js';
 import { fileTarget, stdoutTarget, type Target } from './export-target.js';
 import { teamsByUser } from './export-teams.js';
@@ -49,7 +49,7 @@ export async function exportUsers(o: ExportOptions, ctx: Context): Promise<Outpu
     try {
       // Oldest first: an import then creates them in the order they came.
       const first = { status: o.status, sort: 'created_at', order: 'asc' } as const;
-      for await (const users of pagesOf((q: UserListQuery) => client.users.list(org, q), first, { expand: 'teams' })) {
+      for await (const users of pages((q: UserListQuery) => client.users.list(org, q), first, { expand: 'teams' })) {
         await writer.page(users);
         count += users.length;
         shown.users(count);
