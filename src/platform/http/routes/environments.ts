@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { idParam, plainListSchema } from '../../../contract/common.js';
+import { idParam, lazySchema, plainListSchema } from '../../../contract/common.js';
 import {
   environmentCreateSchema,
   environmentNameSchema,
@@ -20,7 +20,7 @@ import { projectParams } from './params.js';
 
 const tag = 'environments';
 /** A malformed environment name names nothing: `404`, like an unknown one. */
-const environmentParams = z.lazy(() => z.strictObject({ projectId: idParam('proj'), name: environmentNameSchema }));
+const environmentParams = lazySchema(() => z.strictObject({ projectId: idParam('proj'), name: environmentNameSchema }));
 const WRITE_NOTE =
   "Organization owners and admins, or the project's admins and developers. Refused with 409 while the project is " +
   'archived or suspended.';

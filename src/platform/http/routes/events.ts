@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursorPaginationSchema } from '../../../contract/common.js';
+import { cursorPaginationSchema, lazySchema } from '../../../contract/common.js';
 import { eventListQuerySchema, eventSchema } from '../../../contract/events.js';
 import { listEvents } from '../../operations/events.js';
 import { type RouteDef, route } from '../route.js';
@@ -18,7 +18,7 @@ export const eventsRoutes: RouteDef[] = [
     access: 'events:read',
     params: orgParams,
     query: eventListQuerySchema,
-    response: z.lazy(() => z.object({ data: z.array(eventSchema), pagination: cursorPaginationSchema })),
+    response: lazySchema(() => z.object({ data: z.array(eventSchema), pagination: cursorPaginationSchema })),
     handler: (ctx, { params, query }) => listEvents(ctx, params.orgId, query),
   }),
 ];

@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { idParam, listSchema } from '../../../contract/common.js';
+import { idParam, lazySchema, listSchema } from '../../../contract/common.js';
 import { memberAddSchema, memberListQuerySchema, memberPatchSchema, memberSchema } from '../../../contract/projects.js';
 import { addMember, getMember, listMembers, removeMember, updateMember } from '../../operations/members.js';
 import { type RouteDef, route } from '../route.js';
 import { projectParams } from './params.js';
 
 const tag = 'members';
-const memberParams = z.lazy(() => z.strictObject({ projectId: idParam('proj'), userId: idParam('user') }));
+const memberParams = lazySchema(() => z.strictObject({ projectId: idParam('proj'), userId: idParam('user') }));
 const WRITE_NOTE =
   "Organization owners and admins, or the project's admins. Refused with 409 while the project is archived or suspended.";
 

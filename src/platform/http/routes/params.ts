@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { idParam } from '../../../contract/common.js';
+import { idParam, lazySchema } from '../../../contract/common.js';
 
 /** Path parameter schemas, one per identifier kind. A malformed id answers `404` like an unknown one. */
-export const orgParams = z.lazy(() => z.strictObject({ orgId: idParam('org') }));
-export const userParams = z.lazy(() => z.strictObject({ userId: idParam('user') }));
-export const projectParams = z.lazy(() => z.strictObject({ projectId: idParam('proj') }));
-export const teamParams = z.lazy(() => z.strictObject({ teamId: idParam('team') }));
-export const invitationParams = z.lazy(() => z.strictObject({ invitationId: idParam('inv') }));
-export const keyParams = z.lazy(() => z.strictObject({ keyId: idParam('key') }));
-export const ssoTestParams = z.lazy(() => z.strictObject({ orgId: idParam('org'), testId: idParam('ssot') }));
+export const orgParams = lazySchema(() => z.strictObject({ orgId: idParam('org') }));
+export const userParams = lazySchema(() => z.strictObject({ userId: idParam('user') }));
+export const projectParams = lazySchema(() => z.strictObject({ projectId: idParam('proj') }));
+export const teamParams = lazySchema(() => z.strictObject({ teamId: idParam('team') }));
+export const invitationParams = lazySchema(() => z.strictObject({ invitationId: idParam('inv') }));
+export const keyParams = lazySchema(() => z.strictObject({ keyId: idParam('key') }));
+export const ssoTestParams = lazySchema(() => z.strictObject({ orgId: idParam('org'), testId: idParam('ssot') }));

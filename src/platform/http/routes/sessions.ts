@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { idParam, plainListSchema } from '../../../contract/common.js';
+import { idParam, lazySchema, plainListSchema } from '../../../contract/common.js';
 import { revokeAllQuerySchema, revokeAllResultSchema, sessionSchema } from '../../../contract/sessions.js';
 import { listSessions, revokeAllSessions, revokeSession } from '../../operations/sessions.js';
 import { type RouteDef, route } from '../route.js';
 import { userParams } from './params.js';
 
 const tag = 'sessions';
-const sessionParams = z.lazy(() => z.strictObject({ userId: idParam('user'), sessionId: idParam('sess') }));
+const sessionParams = lazySchema(() => z.strictObject({ userId: idParam('user'), sessionId: idParam('sess') }));
 const OWN = 'Everyone may use this on their own sessions';
 
 export const sessionsRoutes: RouteDef[] = [

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { idParam, listSchema } from '../../../contract/common.js';
+import { idParam, lazySchema, listSchema } from '../../../contract/common.js';
 import {
   teamCreateSchema,
   teamListQuerySchema,
@@ -107,7 +107,7 @@ export const teamsRoutes: RouteDef[] = [
     summary: 'Take a user out of the team',
     tag,
     access: 'users:write',
-    params: z.lazy(() => z.strictObject({ teamId: idParam('team'), userId: idParam('user') })),
+    params: lazySchema(() => z.strictObject({ teamId: idParam('team'), userId: idParam('user') })),
     status: 204,
     handler: (ctx, { params }) => removeTeamMember(ctx, params.teamId, params.userId),
   }),
