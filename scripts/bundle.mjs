@@ -1,8 +1,16 @@
-// Bundles the CLI with esbuild into dist/bundle: one ESM entry plus a chunk per lazily imported module, so that a
-// cold start reads a handful of files instead of hundreds (and unused code such as zod's locales is dropped).
-// better-sqlite3's JavaScript is bundled too (its addon is a .node file loaded at run time); keytar and undici
-// stay external. dist/bundle/meta.json maps every chunk to its sources (the lazy-load test reads it).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+// The build's output, all made with esbuild (tsc only checks: `npm run typecheck`):
+// - dist/bundle: the CLI, one ESM entry (src/startup/main.ts) plus a chunk per lazily imported module, so that a
+//   cold start reads a handful of files instead of hundreds (and unused code such as zod's locales is dropped), each
+//   with a linked source map. better-sqlite3's JavaScript is bundled too (its addon is a .node file loaded at run
+//   time); keytar and undici stay external. dist/bundle/meta.json maps every chunk to its sources (the lazy-load test
+//   reads it).
+// - dist/snapshot: the same CLI as one CommonJS script, the entry of the startup snapshot (src/startup/snapshot.ts),
+//   and what it requires at run time.
+// - bin/plat.js, assembled from src/startup/launcher.sh and src/startup/entry.js, and bin/snapshot.js (the install
+//   step, which builds the blob), copied from src/startup/build-snapshot.js.
+// - dist/<folder>/…js: every module of src/ on its own, for the scripts and tests that import one (scripts/bench.mjs,
+//   gen-docs.mjs, …). Not in the package: plat runs from the bundle.
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 /** zod re-exports all of its ~40 message locales; plat uses none but the default (English), which zod loads itself. */
@@ -16,23 +24,6 @@ const noZodLocales = {
   },
 };
 
-/**
- * commander requires child_process when it is loaded, only to spawn executable subcommands, which plat has none of:
- * it gets `spawn` from child_process on first use instead, and no start (the snapshot included) loads that module.
- */
-const lazyChildProcess = {
-  name: 'lazy-child-process',
-  setup(b) {
-    b.onResolve({ filter: /^node:child_process$/ }, (args) =>
-      args.importer.includes('/commander/') ? { path: 'commander-child-process', namespace: 'plat-stub' } : undefined,
-    );
-    b.onLoad({ filter: /^commander-child-process$/, namespace: 'plat-stub' }, () => ({
-      contents: "module.exports = { get spawn() { return require('node:child_process').spawn; } };",
-      loader: 'js',
-    }));
-  },
-};
-
 const common = {
   bundle: true,
   platform: 'node',
@@ -42,7 +33,7 @@ const common = {
   // Not keepNames: it redefines the name of every function, which turns each one's properties into a dictionary —
   // a quarter of a megabyte more in the startup snapshot, read at every start. plat's errors name themselves.
   keepNames: false,
-  plugins: [noZodLocales, lazyChildProcess],
+  plugins: [noZodLocales],
   // The version the CLI reports (src/cli/main.ts), so that a start need not read package.json for it.
   define: { PLAT_VERSION: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
   logLevel: 'warning',
@@ -84,17 +75,18 @@ const requireExternals = {
   },
 };
 
-rmSync('dist/bundle', { recursive: true, force: true });
+rmSync('dist', { recursive: true, force: true });
 const result = await build({
   ...common,
-  entryPoints: { main: 'src/cli/main.ts' },
+  entryPoints: { main: 'src/startup/main.ts' },
   outdir: 'dist/bundle',
   splitting: true,
   format: 'esm',
   chunkNames: 'chunks/[name]-[hash]',
-  // A .map beside each file, for `plat serve`, which alone turns source maps on (process.setSourceMapsEnabled): the
-  // stack trace of an internal error in its log then names src/…ts lines instead of a minified column. Without the
-  // sources' text, which a stack trace does not need. Other commands never read the maps: cold starts are unchanged.
+  // A .map beside each file, shipped: `plat serve` turns source maps on (process.setSourceMapsEnabled), and any
+  // command run as `NODE_OPTIONS=--enable-source-maps plat …` (which starts without the snapshot) does, so that a
+  // stack trace names src/…ts lines instead of a minified column. Without the sources' text, which a stack trace does
+  // not need. Commands that do not ask never read the maps: cold starts are unchanged.
   sourcemap: 'linked',
   sourcesContent: false,
   // Bundled CommonJS packages (commander, cli-table3) call require() for Node built-ins.
@@ -105,24 +97,23 @@ const result = await build({
 });
 writeFileSync('dist/bundle/meta.json', JSON.stringify(result.metafile));
 
-// The same CLI as one CommonJS script, the entry of the startup snapshot (src/cli/snapshot.ts; bin/snapshot.js
+// The same CLI as one CommonJS script, the entry of the startup snapshot (src/startup/snapshot.ts; bin/snapshot.js
 // builds the blob). While the snapshot is built, require() can load only Node's built-in modules; at run time the
 // entry sets __platRequire, which loads the rest (the SQLite addon, the packages above) from beside dist/bundle.
-rmSync('dist/snapshot', { recursive: true, force: true });
 await build({
   ...common,
-  entryPoints: ['src/cli/snapshot.ts'],
+  entryPoints: ['src/startup/snapshot.ts'],
   outfile: 'dist/snapshot/plat.cjs',
   format: 'cjs',
   banner: {
     js: 'var __platBuiltins = require; var require = (id) => (globalThis.__platRequire ?? __platBuiltins)(id);',
   },
   define: { ...common.define, 'import.meta.url': 'globalThis.__platModuleUrl' },
-  plugins: [noZodLocales, lazyChildProcess, requireExternals],
+  plugins: [noZodLocales, requireExternals],
 });
 
 // Code started from a snapshot cannot run import() (Node gives it no module loader): one left in the script would fail
-// only when reached. Packages are required instead (requireExternals), Node's modules got with process.getBuiltinModule.
+// only when reached. Packages are required instead (requireExternals), Node's modules imported statically.
 if (/\bimport\(/.test(readFileSync('dist/snapshot/plat.cjs', 'utf8'))) {
   throw new Error('dist/snapshot/plat.cjs calls import(), which fails in code started from the snapshot');
 }
@@ -136,3 +127,25 @@ for (const name of COPIED) {
     format: 'cjs',
   });
 }
+
+// bin/plat.js: the launcher's shell text inside a JavaScript comment, then the JavaScript entry (see launcher.sh).
+const launcher = readFileSync('src/startup/launcher.sh', 'utf8');
+if (launcher.includes('*/')) throw new Error('src/startup/launcher.sh must not contain */ (it ends the comment)');
+mkdirSync('bin', { recursive: true });
+const entry = readFileSync('src/startup/entry.js', 'utf8');
+writeFileSync('bin/plat.js', `#!/usr/bin/env node\ntrue /*\n${launcher}*/\n\n${entry}`, { mode: 0o755 });
+chmodSync('bin/plat.js', 0o755);
+writeFileSync('bin/snapshot.js', readFileSync('src/startup/build-snapshot.js', 'utf8'), { mode: 0o755 });
+chmodSync('bin/snapshot.js', 0o755);
+
+// Every module of src/ on its own, as it is (no bundling, no minifying), for scripts and tests.
+const modules = readdirSync('src', { recursive: true }).filter((f) => f.endsWith('.ts'));
+await build({
+  entryPoints: modules.map((f) => `src/${f}`),
+  outdir: 'dist',
+  outbase: 'src',
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  logLevel: 'warning',
+});

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+
 /** Whether a browser on this machine can be expected to reach the user; when not, why (for the notice). */
 export function browserAvailability(
   env: Record<string, string | undefined>,
@@ -23,8 +25,6 @@ function opener(url: string, platform: NodeJS.Platform): { cmd: string; args: st
 /**
  * Opens `url` in the default browser, detached (the browser outlives `plat`) with its output ignored. Resolves
  * false when the opener could not be started (not installed); the caller prints the URL in every case.
- * child_process is fetched here, on first use: only signing in needs it, and the startup snapshot would hold it
- * otherwise (src/cli/warm-up.ts). Not with import(), which code started from a snapshot cannot run.
  */
 export function openBrowser(
   url: string,
@@ -32,7 +32,6 @@ export function openBrowser(
   platform: NodeJS.Platform = process.platform,
 ): Promise<boolean> {
   const { cmd, args, verbatim } = opener(url, platform);
-  const { spawn } = process.getBuiltinModule('node:child_process');
   return new Promise((resolve) => {
     try {
       const child = spawn(cmd, args, {

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import type { CredentialStore, StoredCredential } from './credential-types.js';
 
 /** The keychain service every credential of plat is filed under; the account is the profile name. */
@@ -47,7 +48,6 @@ export function bounded<T>(work: () => Promise<T>, ms: number, what: string): Pr
  * required at run time from beside this module — never bundled, and never needed to type-check or build.
  */
 export async function loadKeytar(): Promise<Keytar> {
-  const { createRequire } = process.getBuiltinModule('node:module');
   const mod = createRequire(import.meta.url)('keytar') as Keytar & { default?: Keytar };
   const keytar = mod.default ?? mod;
   if (typeof keytar.getPassword !== 'function') throw new Error('keytar has no getPassword');

@@ -38,8 +38,9 @@ export interface CliDeps {
   onShutdown?: (handler: () => void) => () => void;
   version?: string;
   /**
-   * Lets an embedded command use plat's light in-process `Request`/`Response` (client/light-fetch.ts) instead of
-   * loading Node's. Only the binary's entry point sets it: they replace the globals for the rest of the process.
+   * Called before an embedded command opens the platform, to put light in-process `Request`/`Response` classes in
+   * place of Node's (src/startup/light-fetch.ts). Only the binary's entry sets it: they replace the globals for the
+   * rest of the process.
    */
-  lightFetch?: boolean;
+  lightFetch?: () => Promise<void>;
 }

@@ -117,17 +117,17 @@ export function bootstrapNotice(
 /**
  * The embedded platform in-process, as the client's transport: `fetch` calls the platform's handler directly. The
  * platform (and SQLite) is imported here, dynamically, so that remote commands never load it; the client never
- * imports the platform, it is handed this. `lightFetch` first installs the light in-process `Request`/`Response`
- * classes for the whole process (see client/light-fetch.ts).
+ * imports the platform, it is handed this. `lightFetch` is called first (the binary's entry installs light in-process
+ * `Request`/`Response` classes with it: see CliDeps).
  */
 export async function embeddedTransport(opts: {
   db: string;
   mode?: 'live' | 'sandbox';
-  lightFetch?: boolean;
+  lightFetch?: () => Promise<void>;
   /** `PLAT_SECRET_KEY`: the key the database's secrets are sealed with (default: the key file beside it). */
   secretKey?: string;
 }): Promise<{ fetch: Fetch; baseUrl: string; close(): void }> {
-  if (opts.lightFetch) (await import('../client/light-fetch.js')).installLightFetch();
+  await opts.lightFetch?.();
   const platform = await createAt(opts.db, { mode: opts.mode, secretKey: opts.secretKey });
   return {
     fetch: (request) => platform.fetch(request),

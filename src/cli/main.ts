@@ -64,8 +64,11 @@ function enableSourceMaps(): void {
   if (typeof process.setSourceMapsEnabled === 'function') process.setSourceMapsEnabled(true);
 }
 
-/** The binary's entry point: the one place that reads `process` and sets the exit code. */
-export async function main(): Promise<void> {
+/**
+ * The binary's entry point: the one place that reads `process` and sets the exit code. `hooks` come from the start-up
+ * code that runs it (src/startup/main.ts).
+ */
+export async function main(hooks: Pick<CliDeps, 'lightFetch'> = {}): Promise<void> {
   // `plat users list | head -1` closes the pipe early; that is not a failure worth a stack trace.
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -78,7 +81,7 @@ export async function main(): Promise<void> {
     cwd: process.cwd(),
     onShutdown,
     enableSourceMaps,
-    lightFetch: true,
+    ...hooks,
   });
   // The command is over and has closed what it opened. Once the OS has everything written (stdout and stderr hold
   // nothing back: a pipe on macOS is asynchronous), exit at once rather than let Node.js tear the heap down (~1 ms).

@@ -6,7 +6,7 @@ import { basename, dirname, join } from 'node:path';
  * Writes a private file so that readers see the old content or the new, never half of it: a temporary file in the
  * same directory (created 0600, so the secret is never readable by others even for an instant), flushed, renamed
  * over the target. The directory is created 0700 when missing. Synchronous, like all of plat's own file I/O: a
- * command does one thing at a time, and `fs/promises` would load Node's readline modules into every start.
+ * command does one thing at a time.
  */
 export function writeFileAtomic(path: string, content: string): void {
   const dir = dirname(path);

@@ -1,34 +1,37 @@
 import * as z from 'zod';
 import { PER_PAGE_MAX } from './limits.js';
 
-// How the contract's schemas are made (every file of src/contract): each object schema — a record, a body, a query,
-// path parameters — is built when first used (`z.lazy`), not when its module loads; the small pieces many of them
-// share (enums, timestamps, names, paging) are built at once. A command validates a few schemas, and the startup
-// snapshot then holds only the ones its warm-up built: zod schemas cost a cold start by the object (~23 heap objects
-// each, for some 640 of them). The OpenAPI document is the same either way: it builds them all.
+/**
+ * A schema built when first used, not when its module loads: every object schema of the contract (a record, a body,
+ * a query, path parameters) is made with it; the small pieces many of them share (enums, timestamps, names, paging)
+ * are built at once. A command validates a few schemas of some 640, and each costs its start (~23 heap objects):
+ * building them all when the modules load makes `plat users list` start about 4 % slower (`npm run bench`). The
+ * OpenAPI document is the same either way: it builds them all.
+ */
+export function lazySchema<T extends z.ZodType>(build: () => T): z.ZodLazy<T> {
+  return z.lazy(build);
+}
 
 /** ISO 8601 UTC timestamp with milliseconds and `Z`. */
 export const timestampSchema = z.string().meta({ format: 'date-time', example: '2026-01-02T03:04:05.678Z' });
 export const nullableTimestampSchema = timestampSchema.nullable();
 
 /** The seed's offset pagination object. */
-export const offsetPaginationSchema = z
-  .lazy(() =>
-    z.object({
-      total: z.number().int(),
-      page: z.number().int(),
-      perPage: z.number().int(),
-      totalPages: z.number().int(),
-      hasMore: z.boolean(),
-    }),
-  )
-  .meta({ id: 'Pagination' });
+export const offsetPaginationSchema = lazySchema(() =>
+  z.object({
+    total: z.number().int(),
+    page: z.number().int(),
+    perPage: z.number().int(),
+    totalPages: z.number().int(),
+    hasMore: z.boolean(),
+  }),
+).meta({ id: 'Pagination' });
 export type OffsetPagination = z.infer<typeof offsetPaginationSchema>;
 
 /** The cursor pagination object (contract §3). */
-export const cursorPaginationSchema = z
-  .lazy(() => z.object({ limit: z.number().int(), nextCursor: z.string().nullable(), hasMore: z.boolean() }))
-  .meta({ id: 'CursorPagination' });
+export const cursorPaginationSchema = lazySchema(() =>
+  z.object({ limit: z.number().int(), nextCursor: z.string().nullable(), hasMore: z.boolean() }),
+).meta({ id: 'CursorPagination' });
 export type CursorPagination = z.infer<typeof cursorPaginationSchema>;
 
 /** The response schemas of paginated lists, which the client walks page by page (`listAll`). */
@@ -44,18 +47,18 @@ function paged<S extends z.ZodType>(schema: S): S {
 /** A paginated list of `item`: offset pagination by default, cursor pagination when `cursor` or `limit` was sent. */
 export function listSchema<T extends z.ZodType>(item: T) {
   return paged(
-    z.lazy(() =>
+    lazySchema(() =>
       z.object({ data: z.array(item), pagination: z.union([offsetPaginationSchema, cursorPaginationSchema]) }),
     ),
   );
 }
 /** A list paginated by cursor only (the audit log). */
 export function cursorListSchema<T extends z.ZodType>(item: T) {
-  return paged(z.lazy(() => z.object({ data: z.array(item), pagination: cursorPaginationSchema })));
+  return paged(lazySchema(() => z.object({ data: z.array(item), pagination: cursorPaginationSchema })));
 }
 /** A list that is not paginated (small, bounded collections such as a project's environments). */
 export function plainListSchema<T extends z.ZodType>(item: T) {
-  return z.lazy(() => z.object({ data: z.array(item) }));
+  return lazySchema(() => z.object({ data: z.array(item) }));
 }
 export type List<T> = { data: T[]; pagination: OffsetPagination | CursorPagination };
 
@@ -116,6 +119,6 @@ export const nameSchema = z
   // An empty name is min(1)'s to report, once.
   .refine((s) => s === '' || !INVISIBLE.test(s), 'must contain a visible character');
 
-export const healthSchema = z
-  .lazy(() => z.object({ status: z.literal('ok'), version: z.string(), mode: z.enum(['live', 'sandbox']) }))
-  .meta({ id: 'Health' });
+export const healthSchema = lazySchema(() =>
+  z.object({ status: z.literal('ok'), version: z.string(), mode: z.enum(['live', 'sandbox']) }),
+).meta({ id: 'Health' });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { lazySchema } from './common.js';
 
 /** The seed's error codes and the HTTP status each one normally carries. */
 export const ERROR_STATUS = {
@@ -18,31 +19,29 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export const errorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);
 
 /** One field-level problem of a `422 validation_error` (or a bad query parameter of a `400`). */
-export const errorDetailSchema = z
-  .lazy(() => z.object({ field: z.string(), message: z.string() }))
-  .meta({ id: 'ErrorDetail' });
+export const errorDetailSchema = lazySchema(() => z.object({ field: z.string(), message: z.string() })).meta({
+  id: 'ErrorDetail',
+});
 export type ErrorDetail = z.infer<typeof errorDetailSchema>;
 
 /** The error envelope every non-OAuth error response carries. */
-export const errorBodySchema = z
-  .lazy(() =>
-    z.object({
-      error: z.object({
-        code: errorCodeSchema,
-        message: z.string(),
-        status: z.number().int(),
-        requestId: z.string(),
-        details: z.array(errorDetailSchema).optional(),
-      }),
+export const errorBodySchema = lazySchema(() =>
+  z.object({
+    error: z.object({
+      code: errorCodeSchema,
+      message: z.string(),
+      status: z.number().int(),
+      requestId: z.string(),
+      details: z.array(errorDetailSchema).optional(),
     }),
-  )
-  .meta({ id: 'Error' });
+  }),
+).meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
 /** The RFC 6749 §5.2 error body of the OAuth endpoints. */
-export const oauthErrorBodySchema = z
-  .lazy(() => z.object({ error: z.string(), error_description: z.string().optional() }))
-  .meta({ id: 'OAuthError' });
+export const oauthErrorBodySchema = lazySchema(() =>
+  z.object({ error: z.string(), error_description: z.string().optional() }),
+).meta({ id: 'OAuthError' });
 
 /**
  * How a failure is classed, whichever layer raised it: each error the CLI may meet carries one as `kind` (the API's

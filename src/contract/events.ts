@@ -1,23 +1,21 @@
 import * as z from 'zod';
-import { pagingQueryShape, timestampSchema } from './common.js';
+import { lazySchema, pagingQueryShape, timestampSchema } from './common.js';
 
-export const eventSchema = z
-  .lazy(() =>
-    z.object({
-      id: z.string(),
-      type: z.string(),
-      organizationId: z.string(),
-      actor: z.object({ type: z.enum(['user', 'api_key', 'system']), id: z.string() }),
-      target: z.object({ type: z.string(), id: z.string() }).nullable(),
-      requestId: z.string().nullable(),
-      createdAt: timestampSchema,
-      data: z.record(z.string(), z.unknown()),
-    }),
-  )
-  .meta({ id: 'Event' });
+export const eventSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    type: z.string(),
+    organizationId: z.string(),
+    actor: z.object({ type: z.enum(['user', 'api_key', 'system']), id: z.string() }),
+    target: z.object({ type: z.string(), id: z.string() }).nullable(),
+    requestId: z.string().nullable(),
+    createdAt: timestampSchema,
+    data: z.record(z.string(), z.unknown()),
+  }),
+).meta({ id: 'Event' });
 export type Event = z.infer<typeof eventSchema>;
 
-export const eventListQuerySchema = z.lazy(() =>
+export const eventListQuerySchema = lazySchema(() =>
   z.strictObject({
     cursor: pagingQueryShape.cursor,
     limit: pagingQueryShape.limit,

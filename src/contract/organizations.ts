@@ -1,30 +1,28 @@
 import * as z from 'zod';
-import { nameSchema, timestampSchema } from './common.js';
+import { lazySchema, nameSchema, timestampSchema } from './common.js';
 import { PLANS, type Plan } from './limits.js';
 
 export { PLANS, type Plan };
 export const planSchema = z.enum(PLANS);
 
-export const organizationSchema = z
-  .lazy(() =>
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      slug: z.string(),
-      plan: planSchema,
-      createdAt: timestampSchema,
-      updatedAt: timestampSchema,
-    }),
-  )
-  .meta({ id: 'Organization' });
+export const organizationSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    plan: planSchema,
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+  }),
+).meta({ id: 'Organization' });
 export type Organization = z.infer<typeof organizationSchema>;
 
-export const organizationCreateSchema = z
-  .lazy(() => z.strictObject({ name: nameSchema }))
-  .meta({ id: 'OrganizationCreate' });
+export const organizationCreateSchema = lazySchema(() => z.strictObject({ name: nameSchema })).meta({
+  id: 'OrganizationCreate',
+});
 export type OrganizationCreate = z.infer<typeof organizationCreateSchema>;
 
-export const organizationPatchSchema = z
-  .lazy(() => z.strictObject({ name: nameSchema.optional(), plan: planSchema.optional() }))
-  .meta({ id: 'OrganizationPatch' });
+export const organizationPatchSchema = lazySchema(() =>
+  z.strictObject({ name: nameSchema.optional(), plan: planSchema.optional() }),
+).meta({ id: 'OrganizationPatch' });
 export type OrganizationPatch = z.infer<typeof organizationPatchSchema>;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { nameSchema, pagingQueryShape, searchParam, timestampSchema } from './common.js';
+import { lazySchema, nameSchema, pagingQueryShape, searchParam, timestampSchema } from './common.js';
 import { projectRoleSchema } from './permissions.js';
 import { userRefSchema } from './teams.js';
 
@@ -13,9 +13,9 @@ export const environmentNameSchema = z
   .max(32)
   .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, 'must be a lower-case slug (a-z, 0-9, -)');
 
-export const projectSettingsSchema = z
-  .lazy(() => z.object({ defaultEnvironment: z.string(), autoScaling: z.boolean(), notificationsEnabled: z.boolean() }))
-  .meta({ id: 'ProjectSettings' });
+export const projectSettingsSchema = lazySchema(() =>
+  z.object({ defaultEnvironment: z.string(), autoScaling: z.boolean(), notificationsEnabled: z.boolean() }),
+).meta({ id: 'ProjectSettings' });
 export type ProjectSettings = z.infer<typeof projectSettingsSchema>;
 
 export const DEFAULT_PROJECT_SETTINGS: ProjectSettings = {
@@ -25,58 +25,50 @@ export const DEFAULT_PROJECT_SETTINGS: ProjectSettings = {
 };
 export const DEFAULT_ENVIRONMENTS = ['development', 'staging', 'production'] as const;
 
-export const projectSchema = z
-  .lazy(() =>
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      slug: z.string(),
-      description: z.string().nullable(),
-      organizationId: z.string(),
-      status: projectStatusSchema,
-      settings: projectSettingsSchema,
-      createdAt: timestampSchema,
-      updatedAt: timestampSchema,
-    }),
-  )
-  .meta({ id: 'Project' });
+export const projectSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    slug: z.string(),
+    description: z.string().nullable(),
+    organizationId: z.string(),
+    status: projectStatusSchema,
+    settings: projectSettingsSchema,
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+  }),
+).meta({ id: 'Project' });
 export type Project = z.infer<typeof projectSchema>;
 
-export const projectSettingsPatchSchema = z
-  .lazy(() =>
-    z.strictObject({
-      defaultEnvironment: environmentNameSchema.optional(),
-      autoScaling: z.boolean().optional(),
-      notificationsEnabled: z.boolean().optional(),
-    }),
-  )
-  .meta({ id: 'ProjectSettingsPatch' });
+export const projectSettingsPatchSchema = lazySchema(() =>
+  z.strictObject({
+    defaultEnvironment: environmentNameSchema.optional(),
+    autoScaling: z.boolean().optional(),
+    notificationsEnabled: z.boolean().optional(),
+  }),
+).meta({ id: 'ProjectSettingsPatch' });
 
 const descriptionSchema = z.string().max(1000).nullable();
 
-export const projectCreateSchema = z
-  .lazy(() =>
-    z.strictObject({
-      name: nameSchema,
-      description: descriptionSchema.optional(),
-      settings: projectSettingsPatchSchema.optional(),
-    }),
-  )
-  .meta({ id: 'ProjectCreate' });
+export const projectCreateSchema = lazySchema(() =>
+  z.strictObject({
+    name: nameSchema,
+    description: descriptionSchema.optional(),
+    settings: projectSettingsPatchSchema.optional(),
+  }),
+).meta({ id: 'ProjectCreate' });
 export type ProjectCreate = z.infer<typeof projectCreateSchema>;
 
-export const projectPatchSchema = z
-  .lazy(() =>
-    z.strictObject({
-      name: nameSchema.optional(),
-      description: descriptionSchema.optional(),
-      settings: projectSettingsPatchSchema.optional(),
-    }),
-  )
-  .meta({ id: 'ProjectPatch' });
+export const projectPatchSchema = lazySchema(() =>
+  z.strictObject({
+    name: nameSchema.optional(),
+    description: descriptionSchema.optional(),
+    settings: projectSettingsPatchSchema.optional(),
+  }),
+).meta({ id: 'ProjectPatch' });
 export type ProjectPatch = z.infer<typeof projectPatchSchema>;
 
-export const projectListQuerySchema = z.lazy(() =>
+export const projectListQuerySchema = lazySchema(() =>
   z.strictObject({
     ...pagingQueryShape,
     status: projectStatusSchema.optional(),
@@ -87,20 +79,22 @@ export const projectListQuerySchema = z.lazy(() =>
 );
 export type ProjectListQuery = z.infer<typeof projectListQuerySchema>;
 
-export const memberSchema = z
-  .lazy(() => z.object({ user: userRefSchema, role: projectRoleSchema, createdAt: timestampSchema }))
-  .meta({ id: 'Member' });
+export const memberSchema = lazySchema(() =>
+  z.object({ user: userRefSchema, role: projectRoleSchema, createdAt: timestampSchema }),
+).meta({ id: 'Member' });
 export type Member = z.infer<typeof memberSchema>;
 
-export const memberAddSchema = z
-  .lazy(() => z.strictObject({ userId: z.string().max(100), role: projectRoleSchema }))
-  .meta({ id: 'MemberAdd' });
+export const memberAddSchema = lazySchema(() =>
+  z.strictObject({ userId: z.string().max(100), role: projectRoleSchema }),
+).meta({ id: 'MemberAdd' });
 export type MemberAdd = z.infer<typeof memberAddSchema>;
 
-export const memberPatchSchema = z.lazy(() => z.strictObject({ role: projectRoleSchema })).meta({ id: 'MemberPatch' });
+export const memberPatchSchema = lazySchema(() => z.strictObject({ role: projectRoleSchema })).meta({
+  id: 'MemberPatch',
+});
 export type MemberPatch = z.infer<typeof memberPatchSchema>;
 
-export const memberListQuerySchema = z.lazy(() => z.strictObject({ ...pagingQueryShape }));
+export const memberListQuerySchema = lazySchema(() => z.strictObject({ ...pagingQueryShape }));
 
 /** Environment configuration keys look like environment variable names. */
 export const configKeySchema = z
@@ -110,33 +104,29 @@ export const configKeySchema = z
 export const configValueSchema = z.string().max(10_000);
 export const MAX_CONFIG_KEYS = 200;
 
-export const environmentSchema = z
-  .lazy(() =>
-    z.object({
-      id: z.string(),
-      projectId: z.string(),
-      name: z.string(),
-      config: z.record(z.string(), z.string()),
-      createdAt: timestampSchema,
-      updatedAt: timestampSchema,
-    }),
-  )
-  .meta({ id: 'Environment' });
+export const environmentSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    projectId: z.string(),
+    name: z.string(),
+    config: z.record(z.string(), z.string()),
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+  }),
+).meta({ id: 'Environment' });
 export type Environment = z.infer<typeof environmentSchema>;
 
-export const environmentCreateSchema = z
-  .lazy(() =>
-    z.strictObject({ name: environmentNameSchema, config: z.record(configKeySchema, configValueSchema).optional() }),
-  )
-  .meta({ id: 'EnvironmentCreate' });
+export const environmentCreateSchema = lazySchema(() =>
+  z.strictObject({ name: environmentNameSchema, config: z.record(configKeySchema, configValueSchema).optional() }),
+).meta({ id: 'EnvironmentCreate' });
 export type EnvironmentCreate = z.infer<typeof environmentCreateSchema>;
 
-export const environmentPatchSchema = z
-  .lazy(() => z.strictObject({ config: z.record(configKeySchema, configValueSchema.nullable()) }))
-  .meta({ id: 'EnvironmentPatch' });
+export const environmentPatchSchema = lazySchema(() =>
+  z.strictObject({ config: z.record(configKeySchema, configValueSchema.nullable()) }),
+).meta({ id: 'EnvironmentPatch' });
 export type EnvironmentPatch = z.infer<typeof environmentPatchSchema>;
 
-export const promoteSchema = z
-  .lazy(() => z.strictObject({ source: environmentNameSchema, target: environmentNameSchema }))
-  .meta({ id: 'Promote' });
+export const promoteSchema = lazySchema(() =>
+  z.strictObject({ source: environmentNameSchema, target: environmentNameSchema }),
+).meta({ id: 'Promote' });
 export type Promote = z.infer<typeof promoteSchema>;

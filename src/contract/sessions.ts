@@ -1,28 +1,28 @@
 import * as z from 'zod';
-import { nullableTimestampSchema, timestampSchema } from './common.js';
+import { lazySchema, nullableTimestampSchema, timestampSchema } from './common.js';
 
 /** How a session was signed in: a password, a device approval, or single sign-on through SAML or OIDC. */
 export const SIGN_IN_METHODS = ['password', 'device', 'saml', 'oidc'] as const;
 export type SignInMethod = (typeof SIGN_IN_METHODS)[number];
 
-export const sessionSchema = z
-  .lazy(() =>
-    z.object({
-      id: z.string(),
-      userId: z.string(),
-      method: z.enum(SIGN_IN_METHODS),
-      ipAddress: z.string().nullable(),
-      userAgent: z.string().nullable(),
-      createdAt: timestampSchema,
-      lastActive: timestampSchema,
-      expiresAt: nullableTimestampSchema,
-      current: z.boolean(),
-    }),
-  )
-  .meta({ id: 'Session' });
+export const sessionSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    userId: z.string(),
+    method: z.enum(SIGN_IN_METHODS),
+    ipAddress: z.string().nullable(),
+    userAgent: z.string().nullable(),
+    createdAt: timestampSchema,
+    lastActive: timestampSchema,
+    expiresAt: nullableTimestampSchema,
+    current: z.boolean(),
+  }),
+).meta({ id: 'Session' });
 export type Session = z.infer<typeof sessionSchema>;
 
-export const revokeAllQuerySchema = z.lazy(() => z.strictObject({ keepCurrent: z.enum(['true', 'false']).optional() }));
-export const revokeAllResultSchema = z
-  .lazy(() => z.object({ revoked: z.number().int() }))
-  .meta({ id: 'RevokeAllResult' });
+export const revokeAllQuerySchema = lazySchema(() =>
+  z.strictObject({ keepCurrent: z.enum(['true', 'false']).optional() }),
+);
+export const revokeAllResultSchema = lazySchema(() => z.object({ revoked: z.number().int() })).meta({
+  id: 'RevokeAllResult',
+});

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import {
+  lazySchema,
   metadataPatchSchema,
   metadataSchema,
   nameSchema,
@@ -32,7 +33,7 @@ const userShape = () => ({
 });
 
 /** A user as seen inside one organization: the account plus its membership (role, status, profile). */
-export const userSchema = z.lazy(() => z.object(userShape())).meta({ id: 'User' });
+export const userSchema = lazySchema(() => z.object(userShape())).meta({ id: 'User' });
 export type User = z.infer<typeof userSchema>;
 
 /**
@@ -43,24 +44,22 @@ export const USER_EXPANSIONS = ['teams'] as const;
 export const userExpansionSchema = z.enum(USER_EXPANSIONS);
 
 /** A user as the users list gives it: the record, plus `teams` when `expand=teams` asked for them. */
-export const listedUserSchema = z
-  .lazy(() =>
-    z.object({
-      ...userShape(),
-      teams: z
-        .array(z.string())
-        .optional()
-        .describe('With `expand=teams` only: the ids of the teams the user is in, A to Z by team name.'),
-    }),
-  )
-  .meta({ id: 'ListedUser' });
+export const listedUserSchema = lazySchema(() =>
+  z.object({
+    ...userShape(),
+    teams: z
+      .array(z.string())
+      .optional()
+      .describe('With `expand=teams` only: the ids of the teams the user is in, A to Z by team name.'),
+  }),
+).meta({ id: 'ListedUser' });
 export type ListedUser = z.infer<typeof listedUserSchema>;
 
 export const USER_SORTS = ['created_at', 'name', 'email', 'last_login_at'] as const;
 export const userSortSchema = z.enum(USER_SORTS);
 export type UserSort = z.infer<typeof userSortSchema>;
 
-export const userListQuerySchema = z.lazy(() =>
+export const userListQuerySchema = lazySchema(() =>
   z.strictObject({
     ...pagingQueryShape,
     status: userStatusSchema.optional(),
@@ -72,20 +71,18 @@ export const userListQuerySchema = z.lazy(() =>
 );
 export type UserListQuery = z.infer<typeof userListQuerySchema>;
 
-export const userPatchSchema = z
-  .lazy(() =>
-    z.strictObject({
-      name: nameSchema.optional(),
-      avatarUrl: z
-        .url({ protocol: /^https?$/ })
-        .max(2048)
-        .nullable()
-        .optional(),
-      role: orgRoleSchema.optional(),
-      metadata: metadataPatchSchema.optional(),
-    }),
-  )
-  .meta({ id: 'UserPatch' });
+export const userPatchSchema = lazySchema(() =>
+  z.strictObject({
+    name: nameSchema.optional(),
+    avatarUrl: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable()
+      .optional(),
+    role: orgRoleSchema.optional(),
+    metadata: metadataPatchSchema.optional(),
+  }),
+).meta({ id: 'UserPatch' });
 export type UserPatch = z.infer<typeof userPatchSchema>;
 
 export const emailSchema = z.email().max(254);
@@ -94,37 +91,33 @@ export const INVITATION_STATUSES = ['pending', 'accepted', 'expired', 'revoked']
 export const invitationStatusSchema = z.enum(INVITATION_STATUSES);
 
 /** What `POST /organizations/{orgId}/users` returns (the seed calls it "the service"). */
-export const invitationSchema = z
-  .lazy(() =>
-    z.object({
-      id: z.string(),
-      email: z.string(),
-      name: z.string().nullable(),
-      role: orgRoleSchema,
-      teams: z.array(z.string()),
-      status: invitationStatusSchema,
-      userId: z.string(),
-      organizationId: z.string(),
-      createdAt: timestampSchema,
-      expiresAt: timestampSchema,
-    }),
-  )
-  .meta({ id: 'Invitation' });
+export const invitationSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role: orgRoleSchema,
+    teams: z.array(z.string()),
+    status: invitationStatusSchema,
+    userId: z.string(),
+    organizationId: z.string(),
+    createdAt: timestampSchema,
+    expiresAt: timestampSchema,
+  }),
+).meta({ id: 'Invitation' });
 export type Invitation = z.infer<typeof invitationSchema>;
 
-export const invitationCreateSchema = z
-  .lazy(() =>
-    z.strictObject({
-      email: emailSchema,
-      name: nameSchema.optional(),
-      role: orgRoleSchema.optional(),
-      teams: z.array(z.string().max(100)).max(50).optional(),
-    }),
-  )
-  .meta({ id: 'InvitationCreate' });
+export const invitationCreateSchema = lazySchema(() =>
+  z.strictObject({
+    email: emailSchema,
+    name: nameSchema.optional(),
+    role: orgRoleSchema.optional(),
+    teams: z.array(z.string().max(100)).max(50).optional(),
+  }),
+).meta({ id: 'InvitationCreate' });
 export type InvitationCreate = z.infer<typeof invitationCreateSchema>;
 
-export const invitationListQuerySchema = z.lazy(() =>
+export const invitationListQuerySchema = lazySchema(() =>
   z.strictObject({
     ...pagingQueryShape,
     status: invitationStatusSchema.optional(),
@@ -147,19 +140,17 @@ export const batchEmailSchema = z
   .regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address');
 
 /** One person of a batch: who (`email`) and what they should be in the organization. */
-export const userBatchItemSchema = z
-  .lazy(() =>
-    z.strictObject({
-      email: batchEmailSchema,
-      name: nameSchema.optional(),
-      role: orgRoleSchema.optional(),
-      /** Team ids or names of the organization; in `upsert`, the user's teams become exactly these. */
-      teams: z.array(z.string().trim().min(1).max(100)).max(50).optional(),
-      /** Merged into the user's metadata as PATCH does: `null` deletes a key. */
-      metadata: metadataPatchSchema.optional(),
-    }),
-  )
-  .meta({ id: 'UserBatchItem' });
+export const userBatchItemSchema = lazySchema(() =>
+  z.strictObject({
+    email: batchEmailSchema,
+    name: nameSchema.optional(),
+    role: orgRoleSchema.optional(),
+    /** Team ids or names of the organization; in `upsert`, the user's teams become exactly these. */
+    teams: z.array(z.string().trim().min(1).max(100)).max(50).optional(),
+    /** Merged into the user's metadata as PATCH does: `null` deletes a key. */
+    metadata: metadataPatchSchema.optional(),
+  }),
+).meta({ id: 'UserBatchItem' });
 export type UserBatchItem = z.infer<typeof userBatchItemSchema>;
 
 export const BATCH_MODES = ['create', 'upsert'] as const;
@@ -168,7 +159,7 @@ export const BATCH_MODES = ['create', 'upsert'] as const;
  * The body as the route parses it: items are any values, each then checked on its own (one bad item fails alone).
  * The reference shows {@link userBatchSchema}.
  */
-export const userBatchInputSchema = z.lazy(() =>
+export const userBatchInputSchema = lazySchema(() =>
   z.strictObject({
     users: z.array(z.unknown()).min(1).max(MAX_BATCH_USERS),
     mode: z.enum(BATCH_MODES).optional(),
@@ -178,49 +169,43 @@ export const userBatchInputSchema = z.lazy(() =>
 );
 
 /** `POST /organizations/{orgId}/users/batch` as documented (contract §10). */
-export const userBatchSchema = z
-  .lazy(() =>
-    z.strictObject({
-      users: z.array(userBatchItemSchema).min(1).max(MAX_BATCH_USERS),
-      mode: z.enum(BATCH_MODES).default('create').optional(),
-      invite: z.boolean().default(false).optional(),
-      dryRun: z.boolean().default(false).optional(),
-    }),
-  )
-  .meta({ id: 'UserBatch' });
+export const userBatchSchema = lazySchema(() =>
+  z.strictObject({
+    users: z.array(userBatchItemSchema).min(1).max(MAX_BATCH_USERS),
+    mode: z.enum(BATCH_MODES).default('create').optional(),
+    invite: z.boolean().default(false).optional(),
+    dryRun: z.boolean().default(false).optional(),
+  }),
+).meta({ id: 'UserBatch' });
 export type UserBatch = z.infer<typeof userBatchInputSchema>;
 
 export const BATCH_OUTCOMES = ['created', 'updated', 'unchanged', 'failed'] as const;
 export type BatchOutcome = (typeof BATCH_OUTCOMES)[number];
 
 /** What became of one item: its index in `users`, and the user (null when it failed, or is only a dry run's). */
-export const userBatchResultSchema = z
-  .lazy(() =>
-    z.object({
-      index: z.number().int(),
-      email: z.string(),
-      outcome: z.enum(BATCH_OUTCOMES),
-      userId: z.string().nullable(),
-      /** Why it failed: the error envelope's code, message and details. */
-      error: z
-        .object({ code: errorCodeSchema, message: z.string(), details: z.array(errorDetailSchema).optional() })
-        .nullable(),
-    }),
-  )
-  .meta({ id: 'UserBatchResult' });
+export const userBatchResultSchema = lazySchema(() =>
+  z.object({
+    index: z.number().int(),
+    email: z.string(),
+    outcome: z.enum(BATCH_OUTCOMES),
+    userId: z.string().nullable(),
+    /** Why it failed: the error envelope's code, message and details. */
+    error: z
+      .object({ code: errorCodeSchema, message: z.string(), details: z.array(errorDetailSchema).optional() })
+      .nullable(),
+  }),
+).meta({ id: 'UserBatchResult' });
 export type UserBatchResult = z.infer<typeof userBatchResultSchema>;
 
-export const userBatchReplySchema = z
-  .lazy(() =>
-    z.object({
-      results: z.array(userBatchResultSchema),
-      summary: z.object({
-        created: z.number().int(),
-        updated: z.number().int(),
-        unchanged: z.number().int(),
-        failed: z.number().int(),
-      }),
+export const userBatchReplySchema = lazySchema(() =>
+  z.object({
+    results: z.array(userBatchResultSchema),
+    summary: z.object({
+      created: z.number().int(),
+      updated: z.number().int(),
+      unchanged: z.number().int(),
+      failed: z.number().int(),
     }),
-  )
-  .meta({ id: 'UserBatchReply' });
+  }),
+).meta({ id: 'UserBatchReply' });
 export type UserBatchReply = z.infer<typeof userBatchReplySchema>;

@@ -11,6 +11,7 @@ import { createStores, type Stores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
 import { type SecretBox, type SecretKeySource, secretKeyFilePath } from './store/secret-box.js';
 
+export { generateApiKey } from './auth/api-keys.js';
 export { hashPassword } from './auth/passwords.js';
 export type { AuthOptions, OAuthClient } from './auth/settings.js';
 export type { Clock, IdFactory } from './clock.js';
@@ -20,8 +21,10 @@ export { type MailFrom, parseMailFrom, parseSmtpUrl, type SmtpTarget } from './m
 export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
 export { type ForgottenSecrets, forgetSealedSecrets } from './operations/secrets.js';
 export { removePlatformFiles } from './store/files.js';
+export type { Stores } from './store/index.js';
 export type { Delivery, Mail } from './store/outbox.js';
 export { SecretKeyError } from './store/secret-box.js';
+export { withSqliteAddon } from './store/sqlite.js';
 
 /** The origin of `plat serve` with its default host and port (cli/commands/serve.ts; a test keeps them together). */
 export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
@@ -87,20 +90,32 @@ export function createPlatform(opts: PlatformOptions): Platform {
 }
 
 /** What a platform runs over: its database, the stores over it, the secret cursors are signed with, its limiter. */
-export interface PlatformParts {
+interface PlatformParts {
   db: Db;
   stores: Stores;
   cursorSecret: string;
   limiter: Limiter | undefined;
-  /** The box the database's secrets are sealed with (none over the warm-up's canned stores). */
+  /** The box the database's secrets are sealed with (none without a database). */
   secrets?: SecretBox;
 }
 
 /**
- * The platform over parts already opened: `createPlatform`'s wiring. Also used to warm up the startup snapshot
- * (src/cli/warm-up.ts), over stores that answer without SQLite, which cannot be loaded while a snapshot is built.
+ * The platform over `stores` given whole, with no database (whatever reaches for one throws, naming what it used) and
+ * rate limits in memory: for running requests where SQLite cannot be loaded. The stores need answer only what those
+ * requests read.
  */
-export function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | 'limits'>): Platform {
+export function platformOverStores(stores: Stores, opts: Omit<PlatformOptions, 'db' | 'limits'> = {}): Platform {
+  const db = new Proxy({} as Db, {
+    get: (_db, name) => {
+      throw new Error(`this platform has no database (db.${String(name)} was used)`);
+    },
+  });
+  const limiter = openLimiter(':memory:', {}, { clock: opts.clock ?? systemClock, planOf: () => 'free' });
+  return platformOver({ db, stores, cursorSecret: 'no database', limiter }, opts);
+}
+
+/** The platform over parts already opened: `createPlatform`'s wiring. */
+function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | 'limits'>): Platform {
   const { db, stores, limiter } = parts;
   const cursors = new CursorCodec(parts.cursorSecret);
   const clock = opts.clock ?? systemClock;

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LightResponse, useLightFetch } from '../../src/client/light-fetch.js';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { bootstrap, createPlatform } from '../../src/platform/index.js';
 import { startServer } from '../../src/platform/server.js';
+import { LightResponse, useLightFetch } from '../../src/startup/light-fetch.js';
 import { type Reply, send } from '../helpers/platform.js';
 import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
 

@@ -110,8 +110,7 @@ const apps = new WeakMap<readonly RouteDef[], Hono<Env>>();
 
 /**
  * The Hono application of a route table, made once: it holds nothing of a platform's own (each request brings its
- * platform in `env`), so every platform over the same table shares it — and the startup snapshot keeps the one its
- * warm-up made (src/cli/warm-up.ts), which spares a command building it.
+ * platform in `env`), so every platform over the same table shares it, and a process that made one has it ready.
  */
 export function appFor(routes: readonly RouteDef[]): Hono<Env> {
   let app = apps.get(routes);

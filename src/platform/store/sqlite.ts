@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -42,11 +43,7 @@ function findAddon(): string {
     dir = parent;
   }
   try {
-    // node:module is fetched here, not imported: no other start needs it (see src/cli/snapshot.ts).
-    return process
-      .getBuiltinModule('node:module')
-      .createRequire(import.meta.url)
-      .resolve(ADDON);
+    return createRequire(import.meta.url).resolve(ADDON);
   } catch {
     throw new Error(
       `SQLite's native addon (${ADDON}) is missing: reinstall plat, or run \`npm rebuild better-sqlite3\``,
@@ -55,12 +52,12 @@ function findAddon(): string {
 }
 
 /**
- * Runs `fn` with `standIn` in place of SQLite's addon, and puts the real one back however `fn` ends. For the startup
- * snapshot's warm-up only (src/cli/warm-up.ts): the real addon cannot be loaded while a snapshot is built.
+ * Runs `fn` with `addon` in place of SQLite's native addon, and puts the real one back however `fn` ends: the
+ * platform's SQLite side, run where the real addon cannot be loaded (src/startup/warm-up.ts).
  */
-export async function withSqliteStandIn<T>(standIn: object, fn: () => Promise<T>): Promise<T> {
+export async function withSqliteAddon<T>(addonInPlace: object, fn: () => Promise<T>): Promise<T> {
   const before = addon;
-  addon = standIn;
+  addon = addonInPlace;
   try {
     return await fn();
   } finally {

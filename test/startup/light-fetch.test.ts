@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { LightHeaders, LightRequest, LightResponse } from '../../src/client/light-fetch.js';
+import { LightHeaders, LightRequest, LightResponse } from '../../src/startup/light-fetch.js';
 
 /** Everything a reader can observe of a Headers object. */
 const seen = (h: { entries(): IterableIterator<[string, string]>; get(n: string): string | null }) => ({
@@ -143,7 +143,7 @@ describe("plat's light fetch classes behave as Node's for what an in-process cal
 });
 
 describe('installLightFetch', () => {
-  const module = fileURLToPath(new URL('../../dist/client/light-fetch.js', import.meta.url));
+  const module = fileURLToPath(new URL('../../dist/startup/light-fetch.js', import.meta.url));
   const probe = (before: string) =>
     spawnSync(
       process.execPath,

@@ -1,16 +1,17 @@
 #!/usr/bin/env node
-// Builds plat's V8 startup snapshot for the Node.js running this script: dist/snapshot/plat.blob from
-// dist/snapshot/plat.cjs (made by scripts/bundle.mjs), and dist/snapshot/node, a stamp naming the Node.js binary the
-// blob fits and carrying that binary's modification time (a blob fits only the binary, and the V8 flags, it was built
+// bin/snapshot.js (scripts/bundle.mjs copies it there from src/startup/build-snapshot.js): builds plat's V8 startup
+// snapshot for the Node.js running this script: dist/snapshot/plat.blob from dist/snapshot/plat.cjs (made by
+// scripts/bundle.mjs from src/startup/snapshot.ts), and dist/snapshot/node, a stamp naming the Node.js binary the blob
+// fits and carrying that binary's modification time (a blob fits only the binary, and the V8 flags, it was built
 // with). bin/plat.js, read as a shell script, starts from the blob when it fits; otherwise plat starts without it,
 // only slower.
 //
-//   node bin/snapshot.js --strict    `npm run build`: a failure fails the build, and so does one of the Node.js
-//                                    modules the snapshot leaves out getting into it (src/cli/warm-up.ts).
-//   node bin/snapshot.js --install   postinstall: never fails an install, does nothing in a checkout not built yet,
-//                                    and on a POSIX system, once the blob is built, makes bin/plat.js start as the
-//                                    launcher (first line `#!/bin/sh`) — except in a git checkout, where that would
-//                                    change a tracked file (there, `sh bin/plat.js …` runs the launcher).
+//   node bin/snapshot.js             builds it again (what plat says to run when the blob no longer fits).
+//   node bin/snapshot.js --strict    `npm run build`: a failure fails the build.
+//   node bin/snapshot.js --install   postinstall: never fails an install (exit status 0, one line on stderr at most),
+//                                    does nothing in a checkout not built yet, and on a POSIX system, once the blob
+//                                    is built, makes bin/plat.js start as the launcher (first line `#!/bin/sh`) —
+//                                    except in a git checkout (there, `sh bin/plat.js …` runs the launcher).
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -27,11 +28,17 @@ const install = process.argv.includes('--install');
 const UNVERIFIED =
   /^\(node:\d+\) Warning: It's not yet fully verified whether built-in module[^\n]*\n(?:(?:It may still work|To request support)[^\n]*\n)*/gm;
 
+/** Says why there is no blob: all of it to a build, its first line to an install. */
+function say(reason) {
+  const text = install ? reason.trim().split('\n')[0] : reason.trim();
+  process.stderr.write(`plat: no startup snapshot (${text}); plat will start without it.\n`);
+}
+
 /** Leaves no blob behind (plat then starts without one) and says why; fails only a strict build. */
 function without(reason) {
   rmSync(`${dir}plat.blob`, { force: true });
   rmSync(`${dir}node`, { force: true });
-  if (reason) process.stderr.write(`plat: no startup snapshot (${reason}); plat will start without it.\n`);
+  if (reason) say(reason);
   process.exitCode = strict && reason ? 1 : 0;
 }
 
@@ -55,13 +62,14 @@ function startAsLauncher() {
   renameSync(`${file}.tmp`, file);
 }
 
-if (!existsSync(`${dir}plat.cjs`)) {
-  without(strict ? 'dist/snapshot/plat.cjs is missing: run scripts/bundle.mjs first' : undefined);
-} else {
+function build() {
+  if (!existsSync(`${dir}plat.cjs`)) {
+    without(strict ? 'dist/snapshot/plat.cjs is missing: run scripts/bundle.mjs first' : undefined);
+    return;
+  }
   // Flags in NODE_OPTIONS would be built into the blob, and a blob runs only with the flags it was built with: the
-  // launcher passes the same --no-rehash-snapshot (see bin/plat.js for why).
+  // launcher passes the same --no-rehash-snapshot (see src/startup/launcher.sh for why).
   const { NODE_OPTIONS: _flags, ...env } = process.env;
-  if (strict) env.PLAT_SNAPSHOT_STRICT = '1';
   const argv = ['--no-rehash-snapshot', '--snapshot-blob', 'plat.blob.tmp', '--build-snapshot', 'plat.cjs'];
   const r = spawnSync(process.execPath, argv, {
     cwd: dir,
@@ -74,10 +82,20 @@ if (!existsSync(`${dir}plat.cjs`)) {
   if (r.status !== 0) {
     rmSync(`${dir}plat.blob.tmp`, { force: true });
     without(`building it failed: ${(stderr || r.error?.message || `exit ${r.status}`).trim()}`);
-  } else {
-    if (stderr.trim()) process.stderr.write(stderr);
-    renameSync(`${dir}plat.blob.tmp`, `${dir}plat.blob`);
-    stamp();
-    if (install && process.platform !== 'win32' && !existsSync(`${root}.git`)) startAsLauncher();
+    return;
   }
+  if (stderr.trim() && !install) process.stderr.write(stderr);
+  renameSync(`${dir}plat.blob.tmp`, `${dir}plat.blob`);
+  stamp();
+  if (install && process.platform !== 'win32' && !existsSync(`${root}.git`)) startAsLauncher();
+}
+
+try {
+  build();
+} catch (err) {
+  // An install never fails for want of a snapshot: plat starts without it.
+  if (install) {
+    say(err instanceof Error ? err.message : String(err));
+    process.exitCode = 0;
+  } else throw err;
 }

@@ -1,6 +1,6 @@
 /**
- * The entry of plat's V8 startup snapshot (bin/snapshot.js builds it; bin/plat.js, read by the shell, starts from
- * it when it fits the Node.js at hand). Building it evaluates the CLI, its commands, the client and the embedded
+ * The entry of plat's V8 startup snapshot (build-snapshot.js builds it; bin/plat.js, read by the shell, starts from
+ * it when it fits the Node.js at hand: launcher.sh). Building it evaluates the CLI, its commands, the client and the embedded
  * platform once — zod schemas, the route table, Hono, commander — and the snapshot keeps the resulting heap, so a
  * command starts with all of that done instead of compiling and evaluating it again (most of a cold start on Node 20,
  * which has no compile cache). It then runs one command (warm-up.ts), so that the functions every command calls are
@@ -8,18 +8,18 @@
  *
  * What cannot be in a snapshot is loaded at run time, through `__platRequire` (see scripts/bundle.mjs): the SQLite
  * addon, keytar and the undici package — and what most commands never use is left out of it the same way: the
- * CommonJS copies of jose and openid-client made beside it, @hono/node-server; and some of Node's own modules, which
- * the build checks for (LEFT_OUT_OF_SNAPSHOT in warm-up.ts). No state of the build machine is kept either: every
+ * CommonJS copies of jose and openid-client made beside it, @hono/node-server. No state of the build machine is kept either: every
  * module reads `process`, the environment and the clock when a command runs, never when it is evaluated. Keep it so:
  * a value a module makes while it is evaluated — a random id or key (crypto.randomUUID, randomBytes), a timestamp, a
  * path — would be made once, when the snapshot is built, and be the same in every run.
  */
+import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startupSnapshot } from 'node:v8';
+import { NOUNS } from '../cli/program.js';
 import { main } from './main.js';
-import { NOUNS } from './program.js';
-import { checkLeftOut, warmUp } from './warm-up.js';
+import { warmUp } from './warm-up.js';
 
 declare global {
   /** Where the bundle sits (stands for `import.meta.url` in the snapshot's code). */
@@ -34,7 +34,7 @@ async function evaluateAll(): Promise<void> {
   await Promise.all([
     import('../platform/index.js'),
     import('../client/transports.js'),
-    import('../client/light-fetch.js'),
+    import('./light-fetch.js'),
     import('../client/client.js'),
     import('../config/config.js'),
     import('../config/resolve.js'),
@@ -45,9 +45,6 @@ async function evaluateAll(): Promise<void> {
 if (startupSnapshot.isBuildingSnapshot()) {
   evaluateAll()
     .then(warmUp)
-    // A development check (`npm run build`): a Node.js release that loads one of them itself must not cost an install
-    // its snapshot.
-    .then(() => process.env.PLAT_SNAPSHOT_STRICT && checkLeftOut())
     .catch((err: unknown) => {
       process.stderr.write(`plat snapshot: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exitCode = 1;
@@ -60,7 +57,7 @@ if (startupSnapshot.isBuildingSnapshot()) {
     // Made on first use: most commands load nothing from outside the snapshot.
     let load: NodeJS.Require | undefined;
     globalThis.__platRequire = (id) => {
-      load ??= process.getBuiltinModule('node:module').createRequire(url);
+      load ??= createRequire(url);
       return load(id);
     };
     await main();

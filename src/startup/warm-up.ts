@@ -1,12 +1,13 @@
 /**
- * A command run once while the startup snapshot is built (src/cli/snapshot.ts), so that the snapshot holds the
- * functions every command calls already compiled: V8 keeps the bytecode of a function that has run, and compiles
- * any other one when it is first called — at every start. `plat users list` is run in-process, as the binary runs
- * it, against a configuration and a stored credential in a temporary directory, and answered by the platform's own
- * HTTP side — Hono, the routes, rate limits (in memory), authentication, validation, the operation — over stores
- * that answer from a canned page; the platform's SQLite side runs apart, over a stand-in addon (SQLite's cannot be
- * loaded while a snapshot is built). Commander, the settings, the credential store, the client, the light
- * `Request`/`Response` and the output are all exercised too, and `plat --help`'s formatting.
+ * A command run once while the startup snapshot is built (snapshot.ts), so that the snapshot holds the functions every
+ * command calls already compiled: V8 keeps the bytecode of a function that has run, and compiles any other one when
+ * it is first called — at every start. `plat users list` is run in-process, as the binary runs it, against a
+ * configuration and a stored credential in a temporary directory, and answered by the platform's own HTTP side —
+ * Hono, the routes, rate limits (in memory), authentication, validation, the operation — over stores that answer
+ * from a canned page; the platform's SQLite side runs apart, over a stand-in addon (SQLite's cannot be loaded while a
+ * snapshot is built). Commander, the settings, the
+ * credential store, the client, the light `Request`/`Response` and the output are all exercised too, and
+ * `plat --help`'s formatting.
  *
  * Nothing of it may stay behind: the temporary directory is removed, the global `Request`/`Response`/`Headers` are
  * put back (Node's, still unloaded), and no module keeps state from a run (see snapshot.ts).
@@ -16,19 +17,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { CREDENTIALS_FILE, FileCredentialStore } from '../auth/file-credential-store.js';
-import { useLightFetch } from '../client/light-fetch.js';
+import { EMBEDDED_BASE_URL } from '../cli/embedded.js';
+import { run } from '../cli/main.js';
 import { saveConfig } from '../config/config.js';
 import type { List } from '../contract/common.js';
 import type { Organization } from '../contract/organizations.js';
 import type { User } from '../contract/users.js';
-import { generateApiKey, hashSecret } from '../platform/auth/api-keys.js';
-import { createPlatform, type Platform, platformOver } from '../platform/index.js';
-import { openLimiter } from '../platform/limits/index.js';
-import type { Db } from '../platform/store/db.js';
-import type { Stores } from '../platform/store/index.js';
-import { withSqliteStandIn } from '../platform/store/sqlite.js';
-import { EMBEDDED_BASE_URL } from './embedded.js';
-import { run } from './main.js';
+import {
+  createPlatform,
+  generateApiKey,
+  type Platform,
+  platformOverStores,
+  type Stores,
+  withSqliteAddon,
+} from '../platform/index.js';
+import { useLightFetch } from './light-fetch.js';
 import { SQLITE_STAND_IN } from './sqlite-stand-in.js';
 
 const ORG = 'org_0000000000000000000000';
@@ -87,22 +90,9 @@ function cannedStores(apiKey: string, page: List<User>): Stores {
   return stores as unknown as Stores;
 }
 
-/**
- * The platform the warm-up's command reaches: createPlatform's wiring over the canned stores. It has no database;
- * anything that reaches for one fails the warm-up, saying what it reached for.
- */
+/** The platform the warm-up's command reaches, over the canned stores. */
 function warmUpPlatform(apiKey: string, page: List<User>, logged: string[]): Platform {
-  const noDatabase = new Proxy({} as Db, {
-    get: (_db, name) => {
-      throw new Error(`the warm-up's platform has no database (it used db.${String(name)})`);
-    },
-  });
-  const stores = cannedStores(apiKey, page);
-  const limiter = openLimiter(':memory:', {}, { clock: () => new Date(), planOf: () => 'free' });
-  return platformOver(
-    { db: noDatabase, stores, cursorSecret: hashSecret(apiKey), limiter },
-    { logger: (line) => void logged.push(line) },
-  );
+  return platformOverStores(cannedStores(apiKey, page), { logger: (line) => void logged.push(line) });
 }
 
 /**
@@ -111,7 +101,7 @@ function warmUpPlatform(apiKey: string, page: List<User>, logged: string[]): Pla
  * bucket), and the stores `users list` reads run their queries.
  */
 async function warmUpSqliteSide(dir: string, apiKey: string): Promise<void> {
-  await withSqliteStandIn(SQLITE_STAND_IN, async () => {
+  await withSqliteAddon(SQLITE_STAND_IN, async () => {
     const logged: string[] = [];
     const platform = createPlatform({ db: join(dir, 'stand-in.db'), logger: (line) => void logged.push(line) });
     try {
@@ -145,33 +135,6 @@ function collector(): { stream: Writable; text: string } {
     }),
   };
   return kept;
-}
-
-/**
- * Node's own modules that only some commands need, which the snapshot must not hold: each one in it is read at every
- * start (between ~900 and ~2,800 heap objects apiece, some 2–4% of a start each). plat reaches them on first use,
- * with `process.getBuiltinModule` (child_process to open a browser, module for what the snapshot loads from disk;
- * not `import()`, which code started from a snapshot cannot run), the synchronous `node:fs` calls instead of
- * `fs/promises` (which brings readline along), and `process.hrtime` instead of `performance`. As named in Node's
- * `process.moduleLoadList`.
- */
-export const LEFT_OUT_OF_SNAPSHOT = ['child_process', 'internal/fs/promises', 'module', 'internal/perf/performance'];
-
-/** Which of `LEFT_OUT_OF_SNAPSHOT` a process has loaded, given its `process.moduleLoadList`. */
-export function leftOutButLoaded(moduleLoadList: readonly string[]): string[] {
-  const loaded = new Set(moduleLoadList);
-  return LEFT_OUT_OF_SNAPSHOT.filter((m) => loaded.has(`NativeModule ${m}`));
-}
-
-/** Fails the snapshot's build when one of Node's modules left out of it was loaded while building it. */
-export function checkLeftOut(): void {
-  const loaded = leftOutButLoaded((process as { moduleLoadList?: string[] }).moduleLoadList ?? []);
-  if (loaded.length > 0) {
-    throw new Error(
-      `node:${loaded.join(', node:')} got into the startup snapshot (see LEFT_OUT_OF_SNAPSHOT in src/cli/warm-up.ts): ` +
-        'import it where it is used, on first use',
-    );
-  }
 }
 
 /** Runs `plat users list`, piped and on a terminal, and `plat --help`; throws when one does not succeed (the build then fails). */

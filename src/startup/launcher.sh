@@ -1,17 +1,18 @@
-#!/usr/bin/env node
-true /*
-# `plat` is this one file, read two ways.
+# `plat` is one file, bin/plat.js, read two ways; scripts/bundle.mjs assembles it from this shell text and
+# src/startup/entry.js, the shell text inside a JavaScript comment.
 #
-# As a shell script (after an npm install on a POSIX system, whose postinstall step makes the first line `#!/bin/sh`;
-# see bin/snapshot.js; or run as `sh bin/plat.js …`), it is plat's launcher: it starts Node.js from plat's V8 startup
-# snapshot (dist/snapshot/plat.blob), in which the CLI and the embedded platform are already loaded, when the snapshot
-# fits the `node` about to run — built by that very binary (same file, same modification time) and no NODE_OPTIONS (V8
-# flags must match the blob's) — and otherwise runs this file with Node.js.
+# As a shell script (after an npm install on a POSIX system, whose postinstall step makes the first line `#!/bin/sh`:
+# see src/startup/build-snapshot.js; or run as `sh bin/plat.js …`), it is plat's launcher: it starts Node.js from
+# plat's V8 startup snapshot (dist/snapshot/plat.blob), in which the CLI and the embedded platform are already loaded,
+# when the snapshot fits the `node` about to run — built by that very binary (same file, same modification time) and
+# no NODE_OPTIONS (V8 flags must match the blob's) — and otherwise runs this file with Node.js. PLAT_NO_SNAPSHOT=1
+# runs it with Node.js too. When the blob was built by another `node` than the one at hand (Node.js upgraded in place,
+# another on the PATH), it says so once on stderr, with the command that builds it again.
 #
 # As JavaScript (the first line `#!/usr/bin/env node`: in this repository, on Windows, with Yarn or pnpm, after
 # `npm install --ignore-scripts`), everything up to the end of this comment is skipped and the CLI starts at once.
 #
-# The shell part must never contain the two characters that end a JavaScript comment.
+# This text must never contain the two characters that end a JavaScript comment.
 
 # Where plat is installed: follow the symlinks that package managers put on the PATH (40 at most).
 self=$0
@@ -51,7 +52,8 @@ fi
 snapshot=$bin/../dist/snapshot
 serves=
 for arg in "$@"; do [ "$arg" = serve ] && serves=1; done
-if [ -z "$serves" ] && [ -z "$NODE_OPTIONS" ] && [ -f "$snapshot/plat.blob" ] && [ -f "$snapshot/node" ]; then
+if [ -z "$serves" ] && [ -z "$NODE_OPTIONS" ] && [ "$PLAT_NO_SNAPSHOT" != 1 ] && [ -f "$snapshot/plat.blob" ] &&
+  [ -f "$snapshot/node" ]; then
   node=$(command -v node)
   read -r built < "$snapshot/node"
   # The stamp carries the modification time of the binary that built the blob: neither newer nor older is the same.
@@ -59,20 +61,13 @@ if [ -z "$serves" ] && [ -z "$NODE_OPTIONS" ] && [ -f "$snapshot/plat.blob" ] &&
     ! [ "$node" -ot "$snapshot/node" ]; then
     exec "$node" --no-rehash-snapshot --snapshot-blob "$snapshot/plat.blob" "$bin/plat.js" "$@"
   fi
+  # Said once per blob: the marker, beside the blob (or in the user's cache when the package may not be written),
+  # is newer than the blob until the blob is built again.
+  cache=${XDG_CACHE_HOME:-$HOME/.cache}/plat
+  if [ -n "$node" ] && ! [ "$snapshot/noticed" -nt "$snapshot/plat.blob" ] &&
+    ! [ "$cache/snapshot-noticed" -nt "$snapshot/plat.blob" ]; then
+    (: > "$snapshot/noticed") 2> /dev/null || (mkdir -p "$cache" && : > "$cache/snapshot-noticed") 2> /dev/null
+    printf 'plat: the startup snapshot does not fit %s (upgraded, or another Node.js), so plat starts without it, slower; build it again with: node "%s/snapshot.js"\n' "$node" "$(cd "$bin" && pwd)" >&2
+  fi
 fi
 exec node "$bin/plat.js" "$@"
-*/
-
-// The CLI's entry point. `plat --version` answers from package.json without loading the CLI at all; everything else
-// runs the bundle.
-if (process.argv.length === 3 && (process.argv[2] === '--version' || process.argv[2] === '-V')) {
-  const { readFileSync } = await import('node:fs');
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-  process.stdout.write(`${pkg.version}\n`);
-} else {
-  // Node ≥ 22 keeps compiled code between runs (most of a cold start is compiling the bundle); Node 20 has no cache.
-  const { default: mod } = await import('node:module');
-  mod.enableCompileCache?.();
-  const { main } = await import('../dist/bundle/main.js');
-  main();
-}

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { SQLITE_STAND_IN } from '../../src/cli/sqlite-stand-in.js';
-import { openSqlite, withSqliteStandIn } from '../../src/platform/store/sqlite.js';
+import { openSqlite, withSqliteAddon } from '../../src/platform/store/sqlite.js';
+import { SQLITE_STAND_IN } from '../../src/startup/sqlite-stand-in.js';
 
-/** The warm-up of the startup snapshot runs the platform's SQLite side over a stand-in addon (src/cli/warm-up.ts). */
+/** The warm-up of the startup snapshot runs the platform's SQLite side over a stand-in addon (src/startup/warm-up.ts). */
 describe("SQLite's stand-in addon", () => {
   it('stands in while its function runs: statements find nothing and nothing is stored', async () => {
-    await withSqliteStandIn(SQLITE_STAND_IN, async () => {
+    await withSqliteAddon(SQLITE_STAND_IN, async () => {
       const db = openSqlite(':memory:');
       db.exec('CREATE TABLE t (x)');
       db.prepare('INSERT INTO t VALUES (1)').run();
@@ -17,7 +17,7 @@ describe("SQLite's stand-in addon", () => {
 
   it('then the real addon is back, even when the function threw', async () => {
     await expect(
-      withSqliteStandIn(SQLITE_STAND_IN, async () => {
+      withSqliteAddon(SQLITE_STAND_IN, async () => {
         throw new Error('failed midway');
       }),
     ).rejects.toThrow('failed midway');
