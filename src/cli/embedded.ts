@@ -5,12 +5,15 @@ import type { Fetch } from '../client/client.js';
 import type { ConfigFile } from '../config/config.js';
 import type { Resolved } from '../config/resolve.js';
 import type { Platform, PlatformOptions } from '../platform/index.js';
-import type { CliDeps } from './deps.js';
 import { notice, type Terminal } from './output/terminal.js';
+
+/** Options for the platforms the CLI opens itself: bootstrap, `local`, `serve` (tests pin the clock and ids). */
+export type OwnPlatformOptions = Pick<PlatformOptions, 'clock' | 'ids' | 'publicUrl' | 'logger'>;
 
 /** What of the command's context opening and creating the embedded platform use (a part of cli/context.ts's). */
 export interface EmbeddedContext extends Terminal {
-  readonly deps: Pick<CliDeps, 'platform' | 'env'>;
+  /** The run's dependencies (cli/deps.ts) these read. */
+  readonly deps: { readonly env: Record<string, string | undefined>; readonly platform?: OwnPlatformOptions };
   config(): Promise<ConfigFile>;
   settings(): Promise<Resolved>;
   credentials(): Promise<CredentialStore>;
