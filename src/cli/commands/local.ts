@@ -161,11 +161,12 @@ const reset = verb<Record<string, never>>({
     // The database, its rate-limit buckets and the key its secrets were sealed with: nothing it held is left.
     (await import('../../platform/index.js')).removePlatformFiles(r.db);
     await (await ctx.credentials()).delete(r.account);
-    const config = (await ctx.config()).current;
+    const file = await ctx.config();
+    const config = file.current;
     const profile = config.profiles[r.profile];
     if (r.orgSlot && profile?.[r.orgSlot]) {
       const { [r.orgSlot]: _gone, ...rest } = profile;
-      await (await ctx.config()).save({ ...config, profiles: { ...config.profiles, [r.profile]: rest } });
+      await file.save({ ...config, profiles: { ...config.profiles, [r.profile]: rest } });
     }
     return done(`Deleted the embedded platform at ${r.db}.`);
   },

@@ -119,9 +119,10 @@ async function describe(
 async function saveProfile(ctx: Context, t: SignInTarget): Promise<void> {
   const makeCurrent = t.instead?.makeCurrent === true;
   if (!t.newProfile && !makeCurrent) return;
-  const config = (await ctx.config()).current;
+  const file = await ctx.config();
+  const config = file.current;
   const next = t.newProfile ? { ...config, profiles: { ...config.profiles, [t.r.profile]: t.newProfile } } : config;
-  await (await ctx.config()).save(makeCurrent ? { ...next, currentProfile: t.r.profile } : next);
+  await file.save(makeCurrent ? { ...next, currentProfile: t.r.profile } : next);
   if (t.newProfile && !t.instead) {
     notice(
       ctx,

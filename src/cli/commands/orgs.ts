@@ -78,9 +78,10 @@ const use = verb<{ id: string }>({
       );
     }
     const org = await (await ctx.client(o.id)).organizations.get(o.id);
-    const config = (await ctx.config()).current;
+    const file = await ctx.config();
+    const config = file.current;
     const profile = { ...config.profiles[r.profile], [r.orgSlot]: org.id };
-    await (await ctx.config()).save({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
+    await file.save({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
     const where = r.sandbox ? `Profile "${r.profile}"'s sandbox` : `Profile "${r.profile}"`;
     notice(ctx, `${where} now acts in ${org.name} (${org.id}).`);
     if (ctx.deps.env.PLAT_ORG) warn(ctx, 'PLAT_ORG is set and still takes precedence over the profile');

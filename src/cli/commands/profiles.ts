@@ -88,7 +88,8 @@ const add = verb<{ name: string; sandboxBaseUrl?: string; use: boolean }>({
     if (!g.baseUrl) throw new UsageError('profiles add needs --base-url URL');
     if (g.db) throw new UsageError('--db applies to the embedded platform only; a profile added here is remote');
     const { normalizeBaseUrl } = await import('../../config/resolve.js');
-    const config = (await ctx.config()).current;
+    const file = await ctx.config();
+    const config = file.current;
     if (config.profiles[o.name]) throw new CliError('conflict', `profile "${o.name}" exists; remove it first`);
     const profile: Profile = { baseUrl: normalizeBaseUrl(g.baseUrl, '--base-url') };
     if (o.sandboxBaseUrl) profile.sandboxBaseUrl = normalizeBaseUrl(o.sandboxBaseUrl, '--sandbox-base-url');
@@ -101,7 +102,7 @@ const add = verb<{ name: string; sandboxBaseUrl?: string; use: boolean }>({
     }
     const next: Config = { ...config, profiles: { ...config.profiles, [o.name]: profile } };
     if (o.use) next.currentProfile = o.name;
-    await (await ctx.config()).save(next);
+    await file.save(next);
     return record(row(ctx, next, o.name, profile), profileView, true);
   },
 });
@@ -127,10 +128,11 @@ const use = verb<{ name: string }>({
   examples: ['plat profiles use prod', 'plat profiles use local'],
   parse: ([name]) => ({ name }),
   run: async (o, ctx) => {
-    const config = (await ctx.config()).current;
+    const file = await ctx.config();
+    const config = file.current;
     const p = known(config, o.name);
     const next = { ...config, currentProfile: o.name };
-    await (await ctx.config()).save(next);
+    await file.save(next);
     if (ctx.deps.env.PLAT_PROFILE) warn(ctx, 'PLAT_PROFILE is set and still takes precedence over the current profile');
     return record(row(ctx, next, o.name, p), profileView, true);
   },
@@ -155,12 +157,13 @@ const remove = verb<{ name: string }>({
   },
   confirm: (o) => `remove profile ${o.name} and its stored credentials`,
   run: async (o, ctx) => {
-    const config = (await ctx.config()).current;
+    const file = await ctx.config();
+    const config = file.current;
     known(config, o.name);
     const { [o.name]: _gone, ...profiles } = config.profiles;
     const next: Config = { ...config, profiles };
     if (next.currentProfile === o.name) delete next.currentProfile;
-    await (await ctx.config()).save(next);
+    await file.save(next);
     const store = await ctx.credentials();
     for (const account of [o.name, `${o.name}:sandbox`]) await store.delete(account);
     return done(`Removed profile ${o.name}.`);
