@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { CredentialStore } from '../auth/credential-store.js';
 import type { TokenSession } from '../auth/token-session.js';
 import type { PlatformClient } from '../client/client.js';
-import type { ConfigFile } from '../config/config.js';
+import type { Config, ConfigFile } from '../config/config.js';
 import { configDir, dataDir } from '../config/paths.js';
 import type { Resolved } from '../config/resolve.js';
 import { newClient, oauthTransport, openTransport } from './connection.js';
@@ -46,7 +46,10 @@ export interface Context {
   endpoint(): Promise<Resolved>;
   /** The credential store (keychain, else the file). */
   credentials(): Promise<CredentialStore>;
-  /** The credential commands act with, or undefined: found, never made (`endpoint` makes the embedded one). */
+  /**
+   * The credential commands act with, or undefined: found, never made, once per run. The embedded platform's is made
+   * by `endpoint`, so a command that may run first on a fresh machine takes `endpoint` before asking for it.
+   */
   credential(): Promise<ActiveCredential | undefined>;
   /** The way to the ready endpoint (opened once, closed at the end of the run). */
   transport(): Promise<Transport>;
@@ -103,7 +106,7 @@ export function createContext(
 ): ContextOfRun {
   const closers: (() => void | Promise<void>)[] = [];
   let io: Io | undefined;
-  let settings: { of: ConfigFile['current']; resolved: Promise<Resolved> } | undefined;
+  let settings: { of: Config; resolved: Promise<Resolved> } | undefined;
   const clients = new Map<string, Promise<PlatformClient>>();
 
   /** The credential, and whether the profile's stored one may go to the endpoint (for the refusal's wording). */
@@ -226,7 +229,7 @@ export function createContext(
   };
 
   /** The settings for one configuration: flags > environment > profile. */
-  async function resolveFor(config: ConfigFile['current']): Promise<Resolved> {
+  async function resolveFor(config: Config): Promise<Resolved> {
     const { resolveSettings } = await import('../config/resolve.js');
     const g = globals();
     const flags = { profile: g.profile, baseUrl: g.baseUrl, org: g.org, db: g.db, sandbox: g.sandbox };
