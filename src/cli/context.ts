@@ -4,47 +4,54 @@ import type { Command } from 'commander';
 import type { CredentialStore } from '../auth/credential-store.js';
 import type { TokenSession } from '../auth/token-session.js';
 import type { PlatformClient } from '../client/client.js';
-import type { Config } from '../config/config.js';
+import type { Config, ConfigFile } from '../config/config.js';
 import { configDir, dataDir } from '../config/paths.js';
 import type { Resolved } from '../config/resolve.js';
 import { newClient, oauthTransport, openTransport } from './connection.js';
 import { type ActiveCredential, findCredential, isSignedIn, refusingUnsendable, storeApplies } from './credential.js';
 import type { CliDeps, Transport } from './deps.js';
-import { bootstrapEmbedded, bootstrapNotice, needsBootstrap } from './embedded.js';
+import { readyEndpoint } from './embedded.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
 import type { GlobalOptions } from './globals.js';
 import { createIo, type Io } from './output/io.js';
-import { type OutputMode, render } from './output/render.js';
-import type { Output } from './output/result.js';
-import { confirm, readAll } from './prompt.js';
+import { warn } from './output/terminal.js';
+import { readAll } from './prompt.js';
 
 export type { CliDeps, Transport } from './deps.js';
 
-/** The lazy factory every command gets: nothing is opened, read or resolved until a command asks for it. */
+/**
+ * The lazy factory every command gets (the GitHub CLI's `cmdutil.Factory`): values, and memoized functions that make
+ * them on first use — nothing is opened, read or resolved until a command asks for it. It holds no behaviour: what a
+ * command says goes through output/terminal.ts (output, notices, warnings), confirmations through prompt.ts, and the
+ * run that made the context closes what it opened (createContext's `close`).
+ */
 export interface Context {
+  /** What `run` was given: streams, environment, working directory, and the test seams. */
   readonly deps: CliDeps;
-  readonly env: Record<string, string | undefined>;
+  /** The streams and what they allow (made on first use, once `--no-color` is parsed). */
   readonly io: Io;
   readonly clock: () => Date;
   /** The parsed global options. */
   globals(): GlobalOptions;
-  /** The output mode: `--json` wins over `-o`. */
-  outputMode(): OutputMode;
-  render(output: Output): void;
-  /** A line of chatter on stderr, unless `--quiet`. */
-  notice(message: string): void;
-  /** A warning on stderr, even with `--quiet`. */
-  warn(message: string): void;
-  confirm(action: string): Promise<void>;
   configDir(): string;
   dataDir(): string;
-  config(): Promise<Config>;
-  saveConfig(config: Config): Promise<void>;
+  /** `config.json`, read once; commands that change it save through it. */
+  config(): Promise<ConfigFile>;
+  /** The resolved settings (profile, endpoint, organization, account), for the configuration as last saved. */
   settings(): Promise<Resolved>;
+  /**
+   * The settings' endpoint, ready for commands: the embedded platform is created on first use (bootstrap: an
+   * organization, its owner and the owner's key, with one notice). Taken before the credential and the transport.
+   */
+  endpoint(): Promise<Resolved>;
+  /** The credential store (keychain, else the file). */
   credentials(): Promise<CredentialStore>;
-  /** The credential commands act with (bootstrapping the embedded platform first if needed), or undefined. */
+  /**
+   * The credential commands act with, or undefined: found, never made, once per run. The embedded platform's is made
+   * by `endpoint`, so a command that may run first on a fresh machine takes `endpoint` before asking for it.
+   */
   credential(): Promise<ActiveCredential | undefined>;
-  /** The way to the resolved endpoint (opened once, closed at the end of the run). */
+  /** The way to the ready endpoint (opened once, closed at the end of the run). */
   transport(): Promise<Transport>;
   /**
    * The refreshing token of a profile signed in with `plat login` (undefined for API keys and `PLAT_TOKEN`): what
@@ -59,6 +66,11 @@ export interface Context {
   program(): Promise<Command>;
   /** The text piped to stdin, read once (for `--*-stdin` secrets). */
   stdinText(): Promise<string>;
+}
+
+/** A context, and how the run that made it closes what its commands opened (the transport). */
+export interface ContextOfRun {
+  ctx: Context;
   close(): Promise<void>;
 }
 
@@ -91,18 +103,33 @@ export function createContext(
   program: () => Promise<Command> = async () => {
     throw new Error('no program');
   },
-): Context {
+): ContextOfRun {
   const closers: (() => void | Promise<void>)[] = [];
   let io: Io | undefined;
-  let config: Config | undefined;
-  let settings: Promise<Resolved> | undefined;
-  let applies = true;
+  let settings: { of: Config; resolved: Promise<Resolved> } | undefined;
   const clients = new Map<string, Promise<PlatformClient>>();
 
-  /** The credential and the transport, once per run; clients for several organizations share them. */
-  const connect = once(async () => {
-    const credential = await ctx.credential();
+  /** The credential, and whether the profile's stored one may go to the endpoint (for the refusal's wording). */
+  const found = once(async () => {
     const r = await ctx.settings();
+    const stdinKey = globals().apiKeyStdin ? ctx.stdinText : undefined;
+    const { normalizeBaseUrl } = await import('../config/resolve.js');
+    const applies = storeApplies(r, (await ctx.config()).current.profiles[r.profile], (u) => normalizeBaseUrl(u));
+    const account = r.account;
+    const credential = await findCredential({
+      stdinKey,
+      env: deps.env,
+      account,
+      storeApplies: applies,
+      store: ctx.credentials,
+    });
+    return { credential, applies };
+  });
+
+  /** The endpoint made ready, its credential and its transport, once per run; clients for several orgs share them. */
+  const connect = once(async () => {
+    const r = await ctx.endpoint();
+    const { credential, applies } = await found();
     if (!credential) {
       throw new NotAuthenticatedError(
         r.kind === 'embedded'
@@ -125,59 +152,37 @@ export function createContext(
 
   const ctx: Context = {
     deps,
-    env: deps.env,
     clock: deps.clock ?? (() => new Date()),
     get io() {
       io ??= createIo(deps, deps.env, globals().color !== false);
       return io;
     },
     globals,
-    outputMode: () => (globals().json ? 'json' : (globals().output ?? 'table')),
-    render: (output) => render(ctx.io, output, { mode: ctx.outputMode(), quiet: globals().quiet === true }),
-    notice: (message) => {
-      if (!globals().quiet) ctx.io.err(message);
-    },
-    warn: (message) => ctx.io.err(`plat: warning: ${message}`),
-    confirm: (action) => confirm(ctx.io, globals().yes === true, action),
     configDir: () => dirs.config,
     dataDir: () => dirs.data,
-    config: async () => {
-      config ??= await (await import('../config/config.js')).loadConfig(dirs.config);
-      return config;
+    config: once(async () => (await import('../config/config.js')).openConfigFile(dirs.config)),
+    settings: async () => {
+      // Resolved again once the configuration was saved (a bootstrap or `orgs use` changes what they resolve to).
+      const config = (await ctx.config()).current;
+      if (settings?.of !== config) settings = { of: config, resolved: resolveFor(config) };
+      return settings.resolved;
     },
-    saveConfig: async (next) => {
-      await (await import('../config/config.js')).saveConfig(dirs.config, next);
-      config = next;
-      settings = undefined; // a bootstrap or `orgs use` changes what the settings resolve to
-    },
-    settings: () => {
-      settings ??= (async () => {
-        const { resolveSettings } = await import('../config/resolve.js');
-        const g = globals();
-        const flags = { profile: g.profile, baseUrl: g.baseUrl, org: g.org, db: g.db, sandbox: g.sandbox };
-        const r = resolveSettings({
-          flags,
-          env: deps.env,
-          config: await ctx.config(),
-          dataDir: dirs.data,
-          cwd: deps.cwd,
-        });
-        if (g.db !== undefined && r.db) checkDbDirectory(g.db, r.db, dirs.data);
-        return r;
-      })();
-      return settings;
-    },
+    endpoint: once(() => readyEndpoint(ctx)),
     credentials: once(async () => {
       const { openCredentialStore } = await import('../auth/credential-store.js');
-      const warn = (m: string) => ctx.warn(m);
       return refusingUnsendable(
-        await openCredentialStore({ configDir: dirs.config, warn, env: deps.env, ...deps.credentialStore }),
+        await openCredentialStore({
+          configDir: dirs.config,
+          warn: (m) => warn(ctx, m),
+          env: deps.env,
+          ...deps.credentialStore,
+        }),
       );
     }),
     program,
     stdinText: once(() => readAll(ctx.io.stdin)),
     transport: once(async () => {
-      const transport = await openTransport(deps, await ctx.settings());
+      const transport = await openTransport(deps, await ctx.endpoint());
       closers.push(() => transport.close());
       return transport;
     }),
@@ -198,19 +203,7 @@ export function createContext(
         clock: ctx.clock,
       });
     }),
-    credential: once(async () => {
-      const before = await ctx.settings();
-      if (needsBootstrap(before)) {
-        const made = await bootstrapEmbedded(ctx, before);
-        ctx.notice(bootstrapNotice(made, 'admin@localhost', (await ctx.credentials()).location));
-      }
-      const r = await ctx.settings();
-      const stdinKey = globals().apiKeyStdin ? ctx.stdinText : undefined;
-      const { normalizeBaseUrl } = await import('../config/resolve.js');
-      applies = storeApplies(r, (await ctx.config()).profiles[r.profile], (u) => normalizeBaseUrl(u));
-      const account = r.account;
-      return findCredential({ stdinKey, env: deps.env, account, storeApplies: applies, store: ctx.credentials });
-    }),
+    credential: async () => (await found()).credential,
     client: (orgId) => {
       const key = orgId ?? '';
       let client = clients.get(key);
@@ -223,7 +216,7 @@ export function createContext(
       return client;
     },
     orgId: once(async () => {
-      const client = await ctx.client(); // first: it may bootstrap, which decides the profile's organization
+      const client = await ctx.client(); // first: a bootstrap on the way records the profile's organization
       const r = await ctx.settings();
       if (r.org) return r.org;
       try {
@@ -233,9 +226,20 @@ export function createContext(
         throw new UsageError('no organization selected: pass --org ORG_ID, set PLAT_ORG, or run plat orgs use ORG_ID');
       }
     }),
-    close: async () => {
-      for (const close of closers.splice(0).reverse()) await close();
-    },
   };
-  return ctx;
+
+  /** The settings for one configuration: flags > environment > profile. */
+  async function resolveFor(config: Config): Promise<Resolved> {
+    const { resolveSettings } = await import('../config/resolve.js');
+    const g = globals();
+    const flags = { profile: g.profile, baseUrl: g.baseUrl, org: g.org, db: g.db, sandbox: g.sandbox };
+    const r = resolveSettings({ flags, env: deps.env, config, dataDir: dirs.data, cwd: deps.cwd });
+    if (g.db !== undefined && r.db) checkDbDirectory(g.db, r.db, dirs.data);
+    return r;
+  }
+
+  const close = async () => {
+    for (const closer of closers.splice(0).reverse()) await closer();
+  };
+  return { ctx, close };
 }

@@ -1,7 +1,7 @@
 import type { Keytar } from '../auth/keychain-credential-store.js';
 import type { Fetch } from '../client/client.js';
 import type { Resolved } from '../config/resolve.js';
-import type { IdFactory } from '../platform/index.js';
+import type { OwnPlatformOptions } from './embedded.js';
 import type { InSource, OutStream } from './output/io.js';
 
 /** A way to reach a platform: the client's `fetch` and the base URL it is addressed by. */
@@ -22,7 +22,7 @@ export interface CliDeps {
   /** Replaces the transport the settings would pick (tests: a platform with a fixed clock and ids). */
   transport?: (r: Resolved) => Promise<Transport>;
   /** Options for the platforms the CLI opens itself (bootstrap, `local mail`, `serve`). */
-  platform?: { clock?: () => Date; ids?: IdFactory; publicUrl?: string; logger?: (line: string) => void };
+  platform?: OwnPlatformOptions;
   /** Credential store overrides (tests force the file store, or give a keychain that fails on cue). */
   credentialStore?: { forceFile?: boolean; timeoutMs?: number; loadKeytar?: () => Promise<Keytar> };
   /** The client's wait between retries (tests make it instant). */

@@ -2,17 +2,20 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CredentialStore } from '../auth/credential-store.js';
 import type { Fetch } from '../client/client.js';
-import type { Config } from '../config/config.js';
+import type { ConfigFile } from '../config/config.js';
 import type { Resolved } from '../config/resolve.js';
 import type { Platform, PlatformOptions } from '../platform/index.js';
-import type { CliDeps } from './deps.js';
+import { notice, type Terminal } from './output/terminal.js';
+
+/** Options for the platforms the CLI opens itself: bootstrap, `local`, `serve` (tests pin the clock and ids). */
+export type OwnPlatformOptions = Pick<PlatformOptions, 'clock' | 'ids' | 'publicUrl' | 'logger'>;
 
 /** What of the command's context opening and creating the embedded platform use (a part of cli/context.ts's). */
-export interface EmbeddedContext {
-  readonly env: Record<string, string | undefined>;
-  readonly deps: Pick<CliDeps, 'platform'>;
-  config(): Promise<Config>;
-  saveConfig(config: Config): Promise<void>;
+export interface EmbeddedContext extends Terminal {
+  /** The run's dependencies (cli/deps.ts) these read. */
+  readonly deps: { readonly env: Record<string, string | undefined>; readonly platform?: OwnPlatformOptions };
+  config(): Promise<ConfigFile>;
+  settings(): Promise<Resolved>;
   credentials(): Promise<CredentialStore>;
 }
 
@@ -44,11 +47,12 @@ export function needsBootstrap(r: Resolved): boolean {
  * Imported on demand so that remote commands never load SQLite.
  */
 export async function openPlatform(
-  ctx: Pick<EmbeddedContext, 'env' | 'deps'>,
+  ctx: Pick<EmbeddedContext, 'deps'>,
   db: string,
   sandbox: boolean,
 ): Promise<Platform> {
-  return createAt(db, { mode: sandbox ? 'sandbox' : 'live', secretKey: secretKeyOf(ctx.env), ...ctx.deps.platform });
+  const { env, platform } = ctx.deps;
+  return createAt(db, { mode: sandbox ? 'sandbox' : 'live', secretKey: secretKeyOf(env), ...platform });
 }
 
 /**
@@ -85,11 +89,26 @@ export async function bootstrapEmbedded(
   const store = await ctx.credentials();
   await store.set(r.account, { apiKey: made.apiKey });
   if (r.orgSlot) {
-    const config = await ctx.config();
+    const file = await ctx.config();
+    const config = file.current;
     const profile = { ...config.profiles[r.profile], [r.orgSlot]: made.organizationId };
-    await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
+    await file.save({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
   }
   return { ...made, db };
+}
+
+/**
+ * The embedded path's first step, taken before a command looks for its credential or opens its transport (the
+ * context's `endpoint`, and `serve`): the settings' embedded platform is created on first use — an organization, its
+ * owner admin@localhost, the owner's key in the credential store — with one notice on stderr. Returns the settings
+ * as they are afterwards (the profile may now record the new organization).
+ */
+export async function readyEndpoint(ctx: EmbeddedContext): Promise<Resolved> {
+  const r = await ctx.settings();
+  if (!needsBootstrap(r)) return r;
+  const made = await bootstrapEmbedded(ctx, r);
+  notice(ctx, bootstrapNotice(made, 'admin@localhost', (await ctx.credentials()).location));
+  return ctx.settings();
 }
 
 /**

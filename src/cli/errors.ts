@@ -49,13 +49,11 @@ export class CliError extends Error {
   }
 }
 
-/** Bad invocation: unknown flag, missing argument, missing `--yes` without a TTY (exit 2). */
-export class UsageError extends CliError {
-  constructor(message: string) {
-    super('usage', message);
-    this.name = 'UsageError';
-  }
-}
+/**
+ * Bad invocation (exit 2). One class for every layer: it lives in config/ (the lowest layer that raises it, and one
+ * the CLI may import while config/ may not import the CLI), re-exported here for the commands.
+ */
+export { UsageError } from '../config/errors.js';
 
 /** A value the CLI rejects before sending, because the API would reject it too (exit 7). */
 export class InvalidValueError extends CliError {

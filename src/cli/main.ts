@@ -19,7 +19,9 @@ export async function run(argv: readonly string[], deps: CliDeps): Promise<numbe
   const globals = () => ({ color: true, ...(program?.opts() as Partial<GlobalOptions>) }) as GlobalOptions;
   const version = deps.version ?? packageVersion();
   // Completion needs every noun; it gets them from here so that no command module imports program.ts back.
-  const ctx = createContext({ ...deps, version }, globals, () => buildProgram([], ctx, version, { all: true }));
+  const { ctx, close } = createContext({ ...deps, version }, globals, () =>
+    buildProgram([], ctx, version, { all: true }),
+  );
   try {
     program = await buildProgram(argv, ctx, version);
     await program.parseAsync([...argv], { from: 'user' });
@@ -36,7 +38,7 @@ export async function run(argv: readonly string[], deps: CliDeps): Promise<numbe
     else deps.stderr.write(`plat: ${failure.message}\n`);
     return failure.exitCode;
   } finally {
-    await ctx.close().catch(() => {});
+    await close().catch(() => {});
   }
 }
 

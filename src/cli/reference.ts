@@ -87,7 +87,7 @@ export function renderReference(program: Command): string {
 export async function cliReference(): Promise<string> {
   const streams = { stdout: new PassThrough(), stderr: new PassThrough(), stdin: new PassThrough() };
   let program: Command | undefined;
-  const ctx = createContext({ ...streams, env: {}, cwd: '/' }, () => ({ color: false, ...program?.opts() }));
+  const { ctx } = createContext({ ...streams, env: {}, cwd: '/' }, () => ({ color: false, ...program?.opts() }));
   program = await buildProgram([], ctx, 'reference', { all: true });
   return renderReference(program);
 }

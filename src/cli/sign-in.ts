@@ -55,9 +55,9 @@ const SANDBOX_OF_EMBEDDED =
 export async function signInTarget(ctx: Context): Promise<SignInTarget> {
   const { DEFAULT_PROFILE, normalizeBaseUrl, pickProfile, resolveSettings } = await import('../config/resolve.js');
   const g = ctx.globals();
-  const env = ctx.env as NodeJS.ProcessEnv;
+  const env = ctx.deps.env as NodeJS.ProcessEnv;
   const flags = { profile: g.profile, baseUrl: g.baseUrl, org: g.org, db: g.db, sandbox: g.sandbox };
-  const config = await ctx.config();
+  const config = (await ctx.config()).current;
   const [picked, why] = pickProfile(flags, env, config);
   // A flag wins over the environment: --db asks for the embedded platform, so PLAT_BASE_URL does not apply.
   const url = g.baseUrl ?? (g.db ? undefined : env.PLAT_BASE_URL);

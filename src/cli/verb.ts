@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import type { Context } from './context.js';
 import type { Output } from './output/result.js';
+import { renderOutput } from './output/terminal.js';
+import { confirm } from './prompt.js';
 
 /**
  * One verb of a noun: its arguments and options, how commander's values become a typed options object, what it
@@ -46,8 +48,8 @@ export function withExamples(cmd: Command, examples: string[]): Command {
 export async function execute<O>(spec: Verb<O>, cmd: Command, ctx: Context): Promise<void> {
   const opts = spec.parse(cmd.processedArgs, cmd.opts());
   await spec.check?.(opts, ctx);
-  if (spec.confirm) await ctx.confirm(spec.confirm(opts));
-  ctx.render(await spec.run(opts, ctx));
+  if (spec.confirm) await confirm(ctx.io, ctx.globals().yes === true, spec.confirm(opts));
+  renderOutput(ctx, await spec.run(opts, ctx));
 }
 
 /** Registers verbs on a command: `plat <noun> <verb>`. */

@@ -74,3 +74,25 @@ export async function loadConfig(dir: string): Promise<Config> {
 export async function saveConfig(dir: string, config: Config): Promise<void> {
   writeFileAtomic(configPath(dir), `${JSON.stringify(config, null, 2)}\n`);
 }
+
+/** `config.json` as one run of the CLI reads and writes it: read once, then what the run last saved. */
+export interface ConfigFile {
+  /** The configuration as last read or saved. */
+  readonly current: Config;
+  /** Writes `next` (atomically, mode 0600) and makes it the current configuration. */
+  save(next: Config): Promise<void>;
+}
+
+/** Reads `config.json` of `dir` for a run that may write it back. */
+export async function openConfigFile(dir: string): Promise<ConfigFile> {
+  let current = await loadConfig(dir);
+  return {
+    get current() {
+      return current;
+    },
+    save: async (next) => {
+      await saveConfig(dir, next);
+      current = next;
+    },
+  };
+}

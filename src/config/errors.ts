@@ -1,6 +1,9 @@
 import type { FailureKind } from '../contract/errors.js';
 
-/** A command line that cannot work as given (exit code 2): conflicting options, an unknown profile. */
+/**
+ * A command line that cannot work as given (exit code 2): an unknown flag or profile, conflicting options, a missing
+ * `--yes` without a terminal. The one usage error of every layer (src/cli/errors.ts re-exports it).
+ */
 export class UsageError extends Error {
   readonly kind: FailureKind = 'usage';
   constructor(message: string) {

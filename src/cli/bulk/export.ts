@@ -5,6 +5,7 @@ import type { UserListQuery } from '../../contract/users.js';
 import type { Context } from '../context.js';
 import { done, type Output } from '../output/result.js';
 import { statusLine } from '../output/status-line.js';
+import { warn } from '../output/terminal.js';
 import { csvWriter } from './export-csv.js';
 import { type ExportOptions, formatOf } from './export-options.js';
 import { openSpool } from './export-spool.js';
@@ -65,6 +66,6 @@ export async function exportUsers(o: ExportOptions, ctx: Context): Promise<Outpu
   } finally {
     shown.clear();
   }
-  for (const warning of warnings) ctx.warn(warning);
+  for (const warning of warnings) warn(ctx, warning);
   return done(`Exported ${plural(count)} to ${target.name}`);
 }

@@ -8,6 +8,7 @@ import type { UserBatch, UserBatchReply } from '../../contract/users.js';
 import type { Context } from '../context.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import type { Output } from '../output/result.js';
+import { outputMode, renderOutput, warn } from '../output/terminal.js';
 import { type Batch, toBatches } from './import-batches.js';
 import {
   describeOptions,
@@ -111,7 +112,10 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   const [client, org] = [await ctx.client(), await ctx.orgId()];
   const errorsFile = earlier
     ? ErrorsFile.resumed(at(shown.errors), earlier.errorsBytes, () =>
-        ctx.warn(`${shown.errors} holds less than the checkpoint recorded: failures of earlier batches may be missing`),
+        warn(
+          ctx,
+          `${shown.errors} holds less than the checkpoint recorded: failures of earlier batches may be missing`,
+        ),
       )
     : ErrorsFile.fresh(at(shown.errors));
   const checkpoint = earlier ?? newCheckpoint(input, options);
@@ -194,13 +198,13 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
     errors: state.totals.failed > 0 ? shown.errors : null,
   };
   const output: Output =
-    ctx.outputMode() === 'json'
+    outputMode(ctx.globals()) === 'json'
       ? { kind: 'raw', value: summary }
       : { kind: 'done', message: summaryLine(summary, label) };
   const failure = failureOf(state, summary);
   if (!failure) return output;
   // Nothing was read (a refused header, an unreadable checkpoint…): the error says it all.
-  if (state.seen > 0 || state.rows > 0) ctx.render(output);
+  if (state.seen > 0 || state.rows > 0) renderOutput(ctx, output);
   throw failure;
 }
 

@@ -103,6 +103,7 @@ const status = verb<Record<string, never>>({
   parse: () => ({}),
   run: async (_o, ctx): Promise<Output> => {
     const r = await ctx.settings();
+    await ctx.endpoint(); // the embedded platform, made on first use: its key is the credential to show
     const credential = await ctx.credential();
     const store = await ctx.credentials();
     const token = tokenFacts(credential);
@@ -137,6 +138,7 @@ const token = verb<Record<string, never>>({
   examples: ['curl -H "Authorization: Bearer $(plat auth token)" http://127.0.0.1:8080/v2/auth/whoami'],
   parse: () => ({}),
   run: async (_o, ctx): Promise<Output> => {
+    await ctx.endpoint();
     const credential = await ctx.credential();
     if (!credential) throw new NotAuthenticatedError('no credentials: run plat login');
     if (credential.type !== 'access token') {

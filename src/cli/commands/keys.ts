@@ -5,6 +5,7 @@ import { PERMISSIONS } from '../../contract/permissions.js';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { done, record } from '../output/result.js';
+import { notice } from '../output/terminal.js';
 import { collect, isoTimestamp, oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { apiKeyView, createdApiKeyView } from '../views.js';
@@ -60,7 +61,7 @@ const create = verb<CreateOptions>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     const environment = o.environment ?? ((await ctx.settings()).sandbox ? 'test' : 'live');
     const key = await client.apiKeys.create(org, { ...o, environment });
-    ctx.notice('Store the secret now: it is not shown again.');
+    notice(ctx, 'Store the secret now: it is not shown again.');
     return record(key, createdApiKeyView);
   },
 });

@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, openPlatform } from '../embedded.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, list as listOf, record } from '../output/result.js';
+import { notice } from '../output/terminal.js';
 import { col } from '../output/view.js';
 import { positiveInt } from '../parse.js';
 import { askSecret, readText } from '../prompt.js';
@@ -107,7 +108,7 @@ const init = verb<InitOptions>({
     const email = o.email ?? 'admin@localhost';
     const password = o.passwordStdin ? await passwordFromStdin(ctx, email) : o.password;
     if (!needsBootstrap(r)) {
-      ctx.notice(`The embedded platform at ${r.db} exists already.`);
+      notice(ctx, `The embedded platform at ${r.db} exists already.`);
       // Hashed before the platform is opened: the stretching takes a moment, and no database is held meanwhile.
       const passwordHash =
         password === undefined ? undefined : await (await import('../../platform/index.js')).hashPassword(password);
@@ -122,12 +123,12 @@ const init = verb<InitOptions>({
           base.stores.users.setPassword(userId, passwordHash, base.now());
         }
         // The organization the profile records for this database, else the owner's first (a --db of its own).
-        const recorded = r.orgSlot && (await ctx.config()).profiles[r.profile]?.[r.orgSlot];
+        const recorded = r.orgSlot && (await ctx.config()).current.profiles[r.profile]?.[r.orgSlot];
         organizationId = recorded || (userId && base.stores.organizations.listForUser(userId)[0]?.id) || null;
       } finally {
         platform.close();
       }
-      if (passwordHash) ctx.notice(`Set the sign-in password of ${email}.`);
+      if (passwordHash) notice(ctx, `Set the sign-in password of ${email}.`);
       return record({ organizationId, userId, db: r.db }, initView, passwordHash !== undefined);
     }
     if (g.org !== undefined) {
@@ -141,7 +142,7 @@ const init = verb<InitOptions>({
       email,
       password,
     });
-    ctx.notice(bootstrapNotice(made, email, (await ctx.credentials()).location, { passwordShown: true }));
+    notice(ctx, bootstrapNotice(made, email, (await ctx.credentials()).location, { passwordShown: true }));
     // The key appears in --json only (the contract's shape). A generated password is shown this once, in a PASSWORD
     // column and in --json, and like a new key's secret it is printed even with --quiet.
     const { password: generated, ...shown } = made;
@@ -160,11 +161,12 @@ const reset = verb<Record<string, never>>({
     // The database, its rate-limit buckets and the key its secrets were sealed with: nothing it held is left.
     (await import('../../platform/index.js')).removePlatformFiles(r.db);
     await (await ctx.credentials()).delete(r.account);
-    const config = await ctx.config();
+    const file = await ctx.config();
+    const config = file.current;
     const profile = config.profiles[r.profile];
     if (r.orgSlot && profile?.[r.orgSlot]) {
       const { [r.orgSlot]: _gone, ...rest } = profile;
-      await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [r.profile]: rest } });
+      await file.save({ ...config, profiles: { ...config.profiles, [r.profile]: rest } });
     }
     return done(`Deleted the embedded platform at ${r.db}.`);
   },
@@ -249,7 +251,8 @@ const mail = verb<{ to?: string; limit?: number; delivery: boolean }>({
     // Links made in-process point where `plat serve` listens by default: nothing answers there until it runs.
     const { DEFAULT_PUBLIC_URL } = await import('../../platform/index.js');
     if (mails.some((m) => m.links.some((l) => l.startsWith(`${DEFAULT_PUBLIC_URL}/`)))) {
-      ctx.notice(
+      notice(
+        ctx,
         `The links open once the platform is served at ${DEFAULT_PUBLIC_URL}: run plat serve (in another terminal).`,
       );
     }

@@ -7,6 +7,7 @@ import { newClient, oauthTransport, openTransport } from '../connection.js';
 import type { Context, Transport } from '../context.js';
 import { InvalidValueError } from '../errors.js';
 import { record } from '../output/result.js';
+import { notice } from '../output/terminal.js';
 import { type Column, col } from '../output/view.js';
 import { positiveInt } from '../parse.js';
 import { type ServerProfile, type SignInTarget, signInTarget } from '../sign-in.js';
@@ -72,12 +73,12 @@ async function signInWith(o: LoginOptions, ctx: Context, base: FlowOptions): Pro
   if (o.device) return auth.loginWithDevice(base);
   if (!o.browser) return auth.loginWithBrowser(base);
   const { browserAvailability, openBrowser } = await import('../../auth/browser.js');
-  const can = browserAvailability(ctx.env);
+  const can = browserAvailability(ctx.deps.env);
   if (!can.ok) {
     ctx.io.err(`No browser can be opened here: ${can.why}. Signing in with a code instead (--device).`);
     return auth.loginWithDevice(base);
   }
-  const open = ctx.deps.openBrowser ?? ((url: string) => openBrowser(url, ctx.env));
+  const open = ctx.deps.openBrowser ?? ((url: string) => openBrowser(url, ctx.deps.env));
   return auth.loginWithBrowser({ ...base, open });
 }
 
@@ -118,11 +119,13 @@ async function describe(
 async function saveProfile(ctx: Context, t: SignInTarget): Promise<void> {
   const makeCurrent = t.instead?.makeCurrent === true;
   if (!t.newProfile && !makeCurrent) return;
-  const config = await ctx.config();
+  const file = await ctx.config();
+  const config = file.current;
   const next = t.newProfile ? { ...config, profiles: { ...config.profiles, [t.r.profile]: t.newProfile } } : config;
-  await ctx.saveConfig(makeCurrent ? { ...next, currentProfile: t.r.profile } : next);
+  await file.save(makeCurrent ? { ...next, currentProfile: t.r.profile } : next);
   if (t.newProfile && !t.instead) {
-    ctx.notice(
+    notice(
+      ctx,
       `Added profile "${t.r.profile}" for ${t.r.baseUrl}; use it with --profile ${t.r.profile}, or: plat profiles use ${t.r.profile}`,
     );
   }
@@ -166,14 +169,15 @@ async function login(o: LoginOptions, ctx: Context) {
     const who = `${row.user.email} (organization ${row.organization.id})`;
     if (t.instead) {
       const which = t.instead.reused ? `the profile for ${row.endpoint}` : `new profile for ${row.endpoint}`;
-      ctx.notice(
+      notice(
+        ctx,
         `Signed in to ${row.endpoint} as ${who} under profile "${row.profile}" (${which}); ` +
           `the tokens are stored in ${store.location}.`,
       );
       const next = insteadNotice(row.profile, t.instead);
-      if (next) ctx.notice(next);
+      if (next) notice(ctx, next);
     } else {
-      ctx.notice(`Signed in to ${row.endpoint} as ${who}; the tokens are stored in ${store.location}.`);
+      notice(ctx, `Signed in to ${row.endpoint} as ${who}; the tokens are stored in ${store.location}.`);
     }
     return record(row, loginView, true);
   } finally {

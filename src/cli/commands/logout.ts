@@ -3,6 +3,7 @@ import { oauthTransport } from '../connection.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { done, type Output } from '../output/result.js';
+import { warn } from '../output/terminal.js';
 import { embeddedProfileMessage } from '../sign-in.js';
 import { asLeaf } from '../verb.js';
 
@@ -34,7 +35,7 @@ async function logout(_o: Record<string, never>, ctx: Context): Promise<Output> 
       const settings = { globals: ctx.globals(), deps: ctx.deps, log: (line: string) => ctx.io.err(line) };
       revoked = await revokeCredential(stored, oauthTransport(await ctx.transport(), settings));
     } catch (err) {
-      ctx.warn(`${(err as Error).message}; the session may stay active at the server until it expires`);
+      warn(ctx, `${(err as Error).message}; the session may stay active at the server until it expires`);
     }
     await store.delete(account);
     return done(

@@ -3,6 +3,7 @@ import { type OrganizationPatch, PLANS } from '../../contract/organizations.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { list as listOf, record } from '../output/result.js';
+import { notice, warn } from '../output/terminal.js';
 import { oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { organizationView } from '../views.js';
@@ -77,12 +78,13 @@ const use = verb<{ id: string }>({
       );
     }
     const org = await (await ctx.client(o.id)).organizations.get(o.id);
-    const config = await ctx.config();
+    const file = await ctx.config();
+    const config = file.current;
     const profile = { ...config.profiles[r.profile], [r.orgSlot]: org.id };
-    await ctx.saveConfig({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
+    await file.save({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
     const where = r.sandbox ? `Profile "${r.profile}"'s sandbox` : `Profile "${r.profile}"`;
-    ctx.notice(`${where} now acts in ${org.name} (${org.id}).`);
-    if (ctx.env.PLAT_ORG) ctx.warn('PLAT_ORG is set and still takes precedence over the profile');
+    notice(ctx, `${where} now acts in ${org.name} (${org.id}).`);
+    if (ctx.deps.env.PLAT_ORG) warn(ctx, 'PLAT_ORG is set and still takes precedence over the profile');
     return record(org, organizationView, true);
   },
 });

@@ -5,6 +5,7 @@ import { PROFILE_NAME } from '../../config/profile-name.js';
 import type { Context } from '../context.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, list as listOf, record } from '../output/result.js';
+import { notice, warn } from '../output/terminal.js';
 import { col } from '../output/view.js';
 import { addVerbs, verb } from '../verb.js';
 
@@ -87,7 +88,8 @@ const add = verb<{ name: string; sandboxBaseUrl?: string; use: boolean }>({
     if (!g.baseUrl) throw new UsageError('profiles add needs --base-url URL');
     if (g.db) throw new UsageError('--db applies to the embedded platform only; a profile added here is remote');
     const { normalizeBaseUrl } = await import('../../config/resolve.js');
-    const config = await ctx.config();
+    const file = await ctx.config();
+    const config = file.current;
     if (config.profiles[o.name]) throw new CliError('conflict', `profile "${o.name}" exists; remove it first`);
     const profile: Profile = { baseUrl: normalizeBaseUrl(g.baseUrl, '--base-url') };
     if (o.sandboxBaseUrl) profile.sandboxBaseUrl = normalizeBaseUrl(o.sandboxBaseUrl, '--sandbox-base-url');
@@ -96,11 +98,11 @@ const add = verb<{ name: string; sandboxBaseUrl?: string; use: boolean }>({
       const key = await ctx.stdinText();
       if (!key) throw new InvalidValueError('--api-key-stdin: stdin was empty');
       await (await ctx.credentials()).set(o.name, { apiKey: key });
-      ctx.notice(`Stored the API key in ${(await ctx.credentials()).location}.`);
+      notice(ctx, `Stored the API key in ${(await ctx.credentials()).location}.`);
     }
     const next: Config = { ...config, profiles: { ...config.profiles, [o.name]: profile } };
     if (o.use) next.currentProfile = o.name;
-    await ctx.saveConfig(next);
+    await file.save(next);
     return record(row(ctx, next, o.name, profile), profileView, true);
   },
 });
@@ -111,7 +113,7 @@ const list = verb<Record<string, never>>({
   examples: ['plat profiles list'],
   parse: () => ({}),
   run: async (_o, ctx) => {
-    const config = await ctx.config();
+    const config = (await ctx.config()).current;
     return listOf(
       allProfiles(config).map(([name, p]) => row(ctx, config, name, p)),
       profileView,
@@ -126,11 +128,12 @@ const use = verb<{ name: string }>({
   examples: ['plat profiles use prod', 'plat profiles use local'],
   parse: ([name]) => ({ name }),
   run: async (o, ctx) => {
-    const config = await ctx.config();
+    const file = await ctx.config();
+    const config = file.current;
     const p = known(config, o.name);
     const next = { ...config, currentProfile: o.name };
-    await ctx.saveConfig(next);
-    if (ctx.env.PLAT_PROFILE) ctx.warn('PLAT_PROFILE is set and still takes precedence over the current profile');
+    await file.save(next);
+    if (ctx.deps.env.PLAT_PROFILE) warn(ctx, 'PLAT_PROFILE is set and still takes precedence over the current profile');
     return record(row(ctx, next, o.name, p), profileView, true);
   },
 });
@@ -143,7 +146,7 @@ const remove = verb<{ name: string }>({
   parse: ([name]) => ({ name }),
   // The embedded default cannot go: its database would stay without a key, and every command would then exit 3.
   check: async (o, ctx) => {
-    const config = await ctx.config();
+    const config = (await ctx.config()).current;
     const p = known(config, o.name);
     if (o.name === 'local' && !p.baseUrl) {
       throw new UsageError(
@@ -154,12 +157,13 @@ const remove = verb<{ name: string }>({
   },
   confirm: (o) => `remove profile ${o.name} and its stored credentials`,
   run: async (o, ctx) => {
-    const config = await ctx.config();
+    const file = await ctx.config();
+    const config = file.current;
     known(config, o.name);
     const { [o.name]: _gone, ...profiles } = config.profiles;
     const next: Config = { ...config, profiles };
     if (next.currentProfile === o.name) delete next.currentProfile;
-    await ctx.saveConfig(next);
+    await file.save(next);
     const store = await ctx.credentials();
     for (const account of [o.name, `${o.name}:sandbox`]) await store.delete(account);
     return done(`Removed profile ${o.name}.`);
@@ -173,7 +177,7 @@ const show = verb<{ name?: string }>({
   examples: ['plat profiles show', 'plat profiles show prod --json'],
   parse: ([name]) => ({ name }),
   run: async (o, ctx) => {
-    const config = await ctx.config();
+    const config = (await ctx.config()).current;
     const name = o.name ?? (await ctx.settings()).profile;
     return record(row(ctx, config, name, known(config, name)), profileView);
   },

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, secretKeyOf } from '../embedded.js';
+import { secretKeyOf } from '../embedded.js';
 import { UsageError } from '../errors.js';
 import { listenFailure } from '../listen-failure.js';
 import { done, type Output } from '../output/result.js';
@@ -76,10 +76,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
       `serve serves an embedded platform, but profile "${r.profile}" is remote: pass --db or --profile local`,
     );
   }
-  if (needsBootstrap(r)) {
-    const made = await bootstrapEmbedded(ctx, r);
-    ctx.notice(bootstrapNotice(made, 'admin@localhost', (await ctx.credentials()).location));
-  }
+  await ctx.endpoint(); // made on first use, as for any command
   const { startServer } = await import('../../platform/server.js');
   const server = await startServer({
     db: r.db,
@@ -88,7 +85,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
     publicUrl: o.publicUrl,
     mode: r.sandbox ? 'sandbox' : 'live',
     limits: { enabled: o.rateLimits },
-    secretKey: secretKeyOf(ctx.env),
+    secretKey: secretKeyOf(ctx.deps.env),
     ...(o.maxConnections !== undefined && { serverLimits: { maxConnections: o.maxConnections } }),
     ...(mail && { mail }),
     accessLog: (line) => ctx.io.err(line),

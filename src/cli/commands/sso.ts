@@ -163,8 +163,8 @@ const test = verb<{ browser: boolean; timeoutSeconds: number }>({
     ctx.io.err(`Sign in at your identity provider (a test: nobody is signed in here):\n  ${url}`);
     if (o.browser) {
       const { browserAvailability, openBrowser } = await import('../../auth/browser.js');
-      const open = ctx.deps.openBrowser ?? ((u: string) => openBrowser(u, ctx.env));
-      if (browserAvailability(ctx.env).ok) await open(url);
+      const open = ctx.deps.openBrowser ?? ((u: string) => openBrowser(u, ctx.deps.env));
+      if (browserAvailability(ctx.deps.env).ok) await open(url);
     }
     const sleep = ctx.deps.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
     // Counted in polls, not read off the clock: the wait is what the sleeps add up to.
