@@ -10,7 +10,7 @@ import type { Resolved } from '../config/resolve.js';
 import { newClient, oauthTransport, openTransport } from './connection.js';
 import { type ActiveCredential, findCredential, isSignedIn, refusingUnsendable, storeApplies } from './credential.js';
 import type { CliDeps, Transport } from './deps.js';
-import { readyEndpoint } from './embedded.js';
+import { needsBootstrap, readyEndpoint } from './embedded.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
 import type { GlobalOptions } from './globals.js';
 import { createIo, type Io } from './output/io.js';
@@ -108,10 +108,14 @@ export function createContext(
   let io: Io | undefined;
   let settings: { of: Config; resolved: Promise<Resolved> } | undefined;
   const clients = new Map<string, Promise<PlatformClient>>();
+  let endpointTaken = false;
 
   /** The credential, and whether the profile's stored one may go to the endpoint (for the refusal's wording). */
   const found = once(async () => {
     const r = await ctx.settings();
+    // Found once per run: asked before the embedded platform is made, it would stay "none" for the whole run.
+    if (!endpointTaken && needsBootstrap(r))
+      throw new Error('internal: ctx.endpoint() must be taken before ctx.credential()');
     const stdinKey = globals().apiKeyStdin ? ctx.stdinText : undefined;
     const { normalizeBaseUrl } = await import('../config/resolve.js');
     const applies = storeApplies(r, (await ctx.config()).current.profiles[r.profile], (u) => normalizeBaseUrl(u));
@@ -167,7 +171,10 @@ export function createContext(
       if (settings?.of !== config) settings = { of: config, resolved: resolveFor(config) };
       return settings.resolved;
     },
-    endpoint: once(() => readyEndpoint(ctx)),
+    endpoint: once(() => {
+      endpointTaken = true;
+      return readyEndpoint(ctx);
+    }),
     credentials: once(async () => {
       const { openCredentialStore } = await import('../auth/credential-store.js');
       return refusingUnsendable(

@@ -3,8 +3,6 @@ import type * as z from 'zod';
 import type { CallResult, Endpoint, EndpointGroup } from '../../contract/endpoint.js';
 import type { BaseCtx, Ctx } from '../context.js';
 
-export type { Access, Method } from '../../contract/endpoint.js';
-
 /** The parsed input of a route. */
 export interface Input<P, Q, B> {
   params: P;
@@ -29,7 +27,9 @@ export type RouteDef = ApiRoute | PublicRoute;
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type InputOf<E extends Endpoint> = Input<Out<E['params']>, Out<E['query']>, Out<E['body']>>;
-type ApiHandler<E extends Endpoint> = (ctx: Ctx, input: InputOf<E>) => unknown;
+/** An operation's answer must be the endpoint's declared response (nothing for `204`). */
+type Answer<E extends Endpoint> = E extends { status: 204 } ? void : CallResult<E>;
+type ApiHandler<E extends Endpoint> = (ctx: Ctx, input: InputOf<E>) => Answer<E> | Promise<Answer<E>>;
 
 /** How an endpoint is answered: a public one answers itself; an authenticated one returns its record. */
 export type Binding<E extends Endpoint> = E['access'] extends 'public'
