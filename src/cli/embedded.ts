@@ -5,6 +5,16 @@ import type { Fetch } from '../client/client.js';
 import type { ConfigFile } from '../config/config.js';
 import type { Resolved } from '../config/resolve.js';
 import type { Platform, PlatformOptions } from '../platform/index.js';
+
+/** What `plat local` reads of the embedded platform's mailbox and sealed secrets. */
+export type { Delivery, ForgottenSecrets, Mail } from '../platform/index.js';
+
+/**
+ * The embedded platform's module, loaded on demand so that remote commands never load SQLite. The CLI reaches the
+ * platform here and in `plat serve` only (test/architecture/arrows.test.ts).
+ */
+export const platformModule = () => import('../platform/index.js');
+
 import { notice, type Terminal } from './output/terminal.js';
 
 /** Options for the platforms the CLI opens itself: bootstrap, `local`, `serve` (tests pin the clock and ids). */
@@ -61,7 +71,7 @@ export async function openPlatform(
  */
 async function createAt(db: string, opts: Omit<PlatformOptions, 'db'>): Promise<Platform> {
   if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
-  const { createPlatform } = await import('../platform/index.js');
+  const { createPlatform } = await platformModule();
   return createPlatform({ db, ...opts });
 }
 
@@ -80,7 +90,7 @@ export async function bootstrapEmbedded(
   const platform = await openPlatform(ctx, db, r.sandbox);
   let made: Omit<LocalPlatform, 'db'>;
   try {
-    const { bootstrap } = await import('../platform/index.js');
+    const { bootstrap } = await platformModule();
     const email = opts.email ?? 'admin@localhost';
     made = bootstrap(platform.base(), { orgName: opts.orgName ?? 'Local', email, password: opts.password });
   } finally {

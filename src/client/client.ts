@@ -1,11 +1,12 @@
 import type { List } from '../contract/common.js';
+import { PER_PAGE_MAX } from '../contract/limits.js';
 import { apiErrorFrom } from './error-body.js';
 import { ApiError, NetworkError } from './errors.js';
 import { createResources, type Query, type Resources } from './resources.js';
 import { backoffDelay, errorCode, IDEMPOTENT_METHODS, isTransient, rateLimitDelay } from './retry.js';
 import { stopwatch } from './stopwatch.js';
 
-export type { PlainList, Query } from './resources.js';
+export type { Query } from './resources.js';
 /** For the auth side's `--verbose` lines, timed as the client's. */
 export { stopwatch };
 
@@ -55,7 +56,6 @@ export interface RequestOptions {
 }
 
 const DEFAULT_MAX_RETRIES = 3;
-const ALL_PAGE_SIZE = 100;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -210,7 +210,7 @@ export async function* pages<T, Q extends object>(
   every: NoInfer<Partial<Q>> = {},
 ): AsyncGenerator<T[]> {
   const { page: _page, per_page: _perPage, ...filters } = query as Query;
-  const limit = filters.limit ?? ALL_PAGE_SIZE;
+  const limit = filters.limit ?? PER_PAGE_MAX;
   let next = { ...filters, ...every, limit } as unknown as Q;
   for (;;) {
     const { data, pagination } = await list(next);

@@ -1,3 +1,4 @@
+import type * as z from 'zod';
 import { isPagedList } from '../contract/common.js';
 import {
   type CallArgs,
@@ -8,6 +9,7 @@ import {
   type ListItem,
   type PathNames,
   pathNames,
+  type Strings,
 } from '../contract/endpoint.js';
 import { API, type Api } from '../contract/endpoints/index.js';
 
@@ -20,13 +22,7 @@ export interface Requester {
   all<T>(path: string, query?: Query, onPage?: (count: number) => void): AsyncGenerator<T>;
 }
 
-/** A list that is not paginated (a project's environments, a user's sessions, the caller's organizations). */
-export type PlainList<T> = { data: T[] };
-
-type Strings<T extends unknown[]> = { [K in keyof T]: string };
-type QueryOf<E extends Endpoint> = E extends { query: infer Q extends import('zod').ZodType }
-  ? import('zod').output<Q>
-  : never;
+type QueryOf<E extends Endpoint> = E extends { query: infer Q extends z.ZodType } ? z.output<Q> : never;
 
 /** The client's method for an endpoint: its path parameters in order, then its body or query. */
 export type Call<E extends Endpoint> = (...args: CallArgs<E>) => Promise<CallResult<E>>;

@@ -45,7 +45,8 @@ export type EndpointGroup = Readonly<Record<string, Endpoint>>;
 /** `'/projects/{projectId}/members/{userId}'` → `['projectId', 'userId']`. */
 export type PathNames<P extends string> = P extends `${string}{${infer N}}${infer Rest}` ? [N, ...PathNames<Rest>] : [];
 
-type Strings<T extends unknown[]> = { [K in keyof T]: string };
+/** As many strings as `T` has members (a path's parameters). */
+export type Strings<T extends unknown[]> = { [K in keyof T]: string };
 
 /** What a client passes to call an endpoint: the path's parameters in order, then the body or the query. */
 export type CallArgs<E extends Endpoint> = [

@@ -5,9 +5,8 @@
  * configuration and a stored credential in a temporary directory, and answered by the platform's own HTTP side —
  * Hono, the routes, rate limits (in memory), authentication, validation, the operation — over stores that answer
  * from a canned page; the platform's SQLite side runs apart, over a stand-in addon (SQLite's cannot be loaded while a
- * snapshot is built). Commander, the settings, the
- * credential store, the client, the light `Request`/`Response` and the output are all exercised too, and
- * `plat --help`'s formatting.
+ * snapshot is built). Commander, the settings, the credential store, the client, the light `Request`/`Response` and
+ * the output are all exercised too, and `plat --help`'s formatting.
  *
  * Nothing of it may stay behind: the temporary directory is removed, the global `Request`/`Response`/`Headers` are
  * put back (Node's, still unloaded), and no module keeps state from a run (see snapshot.ts).

@@ -92,8 +92,6 @@ const ENTRY: Record<string, readonly string[]> = {
 const REACHES_PLATFORM: Record<string, readonly string[]> = {
   /** The embedded platform: its transport, its bootstrap, opening it for `plat local`. */
   'cli/embedded.ts': ['platform/index.ts'],
-  /** `plat local`: the embedded platform's owner, files, sealed secrets and mailbox. */
-  'cli/commands/local.ts': ['platform/index.ts'],
   /** `plat serve`: the HTTP listener, and its SMTP settings checked before it starts. */
   'cli/commands/serve.ts': ['platform/index.ts', 'platform/server.ts'],
 };

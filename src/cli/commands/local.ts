@@ -2,9 +2,17 @@ import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { Resolved } from '../../config/resolve.js';
 import { passwordProblem } from '../../contract/passwords.js';
-import type { Delivery, ForgottenSecrets, Mail } from '../../platform/index.js';
 import type { Context } from '../context.js';
-import { bootstrapEmbedded, bootstrapNotice, needsBootstrap, openPlatform } from '../embedded.js';
+import {
+  bootstrapEmbedded,
+  bootstrapNotice,
+  type Delivery,
+  type ForgottenSecrets,
+  type Mail,
+  needsBootstrap,
+  openPlatform,
+  platformModule,
+} from '../embedded.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, list as listOf, record } from '../output/result.js';
 import { notice } from '../output/terminal.js';
@@ -110,8 +118,7 @@ const init = verb<InitOptions>({
     if (!needsBootstrap(r)) {
       notice(ctx, `The embedded platform at ${r.db} exists already.`);
       // Hashed before the platform is opened: the stretching takes a moment, and no database is held meanwhile.
-      const passwordHash =
-        password === undefined ? undefined : await (await import('../../platform/index.js')).hashPassword(password);
+      const passwordHash = password === undefined ? undefined : await (await platformModule()).hashPassword(password);
       const platform = await openPlatform(ctx, r.db, r.sandbox);
       let userId: string | null;
       let organizationId: string | null;
@@ -159,7 +166,7 @@ const reset = verb<Record<string, never>>({
   run: async (_o, ctx) => {
     const r = await embedded(ctx, 'local reset');
     // The database, its rate-limit buckets and the key its secrets were sealed with: nothing it held is left.
-    (await import('../../platform/index.js')).removePlatformFiles(r.db);
+    (await platformModule()).removePlatformFiles(r.db);
     await (await ctx.credentials()).delete(r.account);
     const file = await ctx.config();
     const config = file.current;
@@ -185,7 +192,7 @@ const forgetSecrets = verb<Record<string, never>>({
     const platform = await openPlatform(ctx, r.db, r.sandbox);
     let forgotten: ForgottenSecrets;
     try {
-      const { forgetSealedSecrets } = await import('../../platform/index.js');
+      const { forgetSealedSecrets } = await platformModule();
       forgotten = forgetSealedSecrets(platform.base());
     } finally {
       platform.close();
@@ -249,7 +256,7 @@ const mail = verb<{ to?: string; limit?: number; delivery: boolean }>({
       platform.close();
     }
     // Links made in-process point where `plat serve` listens by default: nothing answers there until it runs.
-    const { DEFAULT_PUBLIC_URL } = await import('../../platform/index.js');
+    const { DEFAULT_PUBLIC_URL } = await platformModule();
     if (mails.some((m) => m.links.some((l) => l.startsWith(`${DEFAULT_PUBLIC_URL}/`)))) {
       notice(
         ctx,

@@ -1,4 +1,5 @@
 import { endpoint } from '../endpoint.js';
+import { orgParams } from './params.js';
 
 const tag = 'sso';
 const access = 'public' as const;
@@ -7,6 +8,7 @@ export const ssoSignIn = {
   oidcCallback: endpoint({
     method: 'GET',
     path: '/sso/oidc/{orgId}/callback',
+    params: orgParams,
     operationId: 'oidcCallback',
     summary: "OpenID Connect redirect URI: the organization's OpenID provider sends the person back here",
     description:
@@ -20,6 +22,7 @@ export const ssoSignIn = {
   samlMetadata: endpoint({
     method: 'GET',
     path: '/sso/saml/{orgId}/metadata',
+    params: orgParams,
     operationId: 'samlMetadata',
     summary: "The organization's SAML service provider metadata (XML), to import at the identity provider",
     description:
@@ -32,6 +35,7 @@ export const ssoSignIn = {
   samlAcs: endpoint({
     method: 'POST',
     path: '/sso/saml/{orgId}/acs',
+    params: orgParams,
     operationId: 'samlAcs',
     summary: 'SAML assertion consumer service: the identity provider’s page posts its response here',
     description:

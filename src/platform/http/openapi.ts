@@ -26,7 +26,8 @@ function components(): Record<string, Json> {
     delete s.$schema;
     delete s.$id;
   }
-  return schemas;
+  // By name: the document does not change with the order modules happen to register their schemas in.
+  return Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function parameters(route: RouteDef): Json[] {

@@ -28,8 +28,9 @@ export type RouteDef = ApiRoute | PublicRoute;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type InputOf<E extends Endpoint> = Input<Out<E['params']>, Out<E['query']>, Out<E['body']>>;
 /** An operation's answer must be the endpoint's declared response (nothing for `204`). */
-type Answer<E extends Endpoint> = E extends { status: 204 } ? void : CallResult<E>;
-type ApiHandler<E extends Endpoint> = (ctx: Ctx, input: InputOf<E>) => Answer<E> | Promise<Answer<E>>;
+type ApiHandler<E extends Endpoint> = E extends { status: 204 }
+  ? (ctx: Ctx, input: InputOf<E>) => void | Promise<void>
+  : (ctx: Ctx, input: InputOf<E>) => CallResult<E> | Promise<CallResult<E>>;
 
 /** How an endpoint is answered: a public one answers itself; an authenticated one returns its record. */
 export type Binding<E extends Endpoint> = E['access'] extends 'public'

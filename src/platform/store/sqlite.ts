@@ -53,7 +53,7 @@ function findAddon(): string {
 
 /**
  * Runs `fn` with `addon` in place of SQLite's native addon, and puts the real one back however `fn` ends: the
- * platform's SQLite side, run where the real addon cannot be loaded (src/startup/warm-up.ts).
+ * platform's SQLite side, run where the real addon cannot be loaded (while a V8 startup snapshot is built).
  */
 export async function withSqliteAddon<T>(addonInPlace: object, fn: () => Promise<T>): Promise<T> {
   const before = addon;
