@@ -46,14 +46,22 @@ export type Resources = { [K in keyof Api]: ClientGroup<Api[K]> };
 function group(r: Requester, endpoints: EndpointGroup): Record<string, unknown> {
   const methods: Record<string, unknown> = {};
   for (const [name, e] of Object.entries(endpoints)) {
-    const n = pathNames(e.path).length;
-    const path = (args: unknown[]) => fillPath(e.path, args.slice(0, n) as string[]);
-    methods[name] = (...args: unknown[]) =>
-      r.request(e.method, path(args), e.body ? { body: args[n] } : { query: args[n] as Query | undefined });
+    // Read on a method's first call, not when the client is made: a command calls one or two of some seventy.
+    let n: number | undefined;
+    const parts = (args: unknown[]) => {
+      n ??= pathNames(e.path).length;
+      return { path: fillPath(e.path, args.slice(0, n) as string[]), rest: args.slice(n) };
+    };
+    methods[name] = (...args: unknown[]) => {
+      const { path, rest } = parts(args);
+      return r.request(e.method, path, e.body ? { body: rest[0] } : { query: rest[0] as Query | undefined });
+    };
     if (isPagedList(e.response)) {
       if (`${name}All` in endpoints) throw new Error(`${e.operationId}: ${name}All is taken by another endpoint`);
-      methods[`${name}All`] = (...args: unknown[]) =>
-        r.all(path(args), args[n] as Query | undefined, args[n + 1] as ((count: number) => void) | undefined);
+      methods[`${name}All`] = (...args: unknown[]) => {
+        const { path, rest } = parts(args);
+        return r.all(path, rest[0] as Query | undefined, rest[1] as ((count: number) => void) | undefined);
+      };
     }
   }
   return methods;
