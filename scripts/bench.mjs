@@ -9,6 +9,8 @@
 // 3. Rate limits: the same in-process GET with limits off, buckets in memory, and buckets in the SQLite bucket file,
 //    as ratios to off (`npm run bench -- limits` for this part alone).
 // 4. Bulk provisioning: `plat users import` and `export` of 100,000 users (`npm run bench -- bulk`; bench-bulk.mjs).
+// 5. The server: `plat serve`'s throughput and latency on GET /users/{id} under load, as a ratio to a bare node:http
+//    server (`npm run bench -- server`; bench-server.mjs).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -230,3 +232,4 @@ if (!only || only === 'platform') await platformBench();
 if (!only || only === 'limits') await limitsBench();
 if (!only || only === 'cli') await cliBench();
 if (!only || only === 'bulk') await (await import('./bench-bulk.mjs')).bulkBench();
+if (!only || only === 'server') await (await import('./bench-server.mjs')).serverBench();

@@ -3,7 +3,7 @@ import type { BearerVerifier } from './auth/credentials.js';
 import { type AuthOptions, resolveAuthSettings } from './auth/settings.js';
 import { type Clock, type IdFactory, randomIds, systemClock } from './clock.js';
 import type { BaseCtx, FetchBindings, Mode } from './context.js';
-import { type AppDeps, appFor } from './http/app.js';
+import { type AppDeps, appFor, type RouteMatching } from './http/app.js';
 import { ROUTES } from './http/routes/index.js';
 import { type Limiter, type LimitsOptions, openLimiter } from './limits/index.js';
 import { type Db, openDatabase, readMeta } from './store/db.js';
@@ -49,6 +49,8 @@ export interface PlatformOptions {
   auth?: AuthOptions;
   /** Rate limits (contract §7): on by default, buckets shared through a file beside the database. */
   limits?: LimitsOptions;
+  /** How requests find their route: `linear` by default (one command), `compiled` for a server (http/app.ts). */
+  routeMatching?: RouteMatching;
   /**
    * The key secrets are sealed with in the database (`PLAT_SECRET_KEY`: 32 bytes, base64 or hex); default a key file
    * beside the database (`<db>.key`, mode 0600, made on first use).
@@ -141,9 +143,12 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
       return totalChanges.get() as number;
     },
   });
-  const app = appFor(ROUTES);
+  const app = appFor(ROUTES, opts.routeMatching);
+  // Request ids are random even where `ids` is not (tests), from a page of the CSPRNG of their own.
+  const requestIds = randomIds();
   const platform: AppDeps = {
     makeBase,
+    requestId: () => requestIds('request'),
     bearer: opts.bearer ?? verifyBearer,
     limiter,
     logger: opts.logger ?? ((line) => process.stderr.write(`${line}\n`)),

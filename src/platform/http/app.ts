@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { LinearRouter } from 'hono/router/linear-router';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
 import * as z from 'zod';
 import type { ErrorBody } from '../../contract/errors.js';
 import { ID_PREFIX } from '../../contract/ids.js';
@@ -18,6 +19,8 @@ import { parseBody, parseParams, parseQuery } from './validate.js';
 /** What the HTTP layer needs from the platform a request is for. */
 export interface AppDeps {
   makeBase(requestId: string): BaseCtx;
+  /** A fresh request id (`req_…`), for a request that did not send a valid one. */
+  requestId(): string;
   bearer?: BearerVerifier;
   /** Rate limits (contract §7); none when absent. */
   limiter?: Limiter;
@@ -106,17 +109,26 @@ function compilePath(path: string): { regex: RegExp; hono: string } {
   };
 }
 
-const apps = new WeakMap<readonly RouteDef[], Hono<Env>>();
+/**
+ * How a request finds its route: `linear` tries each route in turn and builds nothing ahead (a command answers one
+ * request), `compiled` builds one regular expression of them all on first use (a server answers many: a third more
+ * requests a second on `GET /users/{id}`, `npm run bench -- server`).
+ */
+export type RouteMatching = 'linear' | 'compiled';
+
+const apps = new WeakMap<readonly RouteDef[], Map<RouteMatching, Hono<Env>>>();
 
 /**
  * The Hono application of a route table, made once: it holds nothing of a platform's own (each request brings its
  * platform in `env`), so every platform over the same table shares it, and a process that made one has it ready.
  */
-export function appFor(routes: readonly RouteDef[]): Hono<Env> {
-  let app = apps.get(routes);
+export function appFor(routes: readonly RouteDef[], matching: RouteMatching = 'linear'): Hono<Env> {
+  let made = apps.get(routes);
+  if (!made) apps.set(routes, (made = new Map()));
+  let app = made.get(matching);
   if (!app) {
-    app = createApp(routes);
-    apps.set(routes, app);
+    app = createApp(routes, matching);
+    made.set(matching, app);
   }
   return app;
 }
@@ -125,14 +137,14 @@ export function appFor(routes: readonly RouteDef[]): Hono<Env> {
  * The platform's Hono application: every route of the table, plus the conventions of contract §1–§3. A request is
  * answered with `app.fetch(request, { platform, ...bindings })`.
  */
-export function createApp(routes: readonly RouteDef[]): Hono<Env> {
-  const app = new Hono<Env>({ router: new LinearRouter() });
+export function createApp(routes: readonly RouteDef[], matching: RouteMatching = 'linear'): Hono<Env> {
+  const app = new Hono<Env>({ router: matching === 'compiled' ? new RegExpRouter() : new LinearRouter() });
   const compiled = routes.map((r) => ({ route: r, ...compilePath(r.path) }));
   let openapi: string | undefined;
 
   app.use(async (c, next) => {
     const sent = c.req.header('x-request-id');
-    c.set('requestId', sent && REQUEST_ID.test(sent) ? sent : newRequestId());
+    c.set('requestId', sent && REQUEST_ID.test(sent) ? sent : c.env.platform.requestId());
     await next();
     c.res.headers.set('X-Request-Id', c.get('requestId'));
   });

@@ -51,6 +51,8 @@ export function requestBounds(): MiddlewareHandler {
       throw new PlatformError('invalid_request', `URL too long (limit ${MAX_URL_BYTES / 1024} KiB)`, { status: 414 });
     }
     const raw = c.req.raw;
+    // No route reads the body of a GET or HEAD; asking for it would make the listener build the whole request.
+    if (raw.method === 'GET' || raw.method === 'HEAD') return next();
     const body = raw.body as unknown;
     if (body == null) return next();
     if (Number(raw.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
