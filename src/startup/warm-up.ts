@@ -60,7 +60,7 @@ function cannedStores(apiKey: string, page: List<User>): Stores {
   const org: Organization = { id: ORG, name: 'Warm-up', slug: 'warm-up', plan: 'free', createdAt: AT, updatedAt: AT };
   const stores: {
     apiKeys: Pick<Stores['apiKeys'], 'byHash' | 'touch'>;
-    users: Pick<Stores['users'], 'get' | 'list'>;
+    users: Pick<Stores['users'], 'get' | 'standing' | 'list'>;
     organizations: Pick<Stores['organizations'], 'get'>;
   } = {
     apiKeys: {
@@ -83,7 +83,11 @@ function cannedStores(apiKey: string, page: List<User>): Stores {
       }),
       touch: () => {},
     },
-    users: { get: (_orgId, userId) => page.data.find((u) => u.id === userId), list: () => page },
+    users: {
+      get: (_orgId, userId) => page.data.find((u) => u.id === userId),
+      standing: (_orgId, userId) => page.data.find((u) => u.id === userId),
+      list: () => page,
+    },
     organizations: { get: (id) => (id === ORG ? org : undefined) },
   };
   return stores as unknown as Stores;
@@ -114,6 +118,7 @@ async function warmUpSqliteSide(dir: string, apiKey: string): Promise<void> {
       const { stores } = platform.base();
       stores.organizations.get(ORG);
       stores.users.get(ORG, 'user_00000000000000000001');
+      stores.users.standing(ORG, 'user_00000000000000000001');
       const listing = { mode: 'cursor', limit: 20, after: null, filters: {} } as const;
       stores.users.list(ORG, listing, { sort: 'created_at', order: 'desc' }, () => '');
     } finally {

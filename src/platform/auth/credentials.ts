@@ -92,7 +92,7 @@ export function sessionCutOff(ctx: BaseCtx, credential: Credential, orgId: strin
  */
 export function actIn(ctx: BaseCtx, credential: Credential, orgId: string): Principal | undefined {
   if (orgId !== credential.homeOrgId && !credential.multiOrg) return undefined;
-  const member = ctx.stores.users.get(orgId, credential.userId);
+  const member = ctx.stores.users.standing(orgId, credential.userId);
   if (!member || member.status !== 'active') return undefined;
   if (sessionCutOff(ctx, credential, orgId)) {
     throw unauthenticated(`the session of this access token has been revoked in organization ${orgId}`);

@@ -57,6 +57,9 @@ export type Account = { id: string; email: string; emailVerified: boolean; passw
  */
 export function usersStore(db: Db) {
   const get = db.prepare<[string, string], Row>(`SELECT ${COLUMNS} ${FROM} WHERE m.org_id = ? AND m.user_id = ?`);
+  const standing = db.prepare<[string, string], Pick<User, 'role' | 'status'>>(
+    'SELECT role, status FROM org_users WHERE org_id = ? AND user_id = ?',
+  );
   const accountByEmail = db.prepare<
     [string],
     { id: string; email: string; email_verified: number; password_hash: string | null }
@@ -109,6 +112,8 @@ export function usersStore(db: Db) {
       const r = get.get(orgId, userId);
       return r && toUser(r);
     },
+    /** A member's role and status in `orgId` alone (what every request asks of its caller), or undefined. */
+    standing: (orgId: string, userId: string) => standing.get(orgId, userId),
     accountByEmail: (email: string) => {
       const r = accountByEmail.get(email);
       return r && toAccount(r);
