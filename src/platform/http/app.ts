@@ -124,7 +124,10 @@ const apps = new WeakMap<readonly RouteDef[], Map<RouteMatching, Hono<Env>>>();
  */
 export function appFor(routes: readonly RouteDef[], matching: RouteMatching = 'linear'): Hono<Env> {
   let made = apps.get(routes);
-  if (!made) apps.set(routes, (made = new Map()));
+  if (!made) {
+    made = new Map();
+    apps.set(routes, made);
+  }
   let app = made.get(matching);
   if (!app) {
     app = createApp(routes, matching);
