@@ -19,8 +19,8 @@ import { parseBody, parseParams, parseQuery } from './validate.js';
 /** What the HTTP layer needs from the platform a request is for. */
 export interface AppDeps {
   makeBase(requestId: string): BaseCtx;
-  /** A fresh request id (`req_…`), for a request that did not send a valid one; `newRequestId` without it. */
-  requestId?(): string;
+  /** A fresh request id (`req_…`), for a request that did not send a valid one. */
+  requestId(): string;
   bearer?: BearerVerifier;
   /** Rate limits (contract §7); none when absent. */
   limiter?: Limiter;
@@ -147,7 +147,7 @@ export function createApp(routes: readonly RouteDef[], matching: RouteMatching =
 
   app.use(async (c, next) => {
     const sent = c.req.header('x-request-id');
-    c.set('requestId', sent && REQUEST_ID.test(sent) ? sent : (c.env.platform.requestId?.() ?? newRequestId()));
+    c.set('requestId', sent && REQUEST_ID.test(sent) ? sent : c.env.platform.requestId());
     await next();
     c.res.headers.set('X-Request-Id', c.get('requestId'));
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AUTH_ENDPOINT_LIMITS } from '../../../src/contract/limits.js';
-import { createApp } from '../../../src/platform/http/app.js';
+import { createApp, newRequestId } from '../../../src/platform/http/app.js';
 import { publicRoute } from '../../../src/platform/http/route.js';
 import { createLimiter } from '../../../src/platform/limits/limiter.js';
 import { memoryBucketStore } from '../../../src/platform/limits/memory-store.js';
@@ -129,6 +129,7 @@ describe('the hooks for other routes', () => {
     const hono = createApp(routes);
     const platform = {
       makeBase: (requestId: string) => ({ ...t.platform.base(), requestId }),
+      requestId: newRequestId,
       limiter,
       logger: () => {},
     };
