@@ -1,4 +1,3 @@
-import type * as z from 'zod';
 import { isPagedList } from '../contract/common.js';
 import {
   type CallArgs,
@@ -9,6 +8,7 @@ import {
   type ListItem,
   type PathNames,
   pathNames,
+  type QueryOf,
   type Strings,
 } from '../contract/endpoint.js';
 import { API, type Api } from '../contract/endpoints/index.js';
@@ -21,8 +21,6 @@ export interface Requester {
   request<T>(method: string, path: string, opts?: { query?: Query; body?: unknown }): Promise<T>;
   all<T>(path: string, query?: Query, onPage?: (count: number) => void): AsyncGenerator<T>;
 }
-
-type QueryOf<E extends Endpoint> = E extends { query: infer Q extends z.ZodType } ? z.output<Q> : never;
 
 /** The client's method for an endpoint: its path parameters in order, then its body or query. */
 export type Call<E extends Endpoint> = (...args: CallArgs<E>) => Promise<CallResult<E>>;

@@ -48,13 +48,16 @@ export type PathNames<P extends string> = P extends `${string}{${infer N}}${infe
 /** As many strings as `T` has members (a path's parameters). */
 export type Strings<T extends unknown[]> = { [K in keyof T]: string };
 
+/** The query a client sends an endpoint, as its schema reads it (`never` for one without a query). */
+export type QueryOf<E extends Endpoint> = E extends { query: infer Q extends z.ZodType } ? z.output<Q> : never;
+
 /** What a client passes to call an endpoint: the path's parameters in order, then the body or the query. */
 export type CallArgs<E extends Endpoint> = [
   ...Strings<PathNames<E['path']>>,
   ...(E extends { body: z.ZodType }
     ? [body: z.input<E['body']>]
-    : E extends { query: infer Q extends z.ZodType }
-      ? [query?: z.output<Q>]
+    : E extends { query: z.ZodType }
+      ? [query?: QueryOf<E>]
       : []),
 ];
 
