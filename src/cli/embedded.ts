@@ -5,6 +5,7 @@ import type { Fetch } from '../client/client.js';
 import type { ConfigFile } from '../config/config.js';
 import type { Resolved } from '../config/resolve.js';
 import type { Platform, PlatformOptions } from '../platform/index.js';
+import { notice, type Terminal } from './output/terminal.js';
 
 /** What `plat local` reads of the embedded platform's mailbox and sealed secrets. */
 export type { Delivery, ForgottenSecrets, Mail } from '../platform/index.js';
@@ -14,8 +15,6 @@ export type { Delivery, ForgottenSecrets, Mail } from '../platform/index.js';
  * platform here and in `plat serve` only (test/architecture/arrows.test.ts).
  */
 export const platformModule = () => import('../platform/index.js');
-
-import { notice, type Terminal } from './output/terminal.js';
 
 /** Options for the platforms the CLI opens itself: bootstrap, `local`, `serve` (tests pin the clock and ids). */
 export type OwnPlatformOptions = Pick<PlatformOptions, 'clock' | 'ids' | 'publicUrl' | 'logger'>;
