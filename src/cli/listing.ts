@@ -50,8 +50,8 @@ export function pageQuery(o: PageOptions): Query {
 }
 
 /**
- * A list verb's output: one page through the resource's typed method, or with `--all` every page through the
- * client's cursor walk, drawing a running count on stderr when it is a terminal. One page of several carries the
+ * A list verb's output: one page through the resource's typed method, or with `--all` every page of it through the
+ * client's page walker (`pages`), drawing a running count on stderr when it is a terminal. One page of several carries the
  * note that says so (`moreNote`), which the renderer shows under a table on a terminal.
  */
 export async function fetchList<T>(
@@ -60,7 +60,6 @@ export async function fetchList<T>(
   // `q` is built from options already checked against the contract's enums, so it is typed loosely here.
   list: {
     first: (q: any) => Promise<List<T>>;
-    all: (q: any, onPage: (count: number) => void) => AsyncGenerator<T>;
     query: Query;
     what: string;
     view: View;
@@ -72,10 +71,12 @@ export async function fetchList<T>(
   }
   const draw = ctx.io.stderrTty && !ctx.globals().quiet;
   const items: T[] = [];
-  const onPage = (count: number) => {
-    if (draw) ctx.io.stderr.write(`\rFetched ${count} ${list.what}…`);
-  };
-  for await (const item of list.all({ ...list.query, limit: o.limit }, onPage)) items.push(item);
+  // Imported here, as the client is everywhere in a command: `plat <noun> --help` loads none of it.
+  const { pages } = await import('../client/client.js');
+  for await (const page of pages(list.first, { ...list.query, limit: o.limit })) {
+    items.push(...page);
+    if (draw) ctx.io.stderr.write(`\rFetched ${items.length} ${list.what}…`);
+  }
   if (draw) ctx.io.stderr.write('\r\x1b[K');
   return listOf(items, list.view);
 }

@@ -30,7 +30,6 @@ const list = verb<ListOptions>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return fetchList(ctx, o, {
       first: (q) => client.events.list(org, q),
-      all: (q, onPage) => client.events.listAll(org, q, onPage),
       query: { type: o.type, since: o.since },
       what: 'events',
       view: eventView,

@@ -25,7 +25,6 @@ const list = verb<PageOptions & { status?: string }>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return fetchList(ctx, o, {
       first: (q) => client.invitations.list(org, q),
-      all: (q, onPage) => client.invitations.listAll(org, q, onPage),
       query: { status: o.status },
       what: 'invitations',
       view: invitationView,

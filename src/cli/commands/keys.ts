@@ -20,7 +20,6 @@ const list = verb<PageOptions>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return fetchList(ctx, o, {
       first: (q) => client.apiKeys.list(org, q),
-      all: (q, onPage) => client.apiKeys.listAll(org, q, onPage),
       query: {},
       what: 'keys',
       view: apiKeyView,

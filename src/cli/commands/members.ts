@@ -21,7 +21,6 @@ const list = verb<PageOptions & { project: string }>({
     const client = await ctx.client();
     return fetchList(ctx, o, {
       first: (q) => client.members.list(o.project, q),
-      all: (q, onPage) => client.members.listAll(o.project, q, onPage),
       query: {},
       what: 'members',
       view: memberView,

@@ -32,7 +32,6 @@ const list = verb<ListOptions>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return fetchList(ctx, o, {
       first: (q) => client.projects.list(org, q),
-      all: (q, onPage) => client.projects.listAll(org, q, onPage),
       query: { status: o.status, search: o.search },
       what: 'projects',
       view: projectView,

@@ -17,7 +17,6 @@ const list = verb<PageOptions>({
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return fetchList(ctx, o, {
       first: (q) => client.teams.list(org, q),
-      all: (q, onPage) => client.teams.listAll(org, q, onPage),
       query: {},
       what: 'teams',
       view: teamView,
@@ -70,7 +69,6 @@ const members = verb<PageOptions & { id: string }>({
     const client = await ctx.client();
     return fetchList(ctx, o, {
       first: (q) => client.teams.members(o.id, q),
-      all: (q, onPage) => client.teams.membersAll(o.id, q, onPage),
       query: {},
       what: 'members',
       view: teamMemberView,

@@ -41,7 +41,6 @@ const list = verb<ListOptions>({
     const query = { status: o.status, search: o.search, sort: o.sort, order: o.order };
     return fetchList(ctx, o, {
       first: (q) => client.users.list(org, q),
-      all: (q, onPage) => client.users.listAll(org, q, onPage),
       query,
       what: 'users',
       view: userView,
