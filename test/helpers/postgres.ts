@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { closedPort } from './smtp-peer.js';
 
 /** A throw-away PostgreSQL cluster of the tests' own, on a loopback port. */
 export interface TestPostgres {
@@ -29,17 +29,6 @@ function binDir(): string {
   return bin;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Starts a cluster in a temporary directory, as the `postgres` user when run as root (PostgreSQL refuses to run as
  * root), listening on 127.0.0.1 only and on a socket in its own directory.
@@ -59,7 +48,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     const r = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 });
     if (r.status !== 0) throw new Error(`${command} failed (${r.status}): ${r.stderr || r.stdout}`);
   };
-  const port = await freePort();
+  const port = await closedPort();
   run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-sync']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   run(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);
