@@ -1,0 +1,315 @@
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/platform/store/db.js';
+import { PG_SCHEMA_VERSION } from '../../src/platform/store/pg-migrations/index.js';
+import { type OpenPostgres, openPostgres, PostgresTooNewError } from '../../src/platform/store/postgres.js';
+import type { SecretKeySource } from '../../src/platform/store/secret-box.js';
+import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
+
+const MEMORY = { kind: 'memory' } as const;
+
+/** A column as both schemas are compared: its type's class, whether it may be null and whether it has a default. */
+type Column = { type: 'text' | 'integer' | 'real'; notNull: boolean; generated: boolean };
+
+/** SQLite's final schema, read from a database the platform creates: table → column → what it is. */
+function sqliteSchema(): Map<string, Map<string, Column>> {
+  const { db } = openDatabase(':memory:', MEMORY);
+  try {
+    const tables = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'org_users_search%'",
+      )
+      .pluck()
+      .all() as string[];
+    const schema = new Map<string, Map<string, Column>>();
+    for (const table of tables) {
+      const info = db.prepare(`SELECT * FROM pragma_table_info(?)`).all(table) as {
+        name: string;
+        type: string;
+        notnull: number;
+        dflt_value: string | null;
+        pk: number;
+      }[];
+      const keyColumns = info.filter((c) => c.pk > 0).length;
+      const columns = new Map<string, Column>();
+      for (const c of info) {
+        // The one `INTEGER PRIMARY KEY` of a table is its row number: never null, numbered when omitted.
+        const rowNumber = c.type === 'INTEGER' && c.pk === 1 && keyColumns === 1;
+        columns.set(c.name, {
+          type: c.type === 'TEXT' ? 'text' : c.type === 'INTEGER' ? 'integer' : 'real',
+          // SQLite lets a key column other than the row number hold NULL (a legacy quirk); PostgreSQL never does, and
+          // the platform never writes one.
+          notNull: c.notnull === 1 || c.pk > 0,
+          generated: c.dflt_value !== null || rowNumber,
+        });
+      }
+      schema.set(table, columns);
+    }
+    return schema;
+  } finally {
+    db.close();
+  }
+}
+
+describe('the PostgreSQL schema and its migrations', () => {
+  let server: TestPostgres;
+  let admin: pg.Client;
+  const opened: OpenPostgres[] = [];
+  let databases = 0;
+
+  /** The URL of a new, empty database of the test cluster. */
+  const freshDatabase = async (): Promise<string> => {
+    const name = `plat_schema_${++databases}`;
+    await admin.query(`CREATE DATABASE ${name}`);
+    return server.url.replace(/\/postgres$/, `/${name}`);
+  };
+  /** Opens (migrating) the database at `url`, closed after the tests. */
+  const open = async (url: string, keySource: SecretKeySource = MEMORY): Promise<OpenPostgres> => {
+    const o = await openPostgres(url, keySource);
+    opened.push(o);
+    return o;
+  };
+  /** Runs `text` on the database at `url` on a connection of its own. */
+  const query = async <R extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query<R>(text, values)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+
+  beforeAll(async () => {
+    server = await startPostgres();
+    admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+  }, 60_000);
+  afterAll(async () => {
+    for (const o of opened) await o.sql.close();
+    await admin?.end();
+    server?.stop();
+  });
+
+  it('has every table and column of SQLite’s schema, of the same type class, nullability and defaults', async () => {
+    const url = await freshDatabase();
+    await open(url);
+    const rows = await query<{
+      table_name: string;
+      column_name: string;
+      data_type: string;
+      is_nullable: 'YES' | 'NO';
+      column_default: string | null;
+      is_identity: 'YES' | 'NO';
+    }>(
+      url,
+      `SELECT c.table_name, c.column_name, c.data_type, c.is_nullable, c.column_default, c.is_identity
+       FROM information_schema.columns c
+       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
+       WHERE c.table_schema = current_schema() AND t.table_type = 'BASE TABLE'`,
+    );
+    const classOf: Record<string, Column['type']> = {
+      text: 'text',
+      integer: 'integer',
+      bigint: 'integer',
+      'double precision': 'real',
+    };
+    const postgres = new Map<string, Map<string, Column>>();
+    for (const r of rows) {
+      const columns = postgres.get(r.table_name) ?? new Map<string, Column>();
+      columns.set(r.column_name, {
+        type: classOf[r.data_type] ?? (r.data_type as Column['type']),
+        notNull: r.is_nullable === 'NO',
+        generated: r.column_default !== null || r.is_identity === 'YES',
+      });
+      postgres.set(r.table_name, columns);
+    }
+    const sqlite = sqliteSchema();
+    expect(sqlite.size).toBeGreaterThan(25);
+    // What PostgreSQL has besides: the rate-limit buckets (SQLite keeps them in a file of their own), the schema's
+    // version (SQLite's is `PRAGMA user_version`), and the row numbers (SQLite's hidden `rowid`) that order two
+    // environments or mails of the same millisecond.
+    const extraTables = new Set(['buckets', 'schema_version']);
+    const extraColumns = new Set(['environments.rowid', 'outbox.rowid']);
+    expect([...postgres.keys()].filter((t) => !sqlite.has(t) && !extraTables.has(t)).sort()).toEqual([]);
+    for (const [table, columns] of sqlite) {
+      const found = Object.fromEntries(
+        [...(postgres.get(table) ?? [])].filter(([name]) => !extraColumns.has(`${table}.${name}`)),
+      );
+      expect({ table, columns: found }).toEqual({ table, columns: Object.fromEntries(columns) });
+    }
+    expect(Object.fromEntries(postgres.get('buckets') ?? [])).toEqual({
+      key: { type: 'text', notNull: true, generated: false },
+      level: { type: 'real', notNull: true, generated: false },
+      at: { type: 'integer', notNull: true, generated: false },
+    });
+  });
+
+  it('has every index SQLite has, its trigram indexes for search, and the case-insensitive e-mail', async () => {
+    const url = await freshDatabase();
+    await open(url);
+    const { db } = openDatabase(':memory:', MEMORY);
+    const sqliteIndexes = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+      .pluck()
+      .all() as string[];
+    db.close();
+    const indexes = (
+      await query<{ indexname: string }>(url, 'SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()')
+    ).map((r) => r.indexname);
+    expect(sqliteIndexes.length).toBeGreaterThan(30);
+    expect(sqliteIndexes.filter((i) => !indexes.includes(i))).toEqual([]);
+    expect(indexes).toEqual(expect.arrayContaining(['org_users_search_name', 'org_users_search_email']));
+    const collations = await query<{ table_name: string; column_name: string; collation_name: string }>(
+      url,
+      `SELECT table_name, column_name, collation_name FROM information_schema.columns
+       WHERE table_schema = current_schema() AND collation_name IS NOT NULL`,
+    );
+    expect(collations).toEqual([{ table_name: 'accounts', column_name: 'email', collation_name: 'plat_nocase' }]);
+  });
+
+  it('records the cursor secret, and a version no newer than the code', async () => {
+    const url = await freshDatabase();
+    await open(url);
+    const meta = await query<{ key: string; value: string }>(url, 'SELECT key, value FROM meta');
+    expect(meta).toEqual([{ key: 'cursor_secret', value: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: PG_SCHEMA_VERSION }]);
+  });
+
+  it('records the id of a key given in the environment at once; a server with another key is refused', async () => {
+    const url = await freshDatabase();
+    const key = (byte: string) => ({ kind: 'env', value: byte.repeat(64) }) as const;
+    const first = await open(url, key('a'));
+    const recorded = await query<{ value: string }>(url, "SELECT value FROM meta WHERE key = 'secret_key_id'");
+    expect(recorded).toEqual([{ value: expect.stringMatching(/^[\w-]{8}$/) }]);
+    const sealed = first.secrets.seal('s3cret', 'test:1');
+    expect(first.secrets.open(sealed, 'test:1')).toBe('s3cret');
+    const same = await open(url, key('a'));
+    expect(() => same.secrets.check()).not.toThrow();
+    const other = await open(url, key('b'));
+    expect(() => other.secrets.check()).toThrow(/sealed with key/);
+    expect(() => other.secrets.seal('x', 'test:2')).toThrow(/sealed with key/);
+    expect(await query(url, "SELECT value FROM meta WHERE key = 'secret_key_id'")).toEqual(recorded);
+  });
+
+  it('lets two servers start together on a fresh database: both open it, and it is migrated once', async () => {
+    const url = await freshDatabase();
+    const [a, b] = await Promise.all([open(url), open(url)]);
+    expect(a?.sql.dialect).toBe('postgres');
+    expect(b?.sql.dialect).toBe('postgres');
+    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: PG_SCHEMA_VERSION }]);
+    const secrets = await query<{ value: string }>(url, "SELECT value FROM meta WHERE key = 'cursor_secret'");
+    expect(secrets).toHaveLength(1);
+    // A third, later, finds nothing to do.
+    await open(url);
+    expect(await query(url, "SELECT value FROM meta WHERE key = 'cursor_secret'")).toEqual(secrets);
+  });
+
+  it('refuses a database of a newer schema, and changes nothing in it', async () => {
+    const url = await freshDatabase();
+    await query(url, 'CREATE TABLE schema_version (version integer NOT NULL)');
+    await query(url, 'INSERT INTO schema_version (version) VALUES ($1)', [PG_SCHEMA_VERSION + 1]);
+    const error = await openPostgres(url, MEMORY).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(PostgresTooNewError);
+    expect((error as Error).message).toBe(
+      `the PostgreSQL database plat_schema_${databases} at 127.0.0.1:${server.port} was written by a newer version ` +
+        `of plat (schema version ${PG_SCHEMA_VERSION + 1}; this one knows up to ${PG_SCHEMA_VERSION}): upgrade plat ` +
+        'to use it. Nothing was changed.',
+    );
+    const tables = await query(url, 'SELECT tablename FROM pg_tables WHERE schemaname = current_schema()');
+    expect(tables).toEqual([{ tablename: 'schema_version' }]);
+    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: PG_SCHEMA_VERSION + 1 }]);
+    expect(await query(url, "SELECT collname FROM pg_collation WHERE collname = 'plat_nocase'")).toEqual([]);
+  });
+
+  it('keeps e-mail addresses unique whatever their case, and finds them in any case', async () => {
+    const { sql: db } = await open(await freshDatabase());
+    const account = (id: string, email: string) => ({ id, email, created_at: 'now', updated_at: 'now' });
+    await db.q.insertInto('accounts').values(account('acct_1', 'Ada@Example.com')).execute();
+    await expect(
+      db.q.insertInto('accounts').values(account('acct_2', 'ada@EXAMPLE.COM')).execute(),
+    ).rejects.toMatchObject({ code: '23505', constraint: 'accounts_email_key' });
+    const found = await db.q
+      .selectFrom('accounts')
+      .select(['id', 'email'])
+      .where('email', '=', 'ADA@example.com')
+      .execute();
+    expect(found).toEqual([{ id: 'acct_1', email: 'Ada@Example.com' }]);
+  });
+
+  it('fills event_projects from an event’s target, its projectId and its projectIds, whatever writes it', async () => {
+    const { sql: db } = await open(await freshDatabase());
+    const event = (id: string, target: string | null, data: unknown) => ({
+      id,
+      org_id: 'org_1',
+      type: 'test',
+      actor_type: 'user',
+      actor_id: 'user_1',
+      target_type: target ? 'project' : 'organization',
+      target_id: target ?? 'org_1',
+      request_id: null,
+      data: JSON.stringify(data),
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
+    await db.q
+      .insertInto('events')
+      .values([
+        event('evt_1', 'prj_a', {}),
+        event('evt_2', null, { projectId: 'prj_b' }),
+        event('evt_3', null, { projectIds: ['prj_c', 'prj_d', 5, null, 'prj_c'] }),
+        event('evt_4', 'prj_a', { projectId: 'prj_a', projectIds: ['prj_a', 'prj_e'] }),
+        event('evt_5', null, { projectId: 7, projectIds: 'prj_f', other: ['prj_g'] }),
+        event('evt_6', null, ['prj_h']),
+      ])
+      .execute();
+    const rows = await db.q
+      .selectFrom('event_projects')
+      .selectAll()
+      .orderBy('event_id')
+      .orderBy('project_id')
+      .execute();
+    expect(rows).toEqual([
+      { event_id: 'evt_1', project_id: 'prj_a' },
+      { event_id: 'evt_2', project_id: 'prj_b' },
+      { event_id: 'evt_3', project_id: 'prj_c' },
+      { event_id: 'evt_3', project_id: 'prj_d' },
+      { event_id: 'evt_4', project_id: 'prj_a' },
+      { event_id: 'evt_4', project_id: 'prj_e' },
+    ]);
+    await db.q.deleteFrom('events').where('id', '=', 'evt_3').execute();
+    const left = await db.q.selectFrom('event_projects').select('event_id').where('event_id', '=', 'evt_3').execute();
+    expect(left).toEqual([]);
+  });
+
+  it('runs transactions whole or not at all, savepoints alone, and counts the rows written', async () => {
+    const { sql: db } = await open(await freshDatabase());
+    const org = (id: string) => ({ id, name: id, slug: id, plan: 'free', created_at: 'now', updated_at: 'now' });
+    const before = db.writes();
+    await db.tx(async (q) => {
+      await q.insertInto('organizations').values(org('org_1')).execute();
+      await db
+        .savepoint(q, async (s) => {
+          await s.insertInto('organizations').values(org('org_2')).execute();
+          throw new Error('undone alone');
+        })
+        .catch(() => {});
+    });
+    await expect(
+      db.tx(async (q) => {
+        await q.insertInto('organizations').values(org('org_3')).execute();
+        throw new Error('undone whole');
+      }),
+    ).rejects.toThrow('undone whole');
+    const ids = await db.q.selectFrom('organizations').select('id').execute();
+    expect(ids).toEqual([{ id: 'org_1' }]);
+    // Every row written counts, those later undone included (as SQLite's total_changes()).
+    expect(db.writes() - before).toBe(3);
+    // A count is a bigint to PostgreSQL, and a number to the platform.
+    const { rows } = await sql<{ n: unknown }>`SELECT count(*) AS n FROM organizations`.execute(db.q);
+    expect(rows).toEqual([{ n: 1 }]);
+  });
+});
