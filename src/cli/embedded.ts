@@ -91,9 +91,9 @@ export async function bootstrapEmbedded(
   try {
     const { bootstrap } = await platformModule();
     const email = opts.email ?? 'admin@localhost';
-    made = bootstrap(platform.base(), { orgName: opts.orgName ?? 'Local', email, password: opts.password });
+    made = await bootstrap(platform.base(), { orgName: opts.orgName ?? 'Local', email, password: opts.password });
   } finally {
-    platform.close();
+    await platform.close();
   }
   const store = await ctx.credentials();
   await store.set(r.account, { apiKey: made.apiKey });
@@ -154,7 +154,7 @@ export async function embeddedTransport(opts: {
   lightFetch?: () => Promise<void>;
   /** `PLAT_SECRET_KEY`: the key the database's secrets are sealed with (default: the key file beside it). */
   secretKey?: string;
-}): Promise<{ fetch: Fetch; baseUrl: string; close(): void }> {
+}): Promise<{ fetch: Fetch; baseUrl: string; close(): Promise<void> }> {
   await opts.lightFetch?.();
   const platform = await createAt(opts.db, { mode: opts.mode, secretKey: opts.secretKey });
   return {

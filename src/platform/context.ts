@@ -1,9 +1,9 @@
 import type { OrgRole, Permission } from '../contract/permissions.js';
 import type { AuthSettings } from './auth/settings.js';
 import type { Clock, IdFactory } from './clock.js';
-import type { Db } from './store/db.js';
 import type { Stores } from './store/index.js';
 import type { CursorCodec } from './store/paging.js';
+import type { SqlDb } from './store/sql.js';
 
 /**
  * What a listener passes along with a request: node-server's bindings, whose `incoming.socket.remoteAddress` is the
@@ -16,7 +16,9 @@ export type Mode = 'live' | 'sandbox';
 
 /** What every request can use, authenticated or not. */
 export interface BaseCtx {
-  db: Db;
+  /** The database, for what no store answers (transactions, the signing keys' cache). */
+  sql: SqlDb;
+  /** Every store, running outside any transaction or (in the context `tx` gives) inside it. */
   stores: Stores;
   clock: Clock;
   ids: IdFactory;
@@ -29,9 +31,13 @@ export interface BaseCtx {
   auth: AuthSettings;
   /** Now, as the API writes timestamps. */
   now(): string;
-  /** Runs `fn` in a `BEGIN IMMEDIATE` transaction: every read-then-write goes through here. */
-  tx<T>(fn: () => T): T;
-  /** How many rows this connection has written so far (SQLite's `total_changes()`): whether a step wrote anything. */
+  /**
+   * Runs `fn` in a transaction holding the write lock from its start (every read-then-write goes through here), with a
+   * context whose stores run in it; inside one, in a savepoint undone alone when `fn` throws. `fn` must use the
+   * context it is given: on SQLite, a query on the outer one waits for the transaction to end, which never comes.
+   */
+  tx<T>(fn: (ctx: this) => Promise<T>): Promise<T>;
+  /** How many rows this database handle has written so far: whether a step wrote anything. */
   writes(): number;
 }
 
@@ -63,6 +69,14 @@ export interface Principal extends Credential {
 /** The context of an authenticated operation. */
 export interface Ctx extends BaseCtx {
   principal: Principal;
-  /** Records an audit event in the current transaction (in the acting organization unless `orgId` is given). */
-  emit(type: string, target: { type: string; id: string } | null, data?: Record<string, unknown>, orgId?: string): void;
+  /**
+   * Records an audit event through this context's stores, so in its transaction (in the acting organization unless
+   * `orgId` is given). Called as a method: it uses `this`.
+   */
+  emit(
+    type: string,
+    target: { type: string; id: string } | null,
+    data?: Record<string, unknown>,
+    orgId?: string,
+  ): Promise<void>;
 }

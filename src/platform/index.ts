@@ -6,10 +6,11 @@ import type { BaseCtx, FetchBindings, Mode } from './context.js';
 import { type AppDeps, appFor, type RouteMatching } from './http/app.js';
 import { ROUTES } from './http/routes/index.js';
 import { type Limiter, type LimitsOptions, openLimiter } from './limits/index.js';
-import { type Db, openDatabase, readMeta } from './store/db.js';
+import { openDatabase, readMeta } from './store/db.js';
 import { createStores, type Stores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
 import { type SecretBox, type SecretKeySource, secretKeyFilePath } from './store/secret-box.js';
+import { type Q, type SqlDb, sqliteSql } from './store/sql.js';
 
 export { generateApiKey } from './auth/api-keys.js';
 export { hashPassword } from './auth/passwords.js';
@@ -52,6 +53,11 @@ export interface PlatformOptions {
   /** How requests find their route: `linear` by default (one command), `compiled` for a server (http/app.ts). */
   routeMatching?: RouteMatching;
   /**
+   * Wraps every set of stores the platform makes (its own, and each transaction's): for tests that plant a fault in
+   * a store. Default: none.
+   */
+  wrapStores?: (stores: Stores) => Stores;
+  /**
    * The key secrets are sealed with in the database (`PLAT_SECRET_KEY`: 32 bytes, base64 or hex); default a key file
    * beside the database (`<db>.key`, mode 0600, made on first use).
    */
@@ -61,7 +67,7 @@ export interface PlatformOptions {
 /** The embedded platform: one `fetch` that answers the whole API, in-process or behind a listener. */
 export interface Platform {
   fetch(request: Request, bindings?: FetchBindings): Promise<Response>;
-  close(): void;
+  close(): Promise<void>;
   /** The context used outside a request (bootstrap, tests that seed through the stores). */
   base(): BaseCtx;
   /**
@@ -69,7 +75,7 @@ export interface Platform {
    * one at hand (`plat serve` checks before it listens).
    */
   checkSecretKey(): void;
-  readonly db: Db;
+  readonly sql: SqlDb;
 }
 
 /** Opens the database at `opts.db` (migrating it) and returns the platform over it. */
@@ -81,19 +87,20 @@ export function createPlatform(opts: PlatformOptions): Platform {
         ? { kind: 'memory' }
         : { kind: 'file', path: secretKeyFilePath(opts.db) };
   const { db, secrets } = openDatabase(opts.db, source);
-  const stores = createStores(db, secrets);
+  const sql = sqliteSql(db);
+  const stores = createStores(sql.q, { sql, secrets });
   const clock = opts.clock ?? systemClock;
   const limiter = openLimiter(opts.db, opts.limits ?? {}, {
     clock,
-    planOf: (orgId) => stores.organizations.get(orgId)?.plan,
+    planOf: (orgId) => stores.organizations.get(orgId).then((org) => org?.plan),
   });
   const cursorSecret = readMeta(db, 'cursor_secret') as string;
-  return platformOver({ db, stores, cursorSecret, limiter, secrets }, opts);
+  return platformOver({ sql, stores, cursorSecret, limiter, secrets }, opts);
 }
 
 /** What a platform runs over: its database, the stores over it, the secret cursors are signed with, its limiter. */
 interface PlatformParts {
-  db: Db;
+  sql: SqlDb;
   stores: Stores;
   cursorSecret: string;
   limiter: Limiter | undefined;
@@ -107,27 +114,31 @@ interface PlatformParts {
  * requests read.
  */
 export function platformOverStores(stores: Stores, opts: Omit<PlatformOptions, 'db' | 'limits'> = {}): Platform {
-  const db = new Proxy({} as Db, {
-    get: (_db, name) => {
-      throw new Error(`this platform has no database (db.${String(name)} was used)`);
+  const sql = new Proxy({} as SqlDb, {
+    get: (_sql, name) => {
+      throw new Error(`this platform has no database (sql.${String(name)} was used)`);
     },
   });
-  const limiter = openLimiter(':memory:', {}, { clock: opts.clock ?? systemClock, planOf: () => 'free' });
-  return platformOver({ db, stores, cursorSecret: 'no database', limiter }, opts);
+  const limiter = openLimiter(':memory:', {}, { clock: opts.clock ?? systemClock, planOf: async () => 'free' });
+  return platformOver({ sql, stores, cursorSecret: 'no database', limiter }, opts);
 }
+
+/** The transaction each transaction's stores run in. */
+const transactionOf = new WeakMap<Stores, Q>();
 
 /** The platform over parts already opened: `createPlatform`'s wiring. */
 function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | 'limits'>): Platform {
-  const { db, stores, limiter } = parts;
+  const { sql, limiter } = parts;
+  const wrap = opts.wrapStores ?? ((s: Stores) => s);
+  const stores = wrap(parts.stores);
   const cursors = new CursorCodec(parts.cursorSecret);
   const clock = opts.clock ?? systemClock;
   const ids = opts.ids ?? randomIds();
   const mode = opts.mode ?? 'live';
   const publicUrl = (opts.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
   const auth = resolveAuthSettings(opts.auth);
-  let totalChanges: { get(): unknown } | undefined;
   const makeBase = (requestId: string): BaseCtx => ({
-    db,
+    sql,
     stores,
     clock,
     ids,
@@ -137,11 +148,17 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
     publicUrl,
     auth,
     now: () => clock().toISOString(),
-    tx: (fn) => db.transaction(fn).immediate(),
-    writes: () => {
-      totalChanges ??= db.prepare('SELECT total_changes()').pluck();
-      return totalChanges.get() as number;
+    tx(fn) {
+      // Inside a transaction `stores` are its own (see `inTransaction`): nest as a savepoint.
+      const held = transactionOf.get(this.stores);
+      const bound = (q: Q) => {
+        const txStores = wrap(createStores(q, { sql, secrets: parts.secrets as SecretBox }));
+        transactionOf.set(txStores, q);
+        return fn({ ...this, stores: txStores });
+      };
+      return held ? sql.savepoint(held, bound) : sql.tx(bound);
     },
+    writes: () => sql.writes(),
   });
   const app = appFor(ROUTES, opts.routeMatching);
   // Request ids are random even where `ids` is not (tests), from a page of the CSPRNG of their own.
@@ -155,12 +172,12 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
   };
   return {
     fetch: async (request, bindings) => app.fetch(request, { ...bindings, platform }),
-    close: () => {
+    close: async () => {
       limiter?.close();
-      db.close();
+      await sql.close();
     },
     base: () => makeBase('internal'),
     checkSecretKey: () => parts.secrets?.check(),
-    db,
+    sql,
   };
 }

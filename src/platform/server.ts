@@ -91,7 +91,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     platform.checkSecretKey();
     if (opts.mail) delivery = await startMailDelivery(platform, opts.mail, logger);
   } catch (err) {
-    platform?.close();
+    await platform?.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw err;
   }
@@ -119,7 +119,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         });
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
         await stoppingMail;
-        platform?.close();
+        await platform?.close();
       })();
       return closing;
     },

@@ -64,7 +64,7 @@ function cannedStores(apiKey: string, page: List<User>): Stores {
     organizations: Pick<Stores['organizations'], 'get'>;
   } = {
     apiKeys: {
-      byHash: (hash) => ({
+      byHash: async (hash) => ({
         id: 'key_00000000000000000000',
         name: 'warm-up',
         organizationId: ORG,
@@ -81,14 +81,14 @@ function cannedStores(apiKey: string, page: List<User>): Stores {
         revokedAt: null,
         secretHash: hash,
       }),
-      touch: () => {},
+      touch: async () => {},
     },
     users: {
-      get: (_orgId, userId) => page.data.find((u) => u.id === userId),
-      standing: (_orgId, userId) => page.data.find((u) => u.id === userId),
-      list: () => page,
+      get: async (_orgId, userId) => page.data.find((u) => u.id === userId),
+      standing: async (_orgId, userId) => page.data.find((u) => u.id === userId),
+      list: async () => page,
     },
-    organizations: { get: (id) => (id === ORG ? org : undefined) },
+    organizations: { get: async (id) => (id === ORG ? org : undefined) },
   };
   return stores as unknown as Stores;
 }
@@ -116,13 +116,13 @@ async function warmUpSqliteSide(dir: string, apiKey: string): Promise<void> {
         );
       }
       const { stores } = platform.base();
-      stores.organizations.get(ORG);
-      stores.users.get(ORG, 'user_00000000000000000001');
-      stores.users.standing(ORG, 'user_00000000000000000001');
+      await stores.organizations.get(ORG);
+      await stores.users.get(ORG, 'user_00000000000000000001');
+      await stores.users.standing(ORG, 'user_00000000000000000001');
       const listing = { mode: 'cursor', limit: 20, after: null, filters: {} } as const;
-      stores.users.list(ORG, listing, { sort: 'created_at', order: 'desc' }, () => '');
+      await stores.users.list(ORG, listing, { sort: 'created_at', order: 'desc' }, () => '');
     } finally {
-      platform.close();
+      await platform.close();
     }
   });
 }

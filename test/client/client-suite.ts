@@ -26,7 +26,7 @@ export function describeClient(name: string, setup: () => Promise<ClientTarget>)
       target = await setup();
       for (let i = 1; i <= SEEDED; i++) {
         const n = String(i).padStart(2, '0');
-        target.t.addUser({ email: `user${n}@acme.test`, name: `User ${n}` });
+        await target.t.addUser({ email: `user${n}@acme.test`, name: `User ${n}` });
       }
       make = (extra = {}) =>
         new PlatformClient({
@@ -208,7 +208,7 @@ export function describeClient(name: string, setup: () => Promise<ClientTarget>)
     });
 
     it('sends X-Org-Id', async () => {
-      const other = target.t.otherOrg();
+      const other = await target.t.otherOrg();
       const err = await make({ orgId: other.orgId })
         .organizations.get(other.orgId)
         .catch((e: unknown) => e);
@@ -216,7 +216,7 @@ export function describeClient(name: string, setup: () => Promise<ClientTarget>)
     });
 
     it('returns undefined for 204', async () => {
-      const { userId } = target.t.addUser({ email: 'leaving@acme.test' });
+      const { userId } = await target.t.addUser({ email: 'leaving@acme.test' });
       const client = make();
       await expect(client.users.delete(userId)).resolves.toBeUndefined();
       await expect(client.users.get(userId)).rejects.toMatchObject({ status: 404 });

@@ -6,7 +6,7 @@ import { testPlatform } from '../helpers/platform.js';
 import { describeClient } from './client-suite.js';
 
 describeClient('the platform in-process', async () => {
-  const t = testPlatform();
+  const t = await testPlatform();
   return { t, fetch: t.platform.fetch, baseUrl: 'http://plat.test/v2', close: () => t.platform.close() };
 });
 
@@ -15,7 +15,7 @@ describeClient('the embedded transport', async () => {
   const db = join(dir, 'nested', 'local.db');
   // Seeded through one connection, served through the transport's own: the same file, as the CLI uses it.
   const transport = await embeddedTransport({ db });
-  const t = testPlatform({ db });
+  const t = await testPlatform({ db });
   return {
     t,
     fetch: transport.fetch,

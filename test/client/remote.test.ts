@@ -9,7 +9,7 @@ import { describeClient } from './client-suite.js';
 describeClient('the remote transport (undici, real listener)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'plat-remote-'));
   const db = join(dir, 'served.db');
-  const t = testPlatform({ db });
+  const t = await testPlatform({ db });
   const server = await startServer({ db, host: '127.0.0.1', port: 0, logger: () => {} });
   const transport = await remoteTransport({ connectTimeoutMs: 2_000, requestTimeoutMs: 5_000 });
   return {

@@ -3,7 +3,7 @@ import type { UserStatus } from '../../src/contract/users.js';
 import { displayParts, generateApiKey, hashSecret } from '../../src/platform/auth/api-keys.js';
 import type { BearerVerifier } from '../../src/platform/auth/credentials.js';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
-import { bootstrap, createPlatform, type LimitsOptions, type Platform } from '../../src/platform/index.js';
+import { bootstrap, createPlatform, type LimitsOptions, type Platform, type Stores } from '../../src/platform/index.js';
 
 /** A real platform on an in-memory SQLite database with a fixed clock and sequential ids. */
 export interface TestPlatform {
@@ -16,11 +16,11 @@ export interface TestPlatform {
   /** Calls the API in-process: `call('GET', '/users/…', { key, body, headers })`. */
   call(method: string, path: string, opts?: CallOptions): Promise<Reply>;
   /** Adds a user to an organization (default: the bootstrap one) through the stores, with an API key of theirs. */
-  addUser(opts: AddUserOptions): { userId: string; key: string };
+  addUser(opts: AddUserOptions): Promise<{ userId: string; key: string }>;
   /** Makes an API key for an existing member, optionally restricted. */
-  keyFor(userId: string, opts?: KeyOptions): string;
+  keyFor(userId: string, opts?: KeyOptions): Promise<string>;
   /** A second organization with its own owner and key, to prove tenancy. */
-  otherOrg(): { orgId: string; ownerId: string; key: string };
+  otherOrg(): Promise<{ orgId: string; ownerId: string; key: string }>;
 }
 
 export interface AddUserOptions {
@@ -77,15 +77,17 @@ export async function send(
 }
 
 /** A fresh in-memory platform with one bootstrapped organization. */
-export function testPlatform(
+export async function testPlatform(
   opts: {
     db?: string;
     mode?: 'live' | 'sandbox';
     bearer?: BearerVerifier;
     /** Off unless asked for: on a fixed clock buckets never refill, and most tests are not about limits. */
     limits?: LimitsOptions;
+    /** Wraps the platform's stores (and each transaction's): to plant a fault. */
+    wrapStores?: (stores: Stores) => Stores;
   } = {},
-): TestPlatform {
+): Promise<TestPlatform> {
   const clock = fixedClock('2026-01-01T00:00:00.000Z');
   const platform = createPlatform({
     db: opts.db ?? ':memory:',
@@ -96,17 +98,18 @@ export function testPlatform(
     publicUrl: 'http://plat.test',
     logger: () => {},
     limits: opts.limits ?? { enabled: false },
+    wrapStores: opts.wrapStores,
   });
-  const { organizationId, userId, apiKey } = bootstrap(platform.base(), {
+  const { organizationId, userId, apiKey } = await bootstrap(platform.base(), {
     orgName: 'Acme',
     email: 'owner@acme.test',
     name: 'Olive Owner',
   });
   const base = platform.base();
-  const keyFor = (userId: string, k: KeyOptions = {}) => {
+  const keyFor = async (userId: string, k: KeyOptions = {}) => {
     const environment = k.environment ?? (opts.mode === 'sandbox' ? 'test' : 'live');
     const secret = generateApiKey(environment);
-    base.stores.apiKeys.insert({
+    await base.stores.apiKeys.insert({
       id: base.ids('apiKey'),
       name: 'test key',
       organizationId: k.orgId ?? organizationId,
@@ -124,12 +127,12 @@ export function testPlatform(
     });
     return secret;
   };
-  const addUser = (u: AddUserOptions) => {
+  const addUser = async (u: AddUserOptions) => {
     const now = base.now();
-    const existing = base.stores.users.accountByEmail(u.email);
+    const existing = await base.stores.users.accountByEmail(u.email);
     const userId = existing?.id ?? base.ids('user');
-    if (!existing) base.stores.users.insertAccount(userId, u.email, u.status !== 'pending', now);
-    base.stores.users.insertMembership({
+    if (!existing) await base.stores.users.insertAccount(userId, u.email, u.status !== 'pending', now);
+    await base.stores.users.insertMembership({
       orgId: u.orgId ?? organizationId,
       userId,
       email: u.email,
@@ -138,13 +141,13 @@ export function testPlatform(
       status: u.status ?? 'active',
       now,
     });
-    return { userId, key: keyFor(userId, { orgId: u.orgId }) };
+    return { userId, key: await keyFor(userId, { orgId: u.orgId }) };
   };
   return {
     addUser,
     keyFor,
-    otherOrg: () => {
-      const o = bootstrap(base, { orgName: 'Other Corp', email: 'boss@other.test', name: 'Oscar Other' });
+    otherOrg: async () => {
+      const o = await bootstrap(base, { orgName: 'Other Corp', email: 'boss@other.test', name: 'Oscar Other' });
       return { orgId: o.organizationId, ownerId: o.userId, key: o.apiKey };
     },
     platform,

@@ -17,11 +17,11 @@ export interface SessionOptions {
 }
 
 /** Records a sign-in session for a user, as sign-in would; returns its id. */
-export function createSession(t: TestPlatform, userId: string, opts: SessionOptions = {}): string {
+export async function createSession(t: TestPlatform, userId: string, opts: SessionOptions = {}): Promise<string> {
   const base = t.platform.base();
   const id = base.ids('session');
   const now = base.now();
-  base.stores.sessions.insert({
+  await base.stores.sessions.insert({
     id,
     userId,
     organizationId: opts.orgId ?? t.orgId,
@@ -48,7 +48,7 @@ export function sessionToken(sessionId: string): string {
  */
 export const sessionBearer: BearerVerifier = async (ctx, token) => {
   const m = /^test-session\.(.+)$/.exec(token);
-  const session = m ? ctx.stores.sessions.byId(m[1] as string) : undefined;
+  const session = m ? await ctx.stores.sessions.byId(m[1] as string) : undefined;
   if (!session || !isActive(session, ctx.now())) {
     throw new PlatformError('authentication_failed', 'the session of this access token has ended');
   }

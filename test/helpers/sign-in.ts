@@ -27,7 +27,11 @@ export async function signInServer(opts: { limits?: boolean; port?: number } = {
     limits: opts.limits ? undefined : { enabled: false },
     auth: { devicePollInterval: 1 },
   });
-  const boot = bootstrap(server.platform.base(), { email: OWNER_EMAIL, orgName: 'Acme', password: OWNER_PASSWORD });
+  const boot = await bootstrap(server.platform.base(), {
+    email: OWNER_EMAIL,
+    orgName: 'Acme',
+    password: OWNER_PASSWORD,
+  });
   return {
     server,
     url: server.url,

@@ -135,9 +135,13 @@ function parseMessage(raw: string): { headers: Record<string, string>; text: str
 }
 
 /** Waits until `check` holds (checked every 10 ms), failing with `what` after `timeoutMs`. */
-export async function eventually(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+export async function eventually(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -54,7 +54,7 @@ export function ssoBody(at: OidcIdp, domains = ['acme.test']) {
 
 /** A platform on the real time whose organization signs in through `at`. */
 export async function platformWithSso(at: OidcIdp): Promise<TestPlatform> {
-  const t = testPlatform();
+  const t = await testPlatform();
   t.clock.set(new Date().toISOString());
   at.setRedirectUris([callbackOf(t.orgId), callbackOf('org_0002')]);
   const saved = await t.call('PUT', `/organizations/${t.orgId}/sso`, { body: ssoBody(at) });
@@ -89,9 +89,9 @@ export async function begin(
   opts: { orgId?: string; continuation?: SsoContinuation; loginHint?: string } = {},
 ): Promise<Started> {
   const base = t.platform.base();
-  const config = base.stores.sso.get(opts.orgId ?? t.orgId) as OidcSso;
+  const config = (await base.stores.sso.get(opts.orgId ?? t.orgId)) as OidcSso;
   const { verifier, challenge } = pkce();
-  const request = newSsoRequest(base, config, opts.continuation ?? authorizeContinuation(challenge));
+  const request = await newSsoRequest(base, config, opts.continuation ?? authorizeContinuation(challenge));
   const url = await signInUrl(base, config, request, { loginHint: opts.loginHint });
   return { request, url, verifier };
 }
@@ -154,7 +154,7 @@ export async function expectRefused(
       iss: 'http://plat.test/v2/auth',
     });
   }
-  expect(rowCounts(t.platform.db)).toEqual(r.before);
+  expect(await rowCounts(t.platform)).toEqual(r.before);
   const [failed] = await eventsOf(t, 'sso.failed');
   expect(failed).toMatchObject({
     actor: { type: 'system', id: 'sso:oidc' },

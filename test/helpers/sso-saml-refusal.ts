@@ -27,7 +27,7 @@ export async function expectRefused(
   check: string,
   opts: { back?: boolean } = {},
 ) {
-  const before = s.created();
+  const before = await s.created();
   const failedBefore = (await s.events('sso.failed')).length;
   const r = await s.postAcs(fields);
   expect({ status: r.status, message: pageMessage(r.text) }).toEqual({
@@ -38,7 +38,7 @@ export async function expectRefused(
   expect(r.text).toContain('<p class="note">Request req_');
   expect(r.text).not.toMatch(/idp-user|@acme\.test|@elsewhere|mallory|PHNhbWxw|<saml/);
   expect(backLink(r.text)).toBe(opts.back ? accessDenied(check) : undefined);
-  expect(s.created()).toEqual(before);
+  expect(await s.created()).toEqual(before);
   const failed = (await s.events('sso.failed')).slice(failedBefore);
   expect(failed.map((e) => [e.actor, e.data])).toEqual([
     [
@@ -62,5 +62,5 @@ export async function refusedAnswer(
   const { sent, request } = await s.signIn();
   const samlResponse = s.idp.response({ request: sent, ...params });
   await expectRefused(s, { SAMLResponse: samlResponse, RelayState: request.id }, status, check, { back: true });
-  expect(s.base.stores.ssoSignIn.requestState(request.id)?.usedAt).not.toBeNull();
+  expect((await s.base.stores.ssoSignIn.requestState(request.id))?.usedAt).not.toBeNull();
 }

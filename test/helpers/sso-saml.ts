@@ -7,6 +7,7 @@ import { newSsoRequest } from '../../src/platform/sso/sign-in.js';
 import type { StoredSso } from '../../src/platform/store/sso.js';
 import type { SsoContinuation, SsoRequest } from '../../src/platform/store/sso-sign-in.js';
 import { pkce, REDIRECT } from '../platform/auth/helpers.js';
+import { dbCount } from './db.js';
 import { type TestPlatform, testPlatform } from './platform.js';
 import { postedForm, type SamlAuthnRequest, type SamlIdp, type SamlIdpOptions, startSamlIdp } from './saml-idp.js';
 
@@ -63,9 +64,9 @@ export async function sendSignIn(
   idp: SamlIdp,
   continuation?: (challenge: string) => SsoContinuation,
 ): Promise<SentSignIn> {
-  const config = base.stores.sso.get(orgId) as StoredSso;
+  const config = (await base.stores.sso.get(orgId)) as StoredSso;
   const { verifier, challenge } = pkce();
-  const request = newSsoRequest(base, config, (continuation ?? authorizeContinuation)(challenge));
+  const request = await newSsoRequest(base, config, (continuation ?? authorizeContinuation)(challenge));
   const url = await signInUrl(base, config, request);
   const res = await fetch(url);
   const page = await res.text();
@@ -127,7 +128,7 @@ export interface SamlPlatform {
   /** Posts a form to the organization's ACS, in-process. */
   postAcs(fields: Record<string, string | undefined>): ReturnType<typeof postForm>;
   /** What a sign-in may create, counted: accounts, memberships, identities, codes, sessions. */
-  created(): Created;
+  created(): Promise<Created>;
   /** The organization's events of `type`, oldest first. */
   events(type: string): Promise<any[]>;
   close(): Promise<void>;
@@ -151,7 +152,7 @@ export type Created = Record<(typeof CREATED)[number], number>;
 export async function samlPlatform(
   opts: { idp?: SamlIdpOptions; sso?: Partial<SsoPut>; platform?: Parameters<typeof testPlatform>[0] } = {},
 ): Promise<SamlPlatform> {
-  const t = testPlatform(opts.platform);
+  const t = await testPlatform(opts.platform);
   const idp = await startSamlIdp({ clock: t.clock, ...opts.idp });
   const put = await t.call('PUT', `/organizations/${t.orgId}/sso`, { body: samlConfigBody(idp, opts.sso) });
   if (put.status !== 200) throw new Error(`PUT sso answered ${put.status}: ${JSON.stringify(put.body)}`);
@@ -165,12 +166,9 @@ export async function samlPlatform(
     acsUrl,
     signIn: (continuation) => sendSignIn(base, t.orgId, idp, continuation),
     postAcs: (fields) => postForm(t.platform.fetch, acsUrl, fields),
-    created: () =>
+    created: async () =>
       Object.fromEntries(
-        CREATED.map((table) => [
-          table,
-          (base.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n,
-        ]),
+        await Promise.all(CREATED.map(async (table) => [table, await dbCount(base, table)])),
       ) as Created,
     events: async (type) => {
       const r = await t.call('GET', `/organizations/${t.orgId}/events?limit=100`);

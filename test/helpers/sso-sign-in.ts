@@ -1,4 +1,5 @@
-import type { Db } from '../../src/platform/store/db.js';
+import type { SqlDb } from '../../src/platform/store/sql.js';
+import { dbCount } from './db.js';
 
 // What a sign-in through an identity provider left behind, for the SSO sign-in tests (OIDC and SAML alike): the
 // pages the platform answered with, and the rows that prove a refused sign-in created nothing.
@@ -37,16 +38,14 @@ export const failedBecause = (check: string) =>
   `Signing in through your organization's identity provider failed: ${check}.`;
 
 /** How many rows a sign-in can create: users and memberships, identities, codes, sessions, device approvals. */
-export function rowCounts(db: Db): Record<string, number> {
-  const count = (table: string, where = '') =>
-    (db.prepare(`SELECT count(*) AS n FROM ${table} ${where}`).get() as { n: number }).n;
+export async function rowCounts(p: { sql: SqlDb }): Promise<Record<string, number>> {
   return {
-    accounts: count('accounts'),
-    memberships: count('org_users'),
-    active: count('org_users', "WHERE status = 'active'"),
-    identities: count('sso_identities'),
-    codes: count('authorization_codes'),
-    sessions: count('sessions'),
-    approvedDevices: count('device_codes', 'WHERE user_id IS NOT NULL'),
+    accounts: await dbCount(p, 'accounts'),
+    memberships: await dbCount(p, 'org_users'),
+    active: await dbCount(p, 'org_users', "WHERE status = 'active'"),
+    identities: await dbCount(p, 'sso_identities'),
+    codes: await dbCount(p, 'authorization_codes'),
+    sessions: await dbCount(p, 'sessions'),
+    approvedDevices: await dbCount(p, 'device_codes', 'WHERE user_id IS NOT NULL'),
   };
 }

@@ -76,7 +76,7 @@ export async function buildFixture(
     'sso',
   );
   const ssoTest = ok(await call('POST', `/organizations/${orgId}/sso/tests`), 'sso test');
-  const sessionId = createSession(t as never, invited.userId, { orgId });
+  const sessionId = await createSession(t as never, invited.userId, { orgId });
   return {
     orgId,
     ownerId,

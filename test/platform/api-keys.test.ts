@@ -1,17 +1,23 @@
 import { describe, expect, it } from 'vitest';
+import { dbRow, dbRows, dbRun } from '../helpers/db.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const SECRET = /^plat_live_[0-9A-Za-z]{38}$/;
 
 /** A project row, seeded directly so these tests do not depend on the projects API. */
-function seedProject(t: TestPlatform, id: string, orgId = t.orgId): string {
-  t.platform.db
-    .prepare(
-      `INSERT INTO projects (id, org_id, name, slug, description, status, settings, created_at, updated_at)
-       VALUES (?, ?, ?, ?, NULL, 'active', '{}', ?, ?)`,
-    )
-    .run(id, orgId, id, id, T0, T0);
+async function seedProject(t: TestPlatform, id: string, orgId = t.orgId): Promise<string> {
+  await dbRun(
+    t.platform,
+    `INSERT INTO projects (id, org_id, name, slug, description, status, settings, created_at, updated_at)
+     VALUES (?, ?, ?, ?, NULL, 'active', '{}', ?, ?)`,
+    id,
+    orgId,
+    id,
+    id,
+    T0,
+    T0,
+  );
   return id;
 }
 
@@ -26,13 +32,13 @@ async function events(t: TestPlatform, type: string) {
 }
 
 /** Every stored event, raw, as one string. */
-function eventsTable(t: TestPlatform): string {
-  return JSON.stringify(t.platform.db.prepare('SELECT * FROM events').all());
+async function eventsTable(t: TestPlatform): Promise<string> {
+  return JSON.stringify(await dbRows(t.platform, 'SELECT * FROM events'));
 }
 
 describe('POST /organizations/{orgId}/api-keys', () => {
   it('creates a key of the caller, shows its secret once, and the secret works', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await create(t, { name: '  CI deploys ', environment: 'live' });
     expect(r.status).toBe(201);
     expect(r.headers.get('location')).toBe('/v2/api-keys/key_0002');
@@ -63,24 +69,24 @@ describe('POST /organizations/{orgId}/api-keys', () => {
   });
 
   it('never shows the secret again: not in get, list or the events table', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await create(t, { name: 'ci', environment: 'live' });
     const secret: string = r.body.key;
     const random = secret.slice('plat_live_'.length);
     const get = await t.call('GET', `/api-keys/${r.body.id}`);
     const list = await t.call('GET', `/organizations/${t.orgId}/api-keys`);
     await t.call('DELETE', `/api-keys/${r.body.id}`);
-    for (const text of [JSON.stringify(get.body), JSON.stringify(list.body), eventsTable(t)]) {
+    for (const text of [JSON.stringify(get.body), JSON.stringify(list.body), await eventsTable(t)]) {
       expect(text).not.toContain(random.slice(4, -4));
     }
     expect(get.body).not.toHaveProperty('key');
     expect(list.body.data.every((k: any) => !('key' in k))).toBe(true);
-    const stored = t.platform.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(r.body.id);
+    const stored = await dbRow(t.platform, 'SELECT * FROM api_keys WHERE id = ?', r.body.id);
     expect(JSON.stringify(stored)).not.toContain(random.slice(4, -4));
   });
 
   it('records api_key.created with actor, target and request id, without the secret', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await t.call('POST', `/organizations/${t.orgId}/api-keys`, {
       body: { name: 'ci', environment: 'live', permissions: ['users:read'], expiresAt: '2026-02-01T02:00:00+02:00' },
       headers: { 'X-Request-Id': 'create-key-1' },
@@ -109,14 +115,14 @@ describe('POST /organizations/{orgId}/api-keys', () => {
   });
 
   it('issues only keys of the instance mode (422 environment)', async () => {
-    const live = testPlatform();
+    const live = await testPlatform();
     const wrong = await create(live, { name: 'x', environment: 'test' });
     expect(wrong.status).toBe(422);
     expect(wrong.body.error).toMatchObject({
       code: 'validation_error',
       details: [{ field: 'environment', message: 'this live instance issues only live keys' }],
     });
-    const sandbox = testPlatform({ mode: 'sandbox' });
+    const sandbox = await testPlatform({ mode: 'sandbox' });
     const bad = await create(sandbox, { name: 'x', environment: 'live' });
     expect(bad.status).toBe(422);
     expect(bad.body.error.details).toEqual([
@@ -130,25 +136,25 @@ describe('POST /organizations/{orgId}/api-keys', () => {
   });
 
   it('refuses a key of the other mode with 401 naming the mode', async () => {
-    const live = testPlatform();
-    const testKey = live.keyFor(live.ownerId, { environment: 'test' });
+    const live = await testPlatform();
+    const testKey = await live.keyFor(live.ownerId, { environment: 'test' });
     const r = await live.call('GET', `/users/${live.ownerId}`, { key: testKey });
     expect(r.status).toBe(401);
     expect(r.body.error).toMatchObject({
       code: 'authentication_failed',
       message: 'a test API key cannot be used with a live instance; use a live key',
     });
-    const sandbox = testPlatform({ mode: 'sandbox' });
-    const liveKey = sandbox.keyFor(sandbox.ownerId, { environment: 'live' });
+    const sandbox = await testPlatform({ mode: 'sandbox' });
+    const liveKey = await sandbox.keyFor(sandbox.ownerId, { environment: 'live' });
     const s = await sandbox.call('GET', `/users/${sandbox.ownerId}`, { key: liveKey });
     expect(s.status).toBe(401);
     expect(s.body.error.message).toBe('a live API key cannot be used with a sandbox instance; use a test key');
   });
 
   it('grants only permissions the caller holds (403 otherwise), and the key is held to them', async () => {
-    const t = testPlatform();
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
-    const member = t.addUser({ email: 'max@acme.test' });
+    const t = await testPlatform();
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const member = await t.addUser({ email: 'max@acme.test' });
     const tooMuch = await create(
       t,
       { name: 'x', environment: 'live', permissions: ['users:read', 'sso:write'] },
@@ -180,10 +186,10 @@ describe('POST /organizations/{orgId}/api-keys', () => {
   });
 
   it("narrows a restricted caller's key: never wider, omitted restrictions inherited", async () => {
-    const t = testPlatform();
-    const p1 = seedProject(t, 'proj_a1');
-    const p2 = seedProject(t, 'proj_a2');
-    const narrow = t.keyFor(t.ownerId, { permissions: ['keys:write', 'users:read'], projectIds: [p1] });
+    const t = await testPlatform();
+    const p1 = await seedProject(t, 'proj_a1');
+    const p2 = await seedProject(t, 'proj_a2');
+    const narrow = await t.keyFor(t.ownerId, { permissions: ['keys:write', 'users:read'], projectIds: [p1] });
     const wider = await create(t, { name: 'x', environment: 'live', permissions: ['users:write'] }, narrow);
     expect(wider.status).toBe(403);
     const otherProject = await create(t, { name: 'x', environment: 'live', projectIds: [p2] }, narrow);
@@ -203,11 +209,11 @@ describe('POST /organizations/{orgId}/api-keys', () => {
   });
 
   it('takes only projects of this organization (422 projectIds)', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
-    const p1 = seedProject(t, 'proj_a1');
-    const p2 = seedProject(t, 'proj_a2');
-    const foreign = seedProject(t, 'proj_b1', other.orgId);
+    const t = await testPlatform();
+    const other = await t.otherOrg();
+    const p1 = await seedProject(t, 'proj_a1');
+    const p2 = await seedProject(t, 'proj_a2');
+    const foreign = await seedProject(t, 'proj_b1', other.orgId);
     for (const projectIds of [[p1, foreign], ['proj_nope']]) {
       const r = await create(t, { name: 'x', environment: 'live', projectIds });
       expect(r.status).toBe(422);
@@ -219,12 +225,12 @@ describe('POST /organizations/{orgId}/api-keys', () => {
   });
 
   it('makes a multi-organization key only for a multi-organization credential', async () => {
-    const t = testPlatform();
-    const single = t.keyFor(t.ownerId);
+    const t = await testPlatform();
+    const single = await t.keyFor(t.ownerId);
     const refused = await create(t, { name: 'x', environment: 'live', multiOrganization: true }, single);
     expect(refused.status).toBe(403);
-    const other = t.otherOrg();
-    t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'admin' });
+    const other = await t.otherOrg();
+    await t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'admin' });
     const r = await create(t, { name: 'everywhere', environment: 'live', multiOrganization: true });
     expect(r.status).toBe(201);
     expect(r.body.multiOrganization).toBe(true);
@@ -242,9 +248,9 @@ describe('POST /organizations/{orgId}/api-keys', () => {
   });
 
   it('makes the key in the organization it acts in when a multi-organization caller picks another', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
-    t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'admin' });
+    const t = await testPlatform();
+    const other = await t.otherOrg();
+    await t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'admin' });
     const r = await t.call('POST', `/organizations/${other.orgId}/api-keys`, {
       body: { name: 'there', environment: 'live' },
       headers: { 'X-Org-Id': other.orgId },
@@ -257,7 +263,7 @@ describe('POST /organizations/{orgId}/api-keys', () => {
   });
 
   it('takes an expiry in the future only, and the key stops working then', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     for (const expiresAt of ['2025-12-31T23:59:59.000Z', T0]) {
       const r = await create(t, { name: 'x', environment: 'live', expiresAt });
       expect(r.status).toBe(422);
@@ -275,12 +281,12 @@ describe('POST /organizations/{orgId}/api-keys', () => {
   });
 
   it('needs keys:write: members get 403; another organization is 404', async () => {
-    const t = testPlatform();
-    const member = t.addUser({ email: 'max@acme.test' });
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const t = await testPlatform();
+    const member = await t.addUser({ email: 'max@acme.test' });
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
     expect((await create(t, { name: 'x', environment: 'live' }, member.key)).status).toBe(403);
     expect((await create(t, { name: 'x', environment: 'live' }, admin.key)).status).toBe(201);
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     const r = await t.call('POST', `/organizations/${other.orgId}/api-keys`, {
       body: { name: 'x', environment: 'live' },
       key: admin.key,
@@ -289,7 +295,7 @@ describe('POST /organizations/{orgId}/api-keys', () => {
   });
 
   it('answers 400 for a missing field or bad JSON, 422 for an invalid one, and writes nothing', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const cases: [unknown, number, string?][] = [
       [{ environment: 'live' }, 400],
       [{ name: 'x' }, 400],
@@ -325,7 +331,7 @@ describe('GET /organizations/{orgId}/api-keys and /api-keys/{keyId}', () => {
   }
 
   it('lists active and revoked keys newest first with offset paging', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const [one, two, three] = await threeKeys(t);
     await t.call('DELETE', `/api-keys/${two}`);
     const r = await t.call('GET', `/organizations/${t.orgId}/api-keys?per_page=2`);
@@ -345,7 +351,7 @@ describe('GET /organizations/{orgId}/api-keys and /api-keys/{keyId}', () => {
   });
 
   it('pages by cursor too, and rejects bad paging parameters with 400', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const [one, two, three] = await threeKeys(t);
     const first = await t.call('GET', `/organizations/${t.orgId}/api-keys?limit=2`);
     expect(first.body.data.map((k: any) => k.id)).toEqual([three, two]);
@@ -365,8 +371,8 @@ describe('GET /organizations/{orgId}/api-keys and /api-keys/{keyId}', () => {
   });
 
   it('gets one key; 404 for unknown, malformed or another organization’s', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
+    const t = await testPlatform();
+    const other = await t.otherOrg();
     const own = await t.call('GET', '/api-keys/key_0001');
     expect(own.body).toEqual({
       id: 'key_0001',
@@ -395,9 +401,9 @@ describe('GET /organizations/{orgId}/api-keys and /api-keys/{keyId}', () => {
   });
 
   it('needs keys:read: members get 403, admins see everyone’s keys', async () => {
-    const t = testPlatform();
-    const member = t.addUser({ email: 'max@acme.test' });
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const t = await testPlatform();
+    const member = await t.addUser({ email: 'max@acme.test' });
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
     expect((await t.call('GET', `/organizations/${t.orgId}/api-keys`, { key: member.key })).status).toBe(403);
     expect((await t.call('GET', '/api-keys/key_0002', { key: member.key })).status).toBe(403);
     const r = await t.call('GET', `/organizations/${t.orgId}/api-keys`, { key: admin.key });
@@ -407,7 +413,7 @@ describe('GET /organizations/{orgId}/api-keys and /api-keys/{keyId}', () => {
 
 describe('DELETE /api-keys/{keyId}', () => {
   it('revokes at once: 204, the key gets 401, revokedAt is set, one event; again is 204 with no event', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const created = await create(t, { name: 'ci', environment: 'live' });
     t.clock.advance(1000);
     const r = await t.call('DELETE', `/api-keys/${created.body.id}`, { headers: { 'X-Request-Id': 'rev-1' } });
@@ -436,22 +442,22 @@ describe('DELETE /api-keys/{keyId}', () => {
   });
 
   it('lets a key revoke itself', async () => {
-    const t = testPlatform();
-    const key = t.keyFor(t.ownerId);
+    const t = await testPlatform();
+    const key = await t.keyFor(t.ownerId);
     expect((await t.call('DELETE', '/api-keys/key_0002', { key })).status).toBe(204);
     expect((await t.call('GET', '/api-keys/key_0002', { key })).status).toBe(401);
   });
 
   it("needs keys:write, and owner rank for an owner's key; nothing changes on refusal", async () => {
-    const t = testPlatform();
-    const member = t.addUser({ email: 'max@acme.test' });
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const t = await testPlatform();
+    const member = await t.addUser({ email: 'max@acme.test' });
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
     const byMember = await t.call('DELETE', '/api-keys/key_0003', { key: member.key });
     expect(byMember.status).toBe(403);
     const onOwner = await t.call('DELETE', '/api-keys/key_0001', { key: admin.key });
     expect(onOwner.status).toBe(403);
     expect(onOwner.body.error.message).toBe("only owners can revoke an owner's API key");
-    const reader = t.keyFor(admin.userId, { permissions: ['keys:read'] });
+    const reader = await t.keyFor(admin.userId, { permissions: ['keys:read'] });
     expect((await t.call('DELETE', '/api-keys/key_0002', { key: reader })).status).toBe(403);
     expect(await events(t, 'api_key.revoked')).toEqual([]);
     expect((await t.call('GET', '/api-keys/key_0001')).body.revokedAt).toBeNull();
@@ -460,8 +466,8 @@ describe('DELETE /api-keys/{keyId}', () => {
   });
 
   it('answers 404 for an unknown key or another organization’s', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
+    const t = await testPlatform();
+    const other = await t.otherOrg();
     expect((await t.call('DELETE', '/api-keys/key_9999')).status).toBe(404);
     expect((await t.call('DELETE', '/api-keys/key_0001', { key: other.key })).status).toBe(404);
     expect((await t.call('DELETE', '/api-keys/key_0002')).status).toBe(404);

@@ -7,10 +7,10 @@ import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey 
 const WRITE_ROUTES = API_ROUTES.filter((r) => r.body);
 
 async function setup(): Promise<{ t: TestPlatform; f: Fixture; changes: () => number }> {
-  const t = testPlatform();
+  const t = await testPlatform();
   const f = await buildFixture((m, p, o) => t.call(m, p, o), t, t.orgId, t.ownerId, 'ours');
   await t.call('GET', `/users/${t.ownerId}`); // settles the key's lastUsedAt write
-  const changes = () => (t.platform.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+  const changes = () => t.platform.sql.writes();
   return { t, f, changes };
 }
 

@@ -9,7 +9,7 @@ function nestedMetadata(depth: number, leaf = '"v"'): string {
 
 describe('JSON nesting (contract §2: at most 64 levels)', () => {
   it('parses 64 levels and refuses 65 with 400 invalid_request, changing nothing', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const path = `/users/${t.ownerId}`;
     // 64 levels are parsed: the schema then refuses a nested metadata value (422), as it would at any depth.
     const at = await t.call('PATCH', path, { body: nestedMetadata(64) });
@@ -30,7 +30,7 @@ describe('JSON nesting (contract §2: at most 64 levels)', () => {
   });
 
   it('does not count brackets inside strings, escaped quotes included', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const value = `\\"${'['.repeat(100)}{`;
     const r = await t.call('PATCH', `/users/${t.ownerId}`, { body: `{"metadata":{"k":"${value}"}}` });
     expect(r.status).toBe(200);
@@ -40,7 +40,7 @@ describe('JSON nesting (contract §2: at most 64 levels)', () => {
   });
 
   it('finds a "__proto__" key at any depth the bound allows, and reports its whole path', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     // 64 levels in all: the innermost object holds the key.
     const body = nestedMetadata(MAX_JSON_DEPTH - 1, '{"ok":1,"__proto__":"x"}');
     const r = await t.call('PATCH', `/users/${t.ownerId}`, { body });
@@ -55,7 +55,7 @@ describe('JSON nesting (contract §2: at most 64 levels)', () => {
 
 describe('URL length (414)', () => {
   it('refuses a path and query over 8 KiB with 414 and the envelope', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await t.call('GET', `/organizations/${t.orgId}/users?search=${'a'.repeat(8 * 1024)}`);
     expect(r.status).toBe(414);
     expect(r.body.error).toMatchObject({ code: 'invalid_request', message: 'URL too long (limit 8 KiB)', status: 414 });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bootstrap, createPlatform } from '../../src/platform/index.js';
 
@@ -44,7 +45,7 @@ describe('several processes on one database file', () => {
     expect(existsSync(DIST), 'run `npm run build` first (npm test does)').toBe(true);
     const db = join(dir, 'shared.db');
     const setup = createPlatform({ db, logger: () => {} });
-    const { organizationId, apiKey } = bootstrap(setup.base());
+    const { organizationId, apiKey } = await bootstrap(setup.base());
     setup.close();
 
     const results = await Promise.all(
@@ -52,14 +53,14 @@ describe('several processes on one database file', () => {
     );
     for (const r of results) expect(JSON.parse(r)).toEqual({ 201: 120 });
 
-    const check = createPlatform({ db, logger: () => {} });
-    const count = (sql: string) => (check.db.prepare(sql).get() as { n: number }).n;
+    const check = new Database(db, { readonly: true });
+    const count = (sql: string) => (check.prepare(sql).get() as { n: number }).n;
     expect(count("SELECT count(*) AS n FROM org_users WHERE status = 'pending'")).toBe(360);
     expect(count('SELECT count(DISTINCT email) AS n FROM invitations')).toBe(360);
     expect(count("SELECT count(*) AS n FROM events WHERE type = 'user.invited'")).toBe(360);
     expect(count('SELECT count(*) AS n FROM outbox')).toBe(360);
-    expect(check.db.pragma('integrity_check', { simple: true })).toBe('ok');
-    expect(check.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(check.pragma('journal_mode', { simple: true })).toBe('wal');
     check.close();
   });
 });
@@ -71,7 +72,7 @@ describe('database files', () => {
     try {
       const db = join(dir, 'private.db');
       const p = createPlatform({ db, logger: () => {}, limits: { enabled: true, store: 'sqlite' } });
-      const { apiKey, organizationId } = bootstrap(p.base());
+      const { apiKey, organizationId } = await bootstrap(p.base());
       const r = await p.fetch(
         new Request(`http://x/v2/organizations/${organizationId}`, { headers: { 'X-API-Key': apiKey } }),
       );

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { dbRun } from '../helpers/db.js';
 import { testPlatform } from '../helpers/platform.js';
 
 describe('conventions (contract §1–§2)', () => {
   it('echoes a valid X-Request-Id and generates one otherwise', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const mine = await t.call('GET', `/users/${t.ownerId}`, { headers: { 'X-Request-Id': 'abc-123' } });
     expect(mine.headers.get('x-request-id')).toBe('abc-123');
     const generated = await t.call('GET', `/users/${t.ownerId}`, { headers: { 'X-Request-Id': 'x'.repeat(201) } });
@@ -14,7 +15,7 @@ describe('conventions (contract §1–§2)', () => {
   });
 
   it('requires credentials, and refuses both kinds at once', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const none = await t.call('GET', `/users/${t.ownerId}`, { key: null });
     expect(none.status).toBe(401);
     expect(none.body.error).toMatchObject({ code: 'authentication_failed', status: 401 });
@@ -29,15 +30,15 @@ describe('conventions (contract §1–§2)', () => {
   });
 
   it('refuses a key of the other mode with a message saying so', async () => {
-    const t = testPlatform();
-    const testKey = t.keyFor(t.ownerId, { environment: 'test' });
+    const t = await testPlatform();
+    const testKey = await t.keyFor(t.ownerId, { environment: 'test' });
     const r = await t.call('GET', `/users/${t.ownerId}`, { key: testKey });
     expect(r.status).toBe(401);
     expect(r.body.error.message).toContain('live instance');
   });
 
   it('serves health and the OpenAPI document without credentials', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const health = await t.call('GET', '/health', { key: null });
     // The version of the package, as `plat --version` reports it.
     const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
@@ -54,7 +55,7 @@ describe('conventions (contract §1–§2)', () => {
   });
 
   it('answers 404 for unknown routes and 405 with Allow for a wrong method', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const unknown = await t.call('GET', '/nothing/here');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('not_found');
@@ -65,21 +66,21 @@ describe('conventions (contract §1–§2)', () => {
   });
 
   it('treats a malformed identifier as not found', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     expect((await t.call('GET', '/users/not-an-id')).status).toBe(404);
     expect((await t.call('GET', `/organizations/${`org_${'a'.repeat(200)}`}/users`)).status).toBe(404);
   });
 
   it('rejects bodies over 1 MiB with 413 and the envelope', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await t.call('PATCH', `/users/${t.ownerId}`, { body: { name: 'x'.repeat(1024 * 1024 + 10) } });
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe('invalid_request');
   });
 
   it('hides internal errors behind a 500 without a stack or SQL', async () => {
-    const t = testPlatform();
-    t.platform.db.exec('DROP TABLE events');
+    const t = await testPlatform();
+    await dbRun(t.platform, 'DROP TABLE events');
     const r = await t.call('PATCH', `/users/${t.ownerId}`, { body: { name: 'x' } });
     expect(r.status).toBe(500);
     expect(r.body.error).toMatchObject({ code: 'internal_error', message: 'internal error', status: 500 });
@@ -89,7 +90,7 @@ describe('conventions (contract §1–§2)', () => {
 
 describe('inputs that once slipped through', () => {
   it('refuses control characters in a search with 400 instead of failing in SQLite', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     for (const search of ['ab%00', '%00%00%00', 'x%1Fy']) {
       const r = await t.call('GET', `/organizations/${t.orgId}/users?search=${search}`);
       expect(r.status, search).toBe(400);
@@ -99,7 +100,7 @@ describe('inputs that once slipped through', () => {
   });
 
   it('refuses a "__proto__" key anywhere in a body with 422 instead of dropping it', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await t.call('PATCH', `/users/${t.ownerId}`, { body: '{"metadata":{"__proto__":"x","ok":"y"}}' });
     expect(r.status).toBe(422);
     expect(r.body.error.details).toEqual([

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { dbCount, dbRows } from '../helpers/db.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -8,18 +9,20 @@ const E = `${P}/environments`;
 
 let t: TestPlatform;
 beforeEach(async () => {
-  t = testPlatform();
+  t = await testPlatform();
   expect((await t.call('POST', `/organizations/${t.orgId}/projects`, { body: { name: 'Web App' } })).status).toBe(201);
 });
 
 /** Audit events whose type starts with `prefix`, oldest first. */
-function events(prefix: string) {
-  const rows = t.platform.db
-    .prepare('SELECT type, target_id, data FROM events WHERE type LIKE ? ORDER BY rowid')
-    .all(`${prefix}%`) as { type: string; target_id: string; data: string }[];
+async function events(prefix: string) {
+  const rows = await dbRows<{ type: string; target_id: string; data: string }>(
+    t.platform,
+    'SELECT type, target_id, data FROM events WHERE type LIKE ? ORDER BY id',
+    `${prefix}%`,
+  );
   return rows.map((r) => ({ type: r.type, target: r.target_id, data: JSON.parse(r.data) }));
 }
-const envCount = () => (t.platform.db.prepare('SELECT count(*) AS n FROM environments').get() as { n: number }).n;
+const envCount = () => dbCount(t.platform, 'environments');
 
 function env(n: number, name: string, config: Record<string, string> = {}, over: Record<string, unknown> = {}) {
   return {
@@ -60,7 +63,7 @@ describe('environments', () => {
     ]);
     const bare = await t.call('POST', E, { body: { name: 'preview' } });
     expect(bare.body.config).toEqual({});
-    expect(events('environment.')).toEqual([
+    expect(await events('environment.')).toEqual([
       {
         type: 'environment.created',
         target: 'env_0004',
@@ -94,8 +97,8 @@ describe('environments', () => {
       expect(r.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
     }
     expect((await t.call('POST', E, { body: { name: 'a'.repeat(32) } })).status).toBe(201);
-    expect(envCount()).toBe(4);
-    expect(events('environment.')).toHaveLength(1);
+    expect(await envCount()).toBe(4);
+    expect(await events('environment.')).toHaveLength(1);
   });
 
   it('PATCH merges config: a string sets a key, null deletes it; events carry keys, never values', async () => {
@@ -105,11 +108,11 @@ describe('environments', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual(env(2, 'staging', { API_URL: 'https://staging', DEBUG: 'true' }, { updatedAt: T1 }));
     expect((await t.call('GET', `${E}/staging`)).body).toEqual(r.body);
-    expect(events('environment.updated').map((e) => e.data)).toEqual([
+    expect((await events('environment.updated')).map((e) => e.data)).toEqual([
       { projectId: 'proj_0001', name: 'staging', set: ['API_URL', 'TOKEN'], removed: [] },
       { projectId: 'proj_0001', name: 'staging', set: ['DEBUG'], removed: ['TOKEN'] },
     ]);
-    const all = JSON.stringify(t.platform.db.prepare('SELECT data FROM events').all());
+    const all = JSON.stringify(await dbRows(t.platform, 'SELECT data FROM events'));
     expect(all).not.toContain('hunter2');
     expect(all).not.toContain('https://staging');
   });
@@ -149,7 +152,7 @@ describe('environments', () => {
     expect((await t.call('DELETE', `${E}/development`)).status).toBe(204);
     expect((await t.call('DELETE', `${E}/production`)).status).toBe(409);
     expect((await t.call('GET', E)).body.data).toEqual([env(3, 'production')]);
-    expect(events('environment.deleted').map((e) => [e.target, e.data])).toEqual([
+    expect((await events('environment.deleted')).map((e) => [e.target, e.data])).toEqual([
       ['env_0002', { projectId: 'proj_0001', name: 'staging' }],
       ['env_0001', { projectId: 'proj_0001', name: 'development' }],
     ]);
@@ -165,7 +168,7 @@ describe('environments', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual(env(3, 'production', { API_URL: 'https://staging', FEATURE: 'on' }, { updatedAt: T1 }));
     expect((await t.call('GET', `${E}/staging`)).body.config).toEqual({ API_URL: 'https://staging', FEATURE: 'on' });
-    expect(events('environment.promoted')).toEqual([
+    expect(await events('environment.promoted')).toEqual([
       {
         type: 'environment.promoted',
         target: 'env_0003',
@@ -193,15 +196,15 @@ describe('environments', () => {
     expect((await t.call('POST', `${E}/promote`, { body: { source: 'staging' } })).status).toBe(400);
     expect((await t.call('POST', `${E}/promote`, { body: { source: 'Staging', target: 'x' } })).status).toBe(422);
     expect((await t.call('GET', `${E}/production`)).body.config).toEqual({ KEEP: 'me' });
-    expect(events('environment.promoted')).toEqual([]);
+    expect(await events('environment.promoted')).toEqual([]);
   });
 
   it('reads are open to every organization role; writes take resources:write or the project admin/developer role', async () => {
-    const dev = t.addUser({ email: 'dev@acme.test' });
-    const pAdmin = t.addUser({ email: 'padmin@acme.test' });
-    const viewer = t.addUser({ email: 'viewer@acme.test' });
-    const outsider = t.addUser({ email: 'outsider@acme.test' });
-    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    const dev = await t.addUser({ email: 'dev@acme.test' });
+    const pAdmin = await t.addUser({ email: 'padmin@acme.test' });
+    const viewer = await t.addUser({ email: 'viewer@acme.test' });
+    const outsider = await t.addUser({ email: 'outsider@acme.test' });
+    const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
     for (const [u, role] of [
       [dev, 'developer'],
       [pAdmin, 'admin'],
@@ -218,7 +221,7 @@ describe('environments', () => {
       const promote = { source: 'staging', target: 'production' };
       expect((await t.call('POST', `${E}/promote`, { key: u.key, body: promote })).status).toBe(403);
     }
-    expect(envCount()).toBe(3);
+    expect(await envCount()).toBe(3);
     expect((await t.call('GET', `${E}/staging`)).body.config).toEqual({});
     for (const [u, name] of [
       [dev, 'qa-dev'],
@@ -236,17 +239,17 @@ describe('environments', () => {
     const r = await t.call('POST', '/projects/proj_0002/environments', { key: dev.key, body: { name: 'qa' } });
     expect(r.status).toBe(403);
     // Keys narrowed by permissions.
-    const readOnly = t.keyFor(t.ownerId, { permissions: ['resources:read'] });
+    const readOnly = await t.keyFor(t.ownerId, { permissions: ['resources:read'] });
     expect((await t.call('GET', E, { key: readOnly })).status).toBe(200);
     expect((await t.call('POST', E, { key: readOnly, body: { name: 'qa' } })).status).toBe(403);
-    const noRead = t.keyFor(t.ownerId, { permissions: ['projects:read'] });
+    const noRead = await t.keyFor(t.ownerId, { permissions: ['projects:read'] });
     expect((await t.call('GET', E, { key: noRead })).status).toBe(403);
     expect((await t.call('GET', `${E}/staging`, { key: noRead })).status).toBe(403);
   });
 
   it('hides projects from keys restricted to others, and from other organizations (404)', async () => {
-    const restricted = t.keyFor(t.ownerId, { projectIds: ['proj_0009'] });
-    const other = t.otherOrg();
+    const restricted = await t.keyFor(t.ownerId, { projectIds: ['proj_0009'] });
+    const other = await t.otherOrg();
     for (const key of [restricted, other.key]) {
       expect((await t.call('GET', E, { key })).status).toBe(404);
       expect((await t.call('GET', `${E}/staging`, { key })).status).toBe(404);
@@ -256,8 +259,8 @@ describe('environments', () => {
       const promote = { source: 'staging', target: 'production' };
       expect((await t.call('POST', `${E}/promote`, { key, body: promote })).status).toBe(404);
     }
-    expect(envCount()).toBe(3);
-    const allowed = t.keyFor(t.ownerId, { projectIds: ['proj_0001'] });
+    expect(await envCount()).toBe(3);
+    const allowed = await t.keyFor(t.ownerId, { projectIds: ['proj_0001'] });
     expect((await t.call('POST', E, { key: allowed, body: { name: 'qa' } })).status).toBe(201);
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { dbCount, dbRun } from '../helpers/db.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 import { bearer, createSession, sessionBearer } from '../helpers/sessions.js';
 
@@ -18,8 +19,8 @@ async function renames(t: TestPlatform, userId: string, n: number) {
 
 describe('GET /organizations/{orgId}/events', () => {
   it('records a write with its actor, target, request id and data', async () => {
-    const t = testPlatform();
-    const { userId } = t.addUser({ email: 'max@acme.test', name: 'Max' });
+    const t = await testPlatform();
+    const { userId } = await t.addUser({ email: 'max@acme.test', name: 'Max' });
     t.clock.advance(1000);
     const r = await t.call('PATCH', `/users/${userId}`, {
       body: { name: 'Maxine', role: 'admin' },
@@ -56,9 +57,9 @@ describe('GET /organizations/{orgId}/events', () => {
   });
 
   it('records the generated request id when the client sent none, and a user actor for a signed-in user', async () => {
-    const t = testPlatform({ bearer: sessionBearer });
-    const { userId } = t.addUser({ email: 'max@acme.test' });
-    const session = createSession(t, t.ownerId);
+    const t = await testPlatform({ bearer: sessionBearer });
+    const { userId } = await t.addUser({ email: 'max@acme.test' });
+    const session = await createSession(t, t.ownerId);
     const r = await t.call('PATCH', `/users/${userId}`, { body: { name: 'Max' }, ...bearer(session) });
     const requestId = r.headers.get('x-request-id');
     expect(requestId).toMatch(/^req_[0-9A-Za-z]{20}$/);
@@ -67,8 +68,8 @@ describe('GET /organizations/{orgId}/events', () => {
   });
 
   it('records nothing for a write that fails', async () => {
-    const t = testPlatform();
-    const member = t.addUser({ email: 'max@acme.test' });
+    const t = await testPlatform();
+    const member = await t.addUser({ email: 'max@acme.test' });
     const before = (await list(t)).body.data;
     const failures = [
       await t.call('PATCH', `/users/${t.ownerId}`, { body: { name: 'x' }, key: member.key }), // 403
@@ -80,13 +81,13 @@ describe('GET /organizations/{orgId}/events', () => {
     ];
     expect(failures.map((f) => f.status)).toEqual([403, 409, 422, 400, 409, 404]);
     expect((await list(t)).body.data).toEqual(before);
-    const rows = t.platform.db.prepare('SELECT count(*) AS n FROM events').get() as { n: number };
+    const rows = { n: await dbCount(t.platform, 'events') };
     expect(rows.n).toBe(1);
   });
 
   it('pages newest first by cursor, stable while new events arrive', async () => {
-    const t = testPlatform();
-    const { userId } = t.addUser({ email: 'max@acme.test' });
+    const t = await testPlatform();
+    const { userId } = await t.addUser({ email: 'max@acme.test' });
     await renames(t, userId, 4); // evt_0002 … evt_0005
     const first = await list(t, 'limit=2');
     expect(first.body.data.map((e: any) => e.id)).toEqual(['evt_0005', 'evt_0004']);
@@ -103,8 +104,8 @@ describe('GET /organizations/{orgId}/events', () => {
   });
 
   it('breaks ties of the same instant on id, newest first', async () => {
-    const t = testPlatform();
-    const { userId } = t.addUser({ email: 'max@acme.test' });
+    const t = await testPlatform();
+    const { userId } = await t.addUser({ email: 'max@acme.test' });
     for (const name of ['a', 'b', 'c']) await t.call('PATCH', `/users/${userId}`, { body: { name } });
     const page = await list(t, 'limit=2');
     expect(page.body.data.map((e: any) => e.id)).toEqual(['evt_0004', 'evt_0003']);
@@ -113,8 +114,8 @@ describe('GET /organizations/{orgId}/events', () => {
   });
 
   it('filters by type and by since (inclusive, any offset), and the cursor keeps the filters', async () => {
-    const t = testPlatform();
-    const { userId } = t.addUser({ email: 'max@acme.test' });
+    const t = await testPlatform();
+    const { userId } = await t.addUser({ email: 'max@acme.test' });
     await renames(t, userId, 3); // at :01, :02, :03
     await t.call('POST', `/users/${userId}/suspend`); // :03
     const byType = await list(t, 'type=user.updated&limit=2');
@@ -134,8 +135,8 @@ describe('GET /organizations/{orgId}/events', () => {
   });
 
   it('answers 400 for offset paging and other bad parameters, naming the parameter', async () => {
-    const t = testPlatform();
-    const { userId } = t.addUser({ email: 'max@acme.test' });
+    const t = await testPlatform();
+    const { userId } = await t.addUser({ email: 'max@acme.test' });
     await renames(t, userId, 2);
     const page = await list(t, 'limit=1');
     const cursor = encodeURIComponent(page.body.pagination.nextCursor);
@@ -160,10 +161,10 @@ describe('GET /organizations/{orgId}/events', () => {
   });
 
   it('rejects a cursor of another organization’s log', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
-    t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'admin' });
-    const { userId } = t.addUser({ email: 'max@acme.test' });
+    const t = await testPlatform();
+    const other = await t.otherOrg();
+    await t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'admin' });
+    const { userId } = await t.addUser({ email: 'max@acme.test' });
     await renames(t, userId, 2);
     const page = await list(t, 'limit=1');
     const r = await t.call(
@@ -175,16 +176,16 @@ describe('GET /organizations/{orgId}/events', () => {
   });
 
   it('needs events:read (owners and admins) and shows only this organization’s events', async () => {
-    const t = testPlatform();
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
-    const member = t.addUser({ email: 'max@acme.test' });
-    const other = t.otherOrg();
+    const t = await testPlatform();
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const member = await t.addUser({ email: 'max@acme.test' });
+    const other = await t.otherOrg();
     await t.call('PATCH', `/users/${other.ownerId}`, { body: { name: 'x' }, key: other.key });
     expect((await list(t, '', admin.key)).status).toBe(200);
     const byMember = await list(t, '', member.key);
     expect(byMember.status).toBe(403);
     expect(byMember.body.error.code).toBe('insufficient_permissions');
-    const narrow = t.keyFor(t.ownerId, { permissions: ['users:read'] });
+    const narrow = await t.keyFor(t.ownerId, { permissions: ['users:read'] });
     expect((await list(t, '', narrow)).status).toBe(403);
     const mine = await list(t);
     expect(mine.body.data.every((e: any) => e.organizationId === t.orgId)).toBe(true);
@@ -194,19 +195,19 @@ describe('GET /organizations/{orgId}/events', () => {
   });
 
   it('shows a key restricted to some projects no event about another project', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const create = async (name: string) =>
       (await t.call('POST', `/organizations/${t.orgId}/projects`, { body: { name } })).body.id as string;
     const mine = await create('Mine');
     const theirs = await create('Theirs');
-    const dev = t.addUser({ email: 'dev@acme.test', name: 'Dev' });
+    const dev = await t.addUser({ email: 'dev@acme.test', name: 'Dev' });
     await t.call('POST', `/projects/${theirs}/members`, { body: { userId: dev.userId, role: 'developer' } });
     await t.call('PATCH', `/projects/${theirs}/environments/staging`, { body: { config: { SECRET_HOST: 'x' } } });
     await t.call('PATCH', `/projects/${mine}/environments/staging`, { body: { config: { A: '1' } } });
     const both = await t.call('POST', `/organizations/${t.orgId}/api-keys`, {
       body: { name: 'both', environment: 'live', projectIds: [mine, theirs] },
     });
-    const restricted = t.keyFor(t.ownerId, { projectIds: [mine], permissions: ['events:read'] });
+    const restricted = await t.keyFor(t.ownerId, { projectIds: [mine], permissions: ['events:read'] });
     const line = (e: { type: string; target: { id: string } }) => `${e.type} ${e.target.id}`;
     const seen = (await list(t, 'limit=100', restricted)).body.data;
     expect(seen.map(line)).toEqual([
@@ -226,12 +227,13 @@ describe('GET /organizations/{orgId}/events', () => {
     expect(both.status).toBe(201);
     // An event logged by a plain INSERT — as a plat from before migration 2, still running against the upgraded
     // file, logs it — is left out too.
-    t.platform.db
-      .prepare(
-        `INSERT INTO events (id, org_id, type, actor_type, actor_id, target_type, target_id, data, created_at)
-         VALUES ('evt_old', ?, 'project.updated', 'system', 'old', 'project', ?, '{}', '2026-01-01T00:00:09.000Z')`,
-      )
-      .run(t.orgId, theirs);
+    await dbRun(
+      t.platform,
+      `INSERT INTO events (id, org_id, type, actor_type, actor_id, target_type, target_id, data, created_at)
+       VALUES ('evt_old', ?, 'project.updated', 'system', 'old', 'project', ?, '{}', '2026-01-01T00:00:09.000Z')`,
+      t.orgId,
+      theirs,
+    );
     expect((await list(t, 'limit=100', restricted)).body.data.map(line)).not.toContain(`project.updated ${theirs}`);
     expect((await list(t, 'limit=100')).body.data.map(line)).toContain(`project.updated ${theirs}`);
   });

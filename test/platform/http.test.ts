@@ -6,6 +6,7 @@ import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { bootstrap, createPlatform } from '../../src/platform/index.js';
 import { startServer } from '../../src/platform/server.js';
 import { LightResponse, useLightFetch } from '../../src/startup/light-fetch.js';
+import { dbRows } from '../helpers/db.js';
 import { type Reply, send } from '../helpers/platform.js';
 import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
 
@@ -53,7 +54,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
       logger: () => {},
       publicUrl: 'http://127.0.0.1',
     });
-    const localBoot = bootstrap(local.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+    const localBoot = await bootstrap(local.base(), { orgName: 'Acme', email: 'owner@acme.test' });
     const localReplies = await tour(
       (m, p, o) => send(local.fetch, 'http://in-process', localBoot.apiKey, m, p, o),
       { platform: local },
@@ -70,7 +71,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
       publicUrl: 'http://127.0.0.1',
     });
     try {
-      const boot = bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+      const boot = await bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
       const remoteReplies = await tour(
         (m, p, o) => send(fetch, server.url, boot.apiKey, m, p, o),
         { platform: server.platform },
@@ -91,7 +92,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
     const run = async () => {
       const platform = createPlatform({ db: ':memory:', clock: fixedClock(), ids: sequentialIds(), logger: () => {} });
       try {
-        const boot = bootstrap(platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+        const boot = await bootstrap(platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
         return await tour(
           (m, p, o) => send(platform.fetch, 'http://embedded.plat', boot.apiKey, m, p, o),
           { platform },
@@ -123,7 +124,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
 
   it('finishes an in-flight request on close, then closes the database and refuses connections', async () => {
     const server = await startServer({ db: join(dir, 'close.db'), port: 0, logger: () => {} });
-    const boot = bootstrap(server.platform.base());
+    const boot = await bootstrap(server.platform.base());
     // A request whose body is still arriving when close() is called.
     let finish: (() => void) | undefined;
     const body = new ReadableStream<Uint8Array>({
@@ -149,7 +150,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
     expect(res.status).toBe(200);
     expect(((await res.json()) as { name: string }).name).toBe('Still Here');
     await closed;
-    expect(server.platform.db.open).toBe(false);
+    await expect(dbRows(server.platform, 'SELECT 1')).rejects.toThrow();
     await expect(fetch(`${server.url}/v2/health`)).rejects.toThrow();
   });
 });

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { hashInvitationToken } from '../../src/platform/operations/invitations.js';
 import type { Mail } from '../../src/platform/store/outbox.js';
+import { dbCount, dbRow, dbRows } from '../helpers/db.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -9,21 +10,25 @@ const IN_7_DAYS = '2026-01-08T00:00:00.000Z';
 const LINK = /^http:\/\/plat\.test\/v2\/auth\/invitations\/accept\?token=([A-Za-z0-9_-]{43})$/;
 
 let t: TestPlatform;
-beforeEach(() => {
-  t = testPlatform();
+beforeEach(async () => {
+  t = await testPlatform();
 });
 
-const db = () => t.platform.db;
 const stores = () => t.platform.base().stores;
-const count = (table: string) => (db().prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (table: string) => dbCount(t.platform, table);
 /** Rows of every table a failed invitation must leave alone. */
-const snapshot = () =>
+const snapshot = async () =>
   Object.fromEntries(
-    ['accounts', 'org_users', 'invitations', 'outbox', 'team_members', 'events'].map((x) => [x, count(x)]),
+    await Promise.all(
+      ['accounts', 'org_users', 'invitations', 'outbox', 'team_members', 'events'].map(async (x) => [
+        x,
+        await count(x),
+      ]),
+    ),
   );
-const events = (type: string) =>
+const events = async (type: string) =>
   (
-    db().prepare('SELECT * FROM events WHERE type = ? ORDER BY rowid').all(type) as {
+    (await dbRows(t.platform, 'SELECT * FROM events WHERE type = ? ORDER BY id', type)) as {
       actor_type: string;
       actor_id: string;
       target_type: string;
@@ -37,7 +42,7 @@ const events = (type: string) =>
     target: `${e.target_type}:${e.target_id}`,
     data: JSON.parse(e.data),
   }));
-const mails = (): Mail[] => stores().outbox.list();
+const mails = (): Promise<Mail[]> => stores().outbox.list();
 const tokenOf = (mail: Mail | undefined): string => {
   const m = LINK.exec(mail?.links[0] ?? '');
   if (!m) throw new Error(`no invitation link in ${JSON.stringify(mail)}`);
@@ -49,14 +54,13 @@ function invite(body: unknown, key?: string, orgId = t.orgId) {
 }
 
 /** What the acceptance page does with a link (built elsewhere): find by hash, mark accepted, activate the user. */
-function accept(token: string): boolean {
-  const base = t.platform.base();
-  return base.tx(() => {
-    const inv = base.stores.invitations.findPendingByTokenHash(hashInvitationToken(token), base.now());
-    if (!inv || !base.stores.invitations.markAccepted(inv.id, base.now())) return false;
-    const user = base.stores.users.get(inv.organizationId, inv.userId);
+function accept(token: string): Promise<boolean> {
+  return t.platform.base().tx(async (base) => {
+    const inv = await base.stores.invitations.findPendingByTokenHash(hashInvitationToken(token), base.now());
+    if (!inv || !(await base.stores.invitations.markAccepted(inv.id, base.now()))) return false;
+    const user = await base.stores.users.get(inv.organizationId, inv.userId);
     if (!user) return false;
-    base.stores.users.update(inv.organizationId, { ...user, status: 'active', updatedAt: base.now() });
+    await base.stores.users.update(inv.organizationId, { ...user, status: 'active', updatedAt: base.now() });
     return true;
   });
 }
@@ -93,14 +97,14 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
       lastLoginAt: null,
       metadata: {},
     });
-    expect(stores().users.accountByEmail('bob@example.test')).toEqual({
+    expect(await stores().users.accountByEmail('bob@example.test')).toEqual({
       id: 'user_0002',
       email: 'bob@example.test',
       emailVerified: false,
       passwordHash: null,
     });
 
-    const [mail, ...rest] = mails();
+    const [mail, ...rest] = await mails();
     expect(rest).toEqual([]);
     const token = tokenOf(mail);
     const link = `http://plat.test/v2/auth/invitations/accept?token=${token}`;
@@ -125,15 +129,15 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
     expect(Buffer.from(token, 'base64url')).toHaveLength(32);
 
     // Only the hash is stored; the token appears nowhere but in the mail itself.
-    const row = db().prepare('SELECT * FROM invitations').get() as Record<string, unknown>;
+    const row = (await dbRow(t.platform, 'SELECT * FROM invitations')) as Record<string, unknown>;
     expect(row.token_hash).toBe(hashInvitationToken(token));
     expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.invited_by).toBe(t.ownerId);
     for (const table of ['invitations', 'events', 'org_users', 'accounts']) {
-      expect(JSON.stringify(db().prepare(`SELECT * FROM ${table}`).all())).not.toContain(token);
+      expect(JSON.stringify(await dbRows(t.platform, `SELECT * FROM ${table}`))).not.toContain(token);
     }
 
-    expect(events('user.invited')).toEqual([
+    expect(await events('user.invited')).toEqual([
       {
         org: t.orgId,
         actor: 'api_key:key_0001',
@@ -145,16 +149,16 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
 
   it('gives the acceptance page a pending invitation by token hash, accepted exactly once', async () => {
     await invite({ email: 'bob@example.test' });
-    const token = tokenOf(mails()[0]);
+    const token = tokenOf((await mails())[0]);
     const base = t.platform.base();
-    const found = base.stores.invitations.findPendingByTokenHash(hashInvitationToken(token), base.now());
+    const found = await base.stores.invitations.findPendingByTokenHash(hashInvitationToken(token), base.now());
     expect(found).toMatchObject({ id: 'inv_0001', userId: 'user_0002', status: 'pending' });
-    expect(base.stores.invitations.findPendingByTokenHash(hashInvitationToken(`${token}x`), base.now())).toBe(
+    expect(await base.stores.invitations.findPendingByTokenHash(hashInvitationToken(`${token}x`), base.now())).toBe(
       undefined,
     );
-    expect(accept(token)).toBe(true);
-    expect(accept(token)).toBe(false);
-    expect(base.stores.invitations.markAccepted('inv_0001', base.now())).toBe(false);
+    expect(await accept(token)).toBe(true);
+    expect(await accept(token)).toBe(false);
+    expect(await base.stores.invitations.markAccepted('inv_0001', base.now())).toBe(false);
     expect((await t.call('GET', '/invitations/inv_0001')).body.status).toBe('accepted');
     expect((await t.call('GET', '/users/user_0002')).body.status).toBe('active');
   });
@@ -162,30 +166,33 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
   it('defaults: no name, role member, no teams; the mail greets the address', async () => {
     const res = await invite({ email: 'x@example.test' });
     expect(res.body).toMatchObject({ name: null, role: 'member', teams: [] });
-    expect(mails()[0]?.text.startsWith('Hello x@example.test,\n')).toBe(true);
+    expect((await mails())[0]?.text.startsWith('Hello x@example.test,\n')).toBe(true);
   });
 
   it('adds a pending membership to an account of another organization without touching it there', async () => {
-    const other = t.otherOrg();
-    const accounts = count('accounts');
+    const other = await t.otherOrg();
+    const accounts = await count('accounts');
     const res = await invite({ email: 'BOSS@other.test', name: 'Oscar at Acme', role: 'admin' });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ email: 'boss@other.test', userId: other.ownerId, role: 'admin' });
-    expect(count('accounts')).toBe(accounts);
-    expect(stores().users.get(t.orgId, other.ownerId)).toMatchObject({ status: 'pending', name: 'Oscar at Acme' });
-    expect(stores().users.get(other.orgId, other.ownerId)).toMatchObject({
+    expect(await count('accounts')).toBe(accounts);
+    expect(await stores().users.get(t.orgId, other.ownerId)).toMatchObject({
+      status: 'pending',
+      name: 'Oscar at Acme',
+    });
+    expect(await stores().users.get(other.orgId, other.ownerId)).toMatchObject({
       status: 'active',
       role: 'owner',
       name: 'Oscar Other',
     });
-    expect(events('user.invited')[0]?.data.newAccount).toBe(false);
-    expect(mails()[0]?.to).toBe('boss@other.test');
-    expect(mails()[0]?.text).toContain('to join Acme as an admin.');
+    expect((await events('user.invited'))[0]?.data.newAccount).toBe(false);
+    expect((await mails())[0]?.to).toBe('boss@other.test');
+    expect((await mails())[0]?.text).toContain('to join Acme as an admin.');
   });
 
   it('409 for an e-mail already in the organization, active or pending, in any case; nothing written', async () => {
     await invite({ email: 'bob@example.test' });
-    const before = snapshot();
+    const before = await snapshot();
     for (const email of ['owner@acme.test', 'OWNER@acme.test', 'bob@example.test']) {
       const res = await invite({ email });
       expect(res.status).toBe(409);
@@ -194,7 +201,7 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
     expect((await invite({ email: 'owner@acme.test' })).body.error.message).toBe(
       'owner@acme.test is already a member of this organization',
     );
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('puts the user in the given teams (duplicates ignored)', async () => {
@@ -210,12 +217,12 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
   });
 
   it('422 on the teams field for an unknown team or a team of another organization; nothing written', async () => {
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     const foreign = (
       await t.call('POST', `/organizations/${other.orgId}/teams`, { key: other.key, body: { name: 'X' } })
     ).body.id;
     const mine = (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name: 'Mine' } })).body.id;
-    const before = snapshot();
+    const before = await snapshot();
     const res = await invite({ email: 'bob@example.test', teams: [mine, 'team_9999', foreign] });
     expect(res.status).toBe(422);
     expect(res.body.error).toEqual({
@@ -225,34 +232,34 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
       requestId: expect.any(String),
       details: [{ field: 'teams', message: `unknown teams: team_9999, ${foreign}` }],
     });
-    expect(snapshot()).toEqual(before);
-    expect(stores().users.accountByEmail('bob@example.test')).toBe(undefined);
+    expect(await snapshot()).toEqual(before);
+    expect(await stores().users.accountByEmail('bob@example.test')).toBe(undefined);
   });
 
   describe('roles and keys', () => {
     it('owners may invite owners; admins may invite members and admins, not owners', async () => {
-      const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
+      const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
       expect((await invite({ email: 'a@x.test', role: 'admin' }, admin.key)).status).toBe(201);
       expect((await invite({ email: 'm@x.test' }, admin.key)).status).toBe(201);
-      const before = snapshot();
+      const before = await snapshot();
       const res = await invite({ email: 'o@x.test', role: 'owner' }, admin.key);
       expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({
         code: 'insufficient_permissions',
         message: 'only owners can grant, remove or change the owner role',
       });
-      expect(snapshot()).toEqual(before);
+      expect(await snapshot()).toEqual(before);
       expect((await invite({ email: 'o@x.test', role: 'owner' })).status).toBe(201);
     });
 
     it('members cannot invite but can read invitations', async () => {
       await invite({ email: 'bob@example.test' });
-      const member = t.addUser({ email: 'mem@acme.test' });
-      const before = snapshot();
+      const member = await t.addUser({ email: 'mem@acme.test' });
+      const before = await snapshot();
       const res = await invite({ email: 'c@x.test' }, member.key);
       expect(res.status).toBe(403);
       expect(res.body.error.message).toBe('this operation requires the users:write permission');
-      expect(snapshot()).toEqual(before);
+      expect(await snapshot()).toEqual(before);
       expect((await t.call('GET', `/organizations/${t.orgId}/invitations`, { key: member.key })).status).toBe(200);
       expect((await t.call('GET', '/invitations/inv_0001', { key: member.key })).status).toBe(200);
       expect((await t.call('POST', '/invitations/inv_0001/resend', { key: member.key })).status).toBe(403);
@@ -261,25 +268,25 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
 
     it('a key restricted to users:read reads but cannot write; one without users:read cannot read', async () => {
       await invite({ email: 'bob@example.test' });
-      const readOnly = t.keyFor(t.ownerId, { permissions: ['users:read'] });
+      const readOnly = await t.keyFor(t.ownerId, { permissions: ['users:read'] });
       expect((await invite({ email: 'c@x.test' }, readOnly)).status).toBe(403);
       expect((await t.call('POST', '/invitations/inv_0001/resend', { key: readOnly })).status).toBe(403);
       expect((await t.call('DELETE', '/invitations/inv_0001', { key: readOnly })).status).toBe(403);
       expect((await t.call('GET', '/invitations/inv_0001', { key: readOnly })).status).toBe(200);
-      const projectsOnly = t.keyFor(t.ownerId, { permissions: ['projects:read'] });
+      const projectsOnly = await t.keyFor(t.ownerId, { permissions: ['projects:read'] });
       expect((await t.call('GET', '/invitations/inv_0001', { key: projectsOnly })).status).toBe(403);
       expect((await t.call('GET', `/organizations/${t.orgId}/invitations`, { key: projectsOnly })).status).toBe(403);
-      const writeOnly = t.keyFor(t.ownerId, { permissions: ['users:write'] });
+      const writeOnly = await t.keyFor(t.ownerId, { permissions: ['users:write'] });
       expect((await invite({ email: 'c@x.test' }, writeOnly)).status).toBe(201);
     });
   });
 
   describe('tenancy', () => {
     it("another organization's ids answer 404", async () => {
-      const other = t.otherOrg();
+      const other = await t.otherOrg();
       await invite({ email: 'theirs@x.test' }, other.key, other.orgId);
       const theirs = 'inv_0001';
-      const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
+      const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
       for (const key of [t.ownerKey, admin.key]) {
         expect((await invite({ email: 'c@x.test' }, key, other.orgId)).status).toBe(404);
         expect((await t.call('GET', `/organizations/${other.orgId}/invitations`, { key })).status).toBe(404);
@@ -303,7 +310,7 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
   describe('bad input', () => {
     const path = () => `/organizations/${t.orgId}/users`;
     it('400 for a missing field, malformed JSON, wrong content type or no body', async () => {
-      const before = snapshot();
+      const before = await snapshot();
       const missing = await t.call('POST', path(), { body: { name: 'No Email' } });
       expect(missing.status).toBe(400);
       expect(missing.body.error).toMatchObject({ code: 'invalid_request', message: 'missing required field: email' });
@@ -317,11 +324,11 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
       expect(text.status).toBe(400);
       expect(text.body.error.message).toBe('Content-Type must be application/json');
       expect((await t.call('POST', path())).status).toBe(400);
-      expect(snapshot()).toEqual(before);
+      expect(await snapshot()).toEqual(before);
     });
 
     it('422 with details for an invalid or unknown field', async () => {
-      const before = snapshot();
+      const before = await snapshot();
       const cases: [unknown, string][] = [
         [{ email: 'not-an-email' }, 'email'],
         [{ email: 'bob@example.test', role: 'king' }, 'role'],
@@ -339,7 +346,7 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
       expect((await invite({ email: 'bob@example.test', admin: true })).body.error.details).toEqual([
         { field: 'admin', message: 'unknown field' },
       ]);
-      expect(snapshot()).toEqual(before);
+      expect(await snapshot()).toEqual(before);
     });
   });
 });
@@ -347,7 +354,7 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
 describe('expiry', () => {
   it('is derived from expiresAt and the clock: pending until the instant it expires', async () => {
     await invite({ email: 'bob@example.test' });
-    const token = tokenOf(mails()[0]);
+    const token = tokenOf((await mails())[0]);
     t.clock.advance(7 * DAY - 1);
     expect((await t.call('GET', '/invitations/inv_0001')).body.status).toBe('pending');
     t.clock.advance(1);
@@ -355,9 +362,9 @@ describe('expiry', () => {
       status: 'expired',
       expiresAt: IN_7_DAYS,
     });
-    expect(accept(token)).toBe(false);
+    expect(await accept(token)).toBe(false);
     const base = t.platform.base();
-    expect(base.stores.invitations.markAccepted('inv_0001', base.now())).toBe(false);
+    expect(await base.stores.invitations.markAccepted('inv_0001', base.now())).toBe(false);
     // The user stays pending until an admin resends or revokes.
     expect((await t.call('GET', '/users/user_0002')).body.status).toBe('pending');
   });
@@ -372,7 +379,7 @@ describe('GET /organizations/{orgId}/invitations', () => {
     await invite({ email: 'c@x.test' }); // inv_0003, to be accepted
     await invite({ email: 'd@x.test' }); // inv_0004, same millisecond: ties break on id
     expect((await t.call('DELETE', '/invitations/inv_0002')).status).toBe(204);
-    expect(accept(tokenOf(mails().find((m) => m.to === 'c@x.test')))).toBe(true);
+    expect(await accept(tokenOf((await mails()).find((m) => m.to === 'c@x.test')))).toBe(true);
     t.clock.advance(5 * DAY); // inv_0001 is now 7 days old
   }
   const list = (query = '') => t.call('GET', `/organizations/${t.orgId}/invitations${query}`);
@@ -454,7 +461,7 @@ describe('GET /organizations/{orgId}/invitations', () => {
 describe('POST /invitations/{id}/resend', () => {
   it('gives a pending invitation a new token, a new 7-day expiry and a new mail; the old link dies', async () => {
     await invite({ email: 'bob@example.test' });
-    const oldToken = tokenOf(mails()[0]);
+    const oldToken = tokenOf((await mails())[0]);
     t.clock.advance(DAY);
     const res = await t.call('POST', '/invitations/inv_0001/resend');
     expect(res.status).toBe(200);
@@ -471,17 +478,17 @@ describe('POST /invitations/{id}/resend', () => {
       expiresAt: '2026-01-09T00:00:00.000Z',
     });
     expect(res.body).toEqual((await t.call('GET', '/invitations/inv_0001')).body);
-    const [latest, first] = mails();
+    const [latest, first] = await mails();
     expect(first?.id).toBe('mail_0001');
     expect(latest).toMatchObject({ id: 'mail_0002', to: 'bob@example.test', createdAt: '2026-01-02T00:00:00.000Z' });
     const newToken = tokenOf(latest);
     expect(newToken).not.toBe(oldToken);
     expect(latest?.text).toContain('expires at 2026-01-09T00:00:00.000Z');
-    expect((db().prepare('SELECT token_hash FROM invitations').get() as { token_hash: string }).token_hash).toBe(
+    expect(((await dbRow(t.platform, 'SELECT token_hash FROM invitations')) as { token_hash: string }).token_hash).toBe(
       hashInvitationToken(newToken),
     );
-    expect(accept(oldToken)).toBe(false);
-    expect(events('invitation.resent')).toEqual([
+    expect(await accept(oldToken)).toBe(false);
+    expect(await events('invitation.resent')).toEqual([
       {
         org: t.orgId,
         actor: 'api_key:key_0001',
@@ -489,7 +496,7 @@ describe('POST /invitations/{id}/resend', () => {
         data: { email: 'bob@example.test', wasExpired: false, expiresAt: '2026-01-09T00:00:00.000Z' },
       },
     ]);
-    expect(accept(newToken)).toBe(true);
+    expect(await accept(newToken)).toBe(true);
   });
 
   it('revives an expired invitation', async () => {
@@ -499,18 +506,18 @@ describe('POST /invitations/{id}/resend', () => {
     const res = await t.call('POST', '/invitations/inv_0001/resend');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: 'pending', expiresAt: '2026-02-07T00:00:00.000Z' });
-    expect(events('invitation.resent')[0]?.data.wasExpired).toBe(true);
-    expect(accept(tokenOf(mails()[0]))).toBe(true);
+    expect((await events('invitation.resent'))[0]?.data.wasExpired).toBe(true);
+    expect(await accept(tokenOf((await mails())[0]))).toBe(true);
   });
 
   it('409 for an accepted or revoked invitation, or a user suspended meanwhile; nothing written', async () => {
     await invite({ email: 'a@x.test' });
     await invite({ email: 'b@x.test' });
     await invite({ email: 'c@x.test' });
-    expect(accept(tokenOf(mails().find((m) => m.to === 'a@x.test')))).toBe(true);
+    expect(await accept(tokenOf((await mails()).find((m) => m.to === 'a@x.test')))).toBe(true);
     expect((await t.call('DELETE', '/invitations/inv_0002')).status).toBe(204);
     expect((await t.call('POST', '/users/user_0004/suspend')).status).toBe(200);
-    const before = snapshot();
+    const before = await snapshot();
     const messages = [];
     for (const id of ['inv_0001', 'inv_0002', 'inv_0003']) {
       const res = await t.call('POST', `/invitations/${id}/resend`);
@@ -522,23 +529,23 @@ describe('POST /invitations/{id}/resend', () => {
       'the invitation is revoked and cannot be resent',
       'the invited user is suspended, not pending',
     ]);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it("only owners resend an owner's invitation", async () => {
     await invite({ email: 'o@x.test', role: 'owner' });
-    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
-    const before = snapshot();
+    const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    const before = await snapshot();
     expect((await t.call('POST', '/invitations/inv_0001/resend', { key: admin.key })).status).toBe(403);
     expect((await t.call('DELETE', '/invitations/inv_0001', { key: admin.key })).status).toBe(403);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect((await t.call('POST', '/invitations/inv_0001/resend')).status).toBe(200);
   });
 
   it('counts a pending user promoted to owner meanwhile as an owner-to-be', async () => {
     await invite({ email: 'p@x.test' });
     expect((await t.call('PATCH', '/users/user_0002', { body: { role: 'owner' } })).status).toBe(200);
-    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
     expect((await t.call('POST', '/invitations/inv_0001/resend', { key: admin.key })).status).toBe(403);
     expect((await t.call('DELETE', '/invitations/inv_0001', { key: admin.key })).status).toBe(403);
     expect((await t.call('DELETE', '/invitations/inv_0001')).status).toBe(204);
@@ -549,18 +556,18 @@ describe('DELETE /invitations/{id}', () => {
   it('revokes and removes the pending user: membership, teams, account; idempotent', async () => {
     const team = (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name: 'Alpha' } })).body.id;
     await invite({ email: 'bob@example.test', teams: [team] });
-    const token = tokenOf(mails()[0]);
+    const token = tokenOf((await mails())[0]);
     t.clock.advance(1000);
     const res = await t.call('DELETE', '/invitations/inv_0001');
     expect(res.status).toBe(204);
     expect(res.body).toBe(undefined);
     expect((await t.call('GET', '/invitations/inv_0001')).body.status).toBe('revoked');
     expect((await t.call('GET', '/users/user_0002')).status).toBe(404);
-    expect(stores().users.accountByEmail('bob@example.test')).toBe(undefined);
+    expect(await stores().users.accountByEmail('bob@example.test')).toBe(undefined);
     expect((await t.call('GET', `/teams/${team}/members`)).body.data).toEqual([]);
-    expect(count('team_members')).toBe(0);
-    expect(accept(token)).toBe(false);
-    expect(events('invitation.revoked')).toEqual([
+    expect(await count('team_members')).toBe(0);
+    expect(await accept(token)).toBe(false);
+    expect(await events('invitation.revoked')).toEqual([
       {
         org: t.orgId,
         actor: 'api_key:key_0001',
@@ -568,21 +575,21 @@ describe('DELETE /invitations/{id}', () => {
         data: { email: 'bob@example.test', userId: 'user_0002', userRemoved: true },
       },
     ]);
-    const before = snapshot();
+    const before = await snapshot();
     expect((await t.call('DELETE', '/invitations/inv_0001')).status).toBe(204);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     // The address can be invited again.
     const again = await invite({ email: 'bob@example.test' });
     expect(again.body).toMatchObject({ id: 'inv_0002', userId: 'user_0003', status: 'pending' });
   });
 
   it('keeps an account that belongs to another organization', async () => {
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     await invite({ email: 'boss@other.test' });
     expect((await t.call('DELETE', '/invitations/inv_0001')).status).toBe(204);
-    expect(stores().users.get(t.orgId, other.ownerId)).toBe(undefined);
-    expect(stores().users.get(other.orgId, other.ownerId)).toMatchObject({ status: 'active', role: 'owner' });
-    expect(stores().users.accountByEmail('boss@other.test')?.id).toBe(other.ownerId);
+    expect(await stores().users.get(t.orgId, other.ownerId)).toBe(undefined);
+    expect(await stores().users.get(other.orgId, other.ownerId)).toMatchObject({ status: 'active', role: 'owner' });
+    expect((await stores().users.accountByEmail('boss@other.test'))?.id).toBe(other.ownerId);
     expect((await t.call('GET', '/organizations', { key: other.key })).status).toBe(200);
   });
 
@@ -596,14 +603,14 @@ describe('DELETE /invitations/{id}', () => {
 
   it('409 for an accepted invitation; nothing written', async () => {
     await invite({ email: 'bob@example.test' });
-    expect(accept(tokenOf(mails()[0]))).toBe(true);
-    const before = snapshot();
+    expect(await accept(tokenOf((await mails())[0]))).toBe(true);
+    const before = await snapshot();
     const res = await t.call('DELETE', '/invitations/inv_0001');
     expect(res.status).toBe(409);
     expect(res.body.error.message).toBe(
       'the invitation was accepted; remove the user with DELETE /users/{userId} instead',
     );
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect((await t.call('GET', '/users/user_0002')).body.status).toBe('active');
   });
 
@@ -620,20 +627,12 @@ describe('outbox', () => {
     await invite({ email: 'b@x.test' });
     t.clock.advance(1);
     await t.call('POST', '/invitations/inv_0001/resend');
-    expect(mails().map((m) => [m.id, m.to])).toEqual([
+    expect((await mails()).map((m) => [m.id, m.to])).toEqual([
       ['mail_0003', 'a@x.test'],
       ['mail_0002', 'b@x.test'],
       ['mail_0001', 'a@x.test'],
     ]);
-    expect(
-      stores()
-        .outbox.list({ to: 'A@X.test' })
-        .map((m) => m.id),
-    ).toEqual(['mail_0003', 'mail_0001']);
-    expect(
-      stores()
-        .outbox.list({ limit: 1 })
-        .map((m) => m.id),
-    ).toEqual(['mail_0003']);
+    expect((await stores().outbox.list({ to: 'A@X.test' })).map((m) => m.id)).toEqual(['mail_0003', 'mail_0001']);
+    expect((await stores().outbox.list({ limit: 1 })).map((m) => m.id)).toEqual(['mail_0003']);
   });
 });

@@ -6,6 +6,7 @@ import { bootstrap, createPlatform, type Platform } from '../../src/platform/ind
 import { type DeliveryOptions, type MailDelivery, startDelivery } from '../../src/platform/mail/delivery.js';
 import { parseSmtpUrl } from '../../src/platform/mail/settings.js';
 import { sendMail } from '../../src/platform/operations/mail.js';
+import { dbColumn } from '../helpers/db.js';
 import { send } from '../helpers/platform.js';
 import {
   closedPort,
@@ -33,7 +34,7 @@ const urlFor = (port: number, password = PEER_PASSWORD) =>
   `smtp://${encodeURIComponent(PEER_USER)}:${encodeURIComponent(password)}@127.0.0.1:${port}`;
 
 /** A platform on a file of its own (real clock), bootstrapped; `dbPath` to share one. */
-function filePlatform(dbPath?: string): { platform: Platform; db: string; orgId: string; key: string } {
+async function filePlatform(dbPath?: string): Promise<{ platform: Platform; db: string; orgId: string; key: string }> {
   let db = dbPath;
   if (!db) {
     const dir = mkdtempSync(join(tmpdir(), 'plat-mail-'));
@@ -48,12 +49,12 @@ function filePlatform(dbPath?: string): { platform: Platform; db: string; orgId:
   });
   cleanups.push(() => platform.close());
   if (dbPath) return { platform, db, orgId: '', key: '' };
-  const made = bootstrap(platform.base(), { orgName: 'Acme', email: 'owner@acme.test', name: 'Olive Owner' });
+  const made = await bootstrap(platform.base(), { orgName: 'Acme', email: 'owner@acme.test', name: 'Olive Owner' });
   return { platform, db, orgId: made.organizationId, key: made.apiKey as string };
 }
 
 /** Invites `email` through the API: the invitation's mail is queued in the same transaction. */
-async function invite(t: ReturnType<typeof filePlatform>, email: string): Promise<void> {
+async function invite(t: Awaited<ReturnType<typeof filePlatform>>, email: string): Promise<void> {
   const r = await send(
     (req) => t.platform.fetch(req),
     'http://plat.test',
@@ -68,13 +69,13 @@ async function invite(t: ReturnType<typeof filePlatform>, email: string): Promis
 }
 
 /** Starts a delivery over `platform`'s outbox with fast timers; its log lines go to `log`. */
-function deliver(
+async function deliver(
   platform: Platform,
   log: string[],
   opts: Partial<DeliveryOptions> & { port: number; password?: string },
 ) {
   const base = platform.base();
-  const delivery: MailDelivery = startDelivery(
+  const delivery: MailDelivery = await startDelivery(
     { outbox: base.stores.outbox, clock: base.clock, log: (line) => log.push(line) },
     {
       smtp: parseSmtpUrl(urlFor(opts.port, opts.password)),
@@ -101,8 +102,8 @@ function peer(p: Promise<SmtpPeer>): Promise<SmtpPeer> {
 }
 
 /** Nothing secret in the log lines nor in the outbox's recorded errors. */
-function expectNoSecret(log: string[], platform: Platform): void {
-  const errors = platform.db.prepare('SELECT last_error FROM outbox WHERE last_error IS NOT NULL').pluck().all();
+async function expectNoSecret(log: string[], platform: Platform): Promise<void> {
+  const errors = await dbColumn(platform, 'SELECT last_error FROM outbox WHERE last_error IS NOT NULL');
   const text = [...log, ...(errors as string[])].join('\n');
   for (const form of SECRET_FORMS) expect(text).not.toContain(form);
 }
@@ -110,14 +111,17 @@ function expectNoSecret(log: string[], platform: Platform): void {
 describe('delivering the outbox over SMTP', () => {
   it('sends the invitation mails, as queued, once the server accepted them', async () => {
     const smtp = await peer(startSmtpPeer());
-    const t = filePlatform();
+    const t = await filePlatform();
     await invite(t, 'ada@example.test');
     await invite(t, 'bob@example.test');
-    const mails = t.platform.base().stores.outbox.list();
-    expect(deliveryOf(t.platform, mails[0]?.id as string)).toMatchObject({ status: 'queued', attempts: 0 });
+    const mails = await t.platform.base().stores.outbox.list();
+    expect(await deliveryOf(t.platform, mails[0]?.id as string)).toMatchObject({ status: 'queued', attempts: 0 });
     const log: string[] = [];
-    deliver(t.platform, log, { port: smtp.port });
-    await eventually('both sent', () => smtp.received.length === 2 && t.platform.base().stores.outbox.waiting() === 0);
+    await deliver(t.platform, log, { port: smtp.port });
+    await eventually(
+      'both sent',
+      async () => smtp.received.length === 2 && (await t.platform.base().stores.outbox.waiting()) === 0,
+    );
     expect(smtp.logins.length).toBeGreaterThan(0);
     expect(smtp.logins.every((l) => l.user === PEER_USER && l.ok)).toBe(true);
     for (const mail of mails) {
@@ -131,7 +135,7 @@ describe('delivering the outbox over SMTP', () => {
       expect(got?.headers['auto-submitted']).toBe('auto-generated');
       expect(got?.text.trimEnd()).toBe(mail.text.trimEnd());
       expect(got?.text).toContain(`${mail.links[0]}\n`);
-      expect(deliveryOf(t.platform, mail.id)).toMatchObject({
+      expect(await deliveryOf(t.platform, mail.id)).toMatchObject({
         status: 'sent',
         attempts: 1,
         nextAttemptAt: null,
@@ -145,46 +149,46 @@ describe('delivering the outbox over SMTP', () => {
         'second over 2 connections (2 waiting).',
     );
     expect(log.slice(1).sort()).toEqual(mails.map((m) => `mail ${m.id} to ${m.to}: sent (attempt 1)`).sort());
-    expectNoSecret(log, t.platform);
+    await expectNoSecret(log, t.platform);
   });
 
   it('keeps a mail queued while the server is down, and sends it once when it is back', async () => {
     const port = await closedPort();
-    const t = filePlatform();
+    const t = await filePlatform();
     await invite(t, 'ada@example.test');
-    const [mail] = t.platform.base().stores.outbox.list();
+    const [mail] = await t.platform.base().stores.outbox.list();
     const id = mail?.id as string;
     const log: string[] = [];
-    deliver(t.platform, log, { port });
-    await eventually('a failed attempt', () => (deliveryOf(t.platform, id)?.attempts ?? 0) >= 2);
-    expect(deliveryOf(t.platform, id)).toMatchObject({
+    await deliver(t.platform, log, { port });
+    await eventually('a failed attempt', async () => ((await deliveryOf(t.platform, id))?.attempts ?? 0) >= 2);
+    expect(await deliveryOf(t.platform, id)).toMatchObject({
       status: expect.stringMatching(/^(queued|sending)$/),
       lastError: expect.stringContaining('ECONNREFUSED'),
       sentAt: null,
       failedAt: null,
     });
     const smtp = await peer(startSmtpPeer(port));
-    await eventually('sent', () => deliveryOf(t.platform, id)?.status === 'sent');
+    await eventually('sent', async () => (await deliveryOf(t.platform, id))?.status === 'sent');
     // Give a duplicate every chance to show up before counting.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(smtp.received.map((r) => r.headers['message-id'])).toEqual([`<${id}@plat.example.test>`]);
     expect(log).toContainEqual(expect.stringMatching(/^mail: smtp:\/\/.*@127\.0\.0\.1:\d+ failed \(.*ECONNREFUSED/));
     expect(log).toContainEqual(expect.stringMatching(new RegExp(`^mail ${id} to ada@example.test: attempt 1 failed`)));
     expect(log.at(-1)).toMatch(new RegExp(`^mail ${id} to ada@example.test: sent \\(attempt \\d+\\)$`));
-    expectNoSecret(log, t.platform);
+    await expectNoSecret(log, t.platform);
   });
 
   it('gives up on a mail the server rejects (550) after a bounded number of attempts, and records why', async () => {
     const smtp = await peer(startSmtpPeer(0, { refuse: (a) => a.startsWith('nobody@') }));
-    const t = filePlatform();
+    const t = await filePlatform();
     await invite(t, 'nobody@example.test');
     await invite(t, 'ada@example.test');
-    const [ok, bad] = t.platform.base().stores.outbox.list();
+    const [ok, bad] = await t.platform.base().stores.outbox.list();
     const log: string[] = [];
-    const delivery = deliver(t.platform, log, { port: smtp.port, retry: { rejectedAttempts: 3 } });
-    await eventually('given up', () => deliveryOf(t.platform, bad?.id as string)?.status === 'failed');
+    const delivery = await deliver(t.platform, log, { port: smtp.port, retry: { rejectedAttempts: 3 } });
+    await eventually('given up', async () => (await deliveryOf(t.platform, bad?.id as string))?.status === 'failed');
     await delivery.stop();
-    expect(deliveryOf(t.platform, bad?.id as string)).toEqual({
+    expect(await deliveryOf(t.platform, bad?.id as string)).toEqual({
       status: 'failed',
       attempts: 3,
       nextAttemptAt: null,
@@ -193,7 +197,7 @@ describe('delivering the outbox over SMTP', () => {
       lastError: expect.stringMatching(/550 5\.1\.1 no such user/),
     });
     expect(smtp.recipients.filter((r) => r === 'nobody@example.test')).toHaveLength(3);
-    expect(deliveryOf(t.platform, ok?.id as string)?.status).toBe('sent');
+    expect((await deliveryOf(t.platform, ok?.id as string))?.status).toBe('sent');
     expect(log).toContainEqual(
       expect.stringMatching(new RegExp(`^mail ${bad?.id} to nobody@example.test: rejected, given up after 3 attempts`)),
     );
@@ -203,19 +207,23 @@ describe('delivering the outbox over SMTP', () => {
 
   it('sends each mail once when two servers deliver from one database file', async () => {
     const smtp = await peer(startSmtpPeer(0, { delayMs: 5 }));
-    const t = filePlatform();
+    const t = await filePlatform();
     const base = t.platform.base();
-    base.tx(() => {
+    await base.tx(async (base) => {
       for (let i = 0; i < 40; i++) {
-        sendMail(base, { to: `user${i}@example.test`, subject: `Mail ${i}`, text: `Hello ${i}\n`, links: [] }, t.orgId);
+        await sendMail(
+          base,
+          { to: `user${i}@example.test`, subject: `Mail ${i}`, text: `Hello ${i}\n`, links: [] },
+          t.orgId,
+        );
       }
     });
-    const other = filePlatform(t.db);
+    const other = await filePlatform(t.db);
     const logA: string[] = [];
     const logB: string[] = [];
-    deliver(t.platform, logA, { port: smtp.port });
-    deliver(other.platform, logB, { port: smtp.port });
-    await eventually('all sent', () => base.stores.outbox.waiting() === 0);
+    await deliver(t.platform, logA, { port: smtp.port });
+    await deliver(other.platform, logB, { port: smtp.port });
+    await eventually('all sent', async () => (await base.stores.outbox.waiting()) === 0);
     // Each sends 10 a second at most: both took part.
     const sent = (log: string[]) => log.filter((l) => l.endsWith(': sent (attempt 1)')).length;
     expect(sent(logA)).toBeGreaterThan(0);
@@ -225,26 +233,26 @@ describe('delivering the outbox over SMTP', () => {
     const ids = smtp.received.map((r) => r.headers['message-id']);
     expect(ids).toHaveLength(40);
     expect(new Set(ids).size).toBe(40);
-    expect(t.platform.db.prepare('SELECT DISTINCT attempts FROM outbox').pluck().all()).toEqual([1]);
+    expect(await dbColumn(t.platform, 'SELECT DISTINCT attempts FROM outbox')).toEqual([1]);
   });
 
   it('keeps mails queued when the server refuses the credentials, without ever showing the password', async () => {
     const smtp = await peer(startSmtpPeer());
-    const t = filePlatform();
+    const t = await filePlatform();
     await invite(t, 'ada@example.test');
-    const [mail] = t.platform.base().stores.outbox.list();
+    const [mail] = await t.platform.base().stores.outbox.list();
     const wrong = 'wrong:pa ss@word';
     const log: string[] = [];
-    deliver(t.platform, log, { port: smtp.port, password: wrong, retry: { rejectedAttempts: 1 } });
+    await deliver(t.platform, log, { port: smtp.port, password: wrong, retry: { rejectedAttempts: 1 } });
     await eventually('two refused logins', () => smtp.logins.length >= 2);
-    expect(deliveryOf(t.platform, mail?.id as string)).toMatchObject({
+    expect(await deliveryOf(t.platform, mail?.id as string)).toMatchObject({
       status: expect.stringMatching(/^(queued|sending)$/),
       failedAt: null,
     });
     expect(log).toContainEqual(
       expect.stringMatching(/^mail: smtp:\/\/plat%40example\.test@127\.0\.0\.1:\d+ failed \(.*535/),
     );
-    const errors = t.platform.db.prepare('SELECT last_error FROM outbox').pluck().all() as string[];
+    const errors = await dbColumn<string>(t.platform, 'SELECT last_error FROM outbox');
     for (const text of [...log, ...errors]) {
       for (const form of [
         wrong,
@@ -258,27 +266,34 @@ describe('delivering the outbox over SMTP', () => {
 
   it('abandons a stalled send on stop, and another sender delivers it once the lease is over', async () => {
     const smtp = await peer(startSmtpPeer(0, { stallFirst: true }));
-    const t = filePlatform();
+    const t = await filePlatform();
     await invite(t, 'ada@example.test');
-    const [mail] = t.platform.base().stores.outbox.list();
+    const [mail] = await t.platform.base().stores.outbox.list();
     const log: string[] = [];
-    const first = deliver(t.platform, log, { port: smtp.port, leaseMs: 300, stopGraceMs: 50 });
+    const first = await deliver(t.platform, log, { port: smtp.port, leaseMs: 300, stopGraceMs: 50 });
     await eventually('the data sent', () => smtp.dataStarted === 1);
     await first.stop();
     expect(log.at(-1)).toBe('mail: 1 in flight abandoned; another server takes them over in 300ms');
-    expect(deliveryOf(t.platform, mail?.id as string)).toMatchObject({ status: 'sending', attempts: 1, sentAt: null });
-    deliver(t.platform, log, { port: smtp.port, leaseMs: 300 });
-    await eventually('sent by the second', () => deliveryOf(t.platform, mail?.id as string)?.status === 'sent');
-    expect(deliveryOf(t.platform, mail?.id as string)?.attempts).toBe(2);
+    expect(await deliveryOf(t.platform, mail?.id as string)).toMatchObject({
+      status: 'sending',
+      attempts: 1,
+      sentAt: null,
+    });
+    await deliver(t.platform, log, { port: smtp.port, leaseMs: 300 });
+    await eventually(
+      'sent by the second',
+      async () => (await deliveryOf(t.platform, mail?.id as string))?.status === 'sent',
+    );
+    expect((await deliveryOf(t.platform, mail?.id as string))?.attempts).toBe(2);
     expect(smtp.received).toHaveLength(1);
   });
 
   it('gives up, without sending, on a mail older than the maximum age', async () => {
     const smtp = await peer(startSmtpPeer());
-    const t = filePlatform();
+    const t = await filePlatform();
     const base = t.platform.base();
     const old = new Date(Date.now() - 6 * 24 * 3600_000).toISOString();
-    base.stores.outbox.enqueue({
+    await base.stores.outbox.enqueue({
       id: 'mail_old',
       to: 'a@x.test',
       subject: 's',
@@ -288,9 +303,9 @@ describe('delivering the outbox over SMTP', () => {
       orgId: null,
     });
     const log: string[] = [];
-    deliver(t.platform, log, { port: smtp.port });
-    await eventually('given up', () => deliveryOf(t.platform, 'mail_old')?.status === 'failed');
-    expect(deliveryOf(t.platform, 'mail_old')?.lastError).toBe('not sent within 5 days of being written');
+    await deliver(t.platform, log, { port: smtp.port });
+    await eventually('given up', async () => (await deliveryOf(t.platform, 'mail_old'))?.status === 'failed');
+    expect((await deliveryOf(t.platform, 'mail_old'))?.lastError).toBe('not sent within 5 days of being written');
     expect(smtp.recipients).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { dbCount, dbRows } from '../helpers/db.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -8,19 +9,21 @@ const P = '/projects/proj_0001';
 let t: TestPlatform;
 let dana: { userId: string; key: string };
 beforeEach(async () => {
-  t = testPlatform();
+  t = await testPlatform();
   expect((await t.call('POST', `/organizations/${t.orgId}/projects`, { body: { name: 'Web App' } })).status).toBe(201);
-  dana = t.addUser({ email: 'dana@acme.test', name: 'Dana Dev' });
+  dana = await t.addUser({ email: 'dana@acme.test', name: 'Dana Dev' });
 });
 
 /** Audit events whose type starts with `prefix`, oldest first. */
-function events(prefix: string) {
-  const rows = t.platform.db
-    .prepare('SELECT type, target_id, data FROM events WHERE type LIKE ? ORDER BY rowid')
-    .all(`${prefix}%`) as { type: string; target_id: string; data: string }[];
+async function events(prefix: string) {
+  const rows = await dbRows<{ type: string; target_id: string; data: string }>(
+    t.platform,
+    'SELECT type, target_id, data FROM events WHERE type LIKE ? ORDER BY id',
+    `${prefix}%`,
+  );
   return rows.map((r) => ({ type: r.type, target: r.target_id, data: JSON.parse(r.data) }));
 }
-const memberCount = () => (t.platform.db.prepare('SELECT count(*) AS n FROM project_members').get() as { n: number }).n;
+const memberCount = () => dbCount(t.platform, 'project_members');
 
 const add = (userId: string, role: string, key?: string, project = P) =>
   t.call('POST', `${project}/members`, { key, body: { userId, role } });
@@ -53,7 +56,7 @@ describe('project members', () => {
     expect(removed.body).toBeUndefined();
     expect((await t.call('GET', `${P}/members/${dana.userId}`)).status).toBe(404);
     expect((await t.call('DELETE', `${P}/members/${dana.userId}`)).status).toBe(404);
-    expect(events('member.')).toEqual([
+    expect(await events('member.')).toEqual([
       { type: 'member.added', target: 'proj_0001', data: { userId: dana.userId, role: 'developer' } },
       {
         type: 'member.updated',
@@ -80,14 +83,14 @@ describe('project members', () => {
     await add(dana.userId, 'viewer');
     const r = await t.call('PATCH', `${P}/members/${dana.userId}`, { body: { role: 'viewer' } });
     expect(r.body).toEqual(member(dana.userId, 'viewer'));
-    expect(events('member.updated')).toEqual([]);
+    expect(await events('member.updated')).toEqual([]);
   });
 
   it('pages newest first by offset and by cursor', async () => {
     const ids = [dana.userId];
     for (const n of [1, 2, 3]) {
       t.clock.advance(1000);
-      const u = t.addUser({ email: `u${n}@acme.test` });
+      const u = await t.addUser({ email: `u${n}@acme.test` });
       ids.push(u.userId);
     }
     for (const id of ids) {
@@ -111,7 +114,7 @@ describe('project members', () => {
   });
 
   it('accepts only users of the organization (422 userId) and refuses an existing member (409)', async () => {
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     for (const userId of [other.ownerId, 'user_9999', 'nonsense']) {
       const r = await add(userId, 'viewer');
       expect(r.status, userId).toBe(422);
@@ -122,8 +125,8 @@ describe('project members', () => {
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('conflict');
     expect((await t.call('GET', `${P}/members/${dana.userId}`)).body.role).toBe('viewer');
-    expect(memberCount()).toBe(1);
-    expect(events('member.')).toHaveLength(1);
+    expect(await memberCount()).toBe(1);
+    expect(await events('member.')).toHaveLength(1);
   });
 
   it('answers 400 for a missing field and 422 for an invalid one', async () => {
@@ -144,15 +147,15 @@ describe('project members', () => {
     expect((await t.call('PATCH', `${P}/members/${dana.userId}`, { body: {} })).status).toBe(400);
     expect((await t.call('PATCH', `${P}/members/${dana.userId}`, { body: { role: 'boss' } })).status).toBe(422);
     expect((await t.call('GET', `${P}/members/${dana.userId}`)).body.role).toBe('viewer');
-    expect(memberCount()).toBe(1);
+    expect(await memberCount()).toBe(1);
   });
 
   it('reads are open to every organization role; writes take members:write or the project admin role', async () => {
-    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
-    const pAdmin = t.addUser({ email: 'padmin@acme.test' });
-    const dev = t.addUser({ email: 'dev@acme.test' });
-    const viewer = t.addUser({ email: 'viewer@acme.test' });
-    const outsider = t.addUser({ email: 'outsider@acme.test' });
+    const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    const pAdmin = await t.addUser({ email: 'padmin@acme.test' });
+    const dev = await t.addUser({ email: 'dev@acme.test' });
+    const viewer = await t.addUser({ email: 'viewer@acme.test' });
+    const outsider = await t.addUser({ email: 'outsider@acme.test' });
     await add(pAdmin.userId, 'admin');
     await add(dev.userId, 'developer');
     await add(viewer.userId, 'viewer');
@@ -165,7 +168,7 @@ describe('project members', () => {
       ).toBe(403);
       expect((await t.call('DELETE', `${P}/members/${viewer.userId}`, { key: u.key })).status).toBe(403);
     }
-    expect(memberCount()).toBe(3);
+    expect(await memberCount()).toBe(3);
     // A project admin manages the members of their project…
     expect((await add(dana.userId, 'developer', pAdmin.key)).status).toBe(201);
     const r = await t.call('PATCH', `${P}/members/${dana.userId}`, { key: pAdmin.key, body: { role: 'viewer' } });
@@ -178,17 +181,17 @@ describe('project members', () => {
     await t.call('POST', `/organizations/${t.orgId}/projects`, { body: { name: 'Two' } });
     expect((await add(dana.userId, 'viewer', pAdmin.key, '/projects/proj_0002')).status).toBe(403);
     // Keys narrowed by permissions lose what they lack.
-    const readOnly = t.keyFor(t.ownerId, { permissions: ['members:read'] });
+    const readOnly = await t.keyFor(t.ownerId, { permissions: ['members:read'] });
     expect((await t.call('GET', `${P}/members`, { key: readOnly })).status).toBe(200);
     expect((await add(outsider.userId, 'viewer', readOnly)).status).toBe(403);
-    const noRead = t.keyFor(t.ownerId, { permissions: ['projects:read'] });
+    const noRead = await t.keyFor(t.ownerId, { permissions: ['projects:read'] });
     expect((await t.call('GET', `${P}/members`, { key: noRead })).status).toBe(403);
   });
 
   it('hides projects from keys restricted to others, and from other organizations (404)', async () => {
     await add(dana.userId, 'viewer');
-    const restricted = t.keyFor(t.ownerId, { projectIds: ['proj_0002'] });
-    const other = t.otherOrg();
+    const restricted = await t.keyFor(t.ownerId, { projectIds: ['proj_0002'] });
+    const other = await t.otherOrg();
     for (const key of [restricted, other.key]) {
       expect((await t.call('GET', `${P}/members`, { key })).status).toBe(404);
       expect((await t.call('GET', `${P}/members/${dana.userId}`, { key })).status).toBe(404);
@@ -196,7 +199,7 @@ describe('project members', () => {
       expect((await t.call('PATCH', `${P}/members/${dana.userId}`, { key, body: { role: 'admin' } })).status).toBe(404);
       expect((await t.call('DELETE', `${P}/members/${dana.userId}`, { key })).status).toBe(404);
     }
-    const allowed = t.keyFor(t.ownerId, { projectIds: ['proj_0001'] });
+    const allowed = await t.keyFor(t.ownerId, { projectIds: ['proj_0001'] });
     expect((await add(t.ownerId, 'admin', allowed)).body).toEqual(member(t.ownerId, 'admin'));
     expect((await t.call('GET', `${P}/members/not-a-user`)).status).toBe(404);
     expect((await t.call('GET', `${P}/members/${t.ownerId.replace('0001', '0777')}`)).status).toBe(404);

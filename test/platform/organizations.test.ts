@@ -3,7 +3,7 @@ import { testPlatform } from '../helpers/platform.js';
 
 describe('organizations', () => {
   it('gets the organization, and lists those the credential can act in', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await t.call('GET', `/organizations/${t.orgId}`);
     expect(r.body).toEqual({
       id: t.orgId,
@@ -17,7 +17,7 @@ describe('organizations', () => {
   });
 
   it('creates an organization on free with the caller as owner, reachable with X-Org-Id', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await t.call('POST', '/organizations', { body: { name: 'Ácme Labs!' } });
     expect(r.status).toBe(201);
     expect(r.headers.get('location')).toBe(`/v2/organizations/${r.body.id}`);
@@ -34,17 +34,17 @@ describe('organizations', () => {
   });
 
   it('refuses organization creation to single-organization keys', async () => {
-    const t = testPlatform();
-    const single = t.keyFor(t.ownerId);
+    const t = await testPlatform();
+    const single = await t.keyFor(t.ownerId);
     const r = await t.call('POST', '/organizations', { key: single, body: { name: 'Nope' } });
     expect(r.status).toBe(403);
     expect((await t.call('GET', '/organizations', { key: single })).body.data).toHaveLength(1);
   });
 
   it('renames for admins, changes plan for owners only', async () => {
-    const t = testPlatform();
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
-    const member = t.addUser({ email: 'mo@acme.test' });
+    const t = await testPlatform();
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const member = await t.addUser({ email: 'mo@acme.test' });
     t.clock.advance(60_000);
     const renamed = await t.call('PATCH', `/organizations/${t.orgId}`, { key: admin.key, body: { name: 'Acme Inc' } });
     expect(renamed.body).toMatchObject({ name: 'Acme Inc', slug: 'acme', updatedAt: '2026-01-01T00:01:00.000Z' });
@@ -59,8 +59,8 @@ describe('organizations', () => {
   });
 
   it('answers 404 for another organization, and 403 for an X-Org-Id the credential cannot use', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
+    const t = await testPlatform();
+    const other = await t.otherOrg();
     expect((await t.call('GET', `/organizations/${other.orgId}`)).status).toBe(404);
     expect((await t.call('PATCH', `/organizations/${other.orgId}`, { body: { name: 'x' } })).status).toBe(404);
     const r = await t.call('GET', `/organizations/${other.orgId}`, { headers: { 'X-Org-Id': other.orgId } });

@@ -10,7 +10,7 @@ import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey 
 // The matrix caught `POST /organizations` declared for any credential while it checks `org:write`.
 
 async function world() {
-  const t = testPlatform();
+  const t = await testPlatform();
   const fixture = await buildFixture((m, p, o) => t.call(m, p, o), t, t.orgId, t.ownerId, 'perm');
   // The platform's own count of rows written (what a batch checks to tell whether an item wrote).
   const base = t.platform.base();
@@ -18,7 +18,7 @@ async function world() {
   return { t, fixture, changes };
 }
 
-type T = ReturnType<typeof testPlatform>;
+type T = Awaited<ReturnType<typeof testPlatform>>;
 
 function call(t: T, route: RouteDef, f: Fixture, key: string | null, body: unknown) {
   return t.call(route.method, pathFor(route, f), { key, body });
@@ -54,8 +54,8 @@ describe('permission matrix (every route of the contract)', () => {
       await PRECONDITIONS[routeKey(route)]?.(t, fixture);
       // Multi-organization keys, as creating an organization asks (single-organization ones: tenancy.test.ts).
       const keyWith = (permissions: Permission[]) => t.keyFor(t.ownerId, { permissions, multiOrganization: true });
-      const without = keyWith(PERMISSIONS.filter((p) => p !== declared(route)));
-      const only = keyWith([declared(route)]);
+      const without = await keyWith(PERMISSIONS.filter((p) => p !== declared(route)));
+      const only = await keyWith([declared(route)]);
       // Each key's first use records it; after that a refused call writes nothing.
       for (const key of [without, only]) expect((await t.call('GET', '/auth/whoami', { key })).status).toBe(200);
 
@@ -82,7 +82,7 @@ describe('permission matrix (every route of the contract)', () => {
 
   it('serves the routes for any credential to a key holding a single unrelated permission', async () => {
     const { t, fixture } = await world();
-    const key = t.keyFor(t.ownerId, { permissions: ['events:read'] });
+    const key = await t.keyFor(t.ownerId, { permissions: ['events:read'] });
     const anyCredential = API_ROUTES.filter((r) => r.access === 'authenticated');
     expect(anyCredential.length).toBeGreaterThan(0);
     for (const route of anyCredential) {

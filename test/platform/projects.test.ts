@@ -1,22 +1,25 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { dbCount, dbRows } from '../helpers/db.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const DEFAULT_SETTINGS = { defaultEnvironment: 'development', autoScaling: false, notificationsEnabled: true };
 
 let t: TestPlatform;
-beforeEach(() => {
-  t = testPlatform();
+beforeEach(async () => {
+  t = await testPlatform();
 });
 
 /** Audit events whose type starts with `prefix`, oldest first. */
-function events(prefix: string) {
-  const rows = t.platform.db
-    .prepare('SELECT type, actor_id, target_id, data FROM events WHERE type LIKE ? ORDER BY rowid')
-    .all(`${prefix}%`) as { type: string; actor_id: string; target_id: string; data: string }[];
+async function events(prefix: string) {
+  const rows = await dbRows<{ type: string; actor_id: string; target_id: string; data: string }>(
+    t.platform,
+    'SELECT type, actor_id, target_id, data FROM events WHERE type LIKE ? ORDER BY id',
+    `${prefix}%`,
+  );
   return rows.map((r) => ({ type: r.type, actor: r.actor_id, target: r.target_id, data: JSON.parse(r.data) }));
 }
-const count = (table: string) => (t.platform.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (table: string) => dbCount(t.platform, table);
 
 async function create(body: Record<string, unknown>, key?: string) {
   const r = await t.call('POST', `/organizations/${t.orgId}/projects`, { body, key });
@@ -47,7 +50,7 @@ describe('POST /organizations/{orgId}/projects', () => {
     expect(r.body).toEqual(project());
     const envs = await t.call('GET', '/projects/proj_0001/environments');
     expect(envs.body.data.map((e: { name: string }) => e.name)).toEqual(['development', 'staging', 'production']);
-    expect(events('project.')).toEqual([
+    expect(await events('project.')).toEqual([
       {
         type: 'project.created',
         actor: 'key_0001',
@@ -92,7 +95,7 @@ describe('POST /organizations/{orgId}/projects', () => {
   });
 
   it('makes slugs unique per organization only', async () => {
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     await create({ name: 'Shared' });
     const r = await t.call('POST', `/organizations/${other.orgId}/projects`, {
       key: other.key,
@@ -137,30 +140,32 @@ describe('POST /organizations/{orgId}/projects', () => {
         },
       ],
     });
-    expect([count('projects'), count('environments'), events('project.').length]).toEqual([0, 0, 0]);
+    expect([await count('projects'), await count('environments'), (await events('project.')).length]).toEqual([
+      0, 0, 0,
+    ]);
   });
 
   it('is for organization owners and admins; members, read-only keys and project-restricted keys get 403', async () => {
-    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
-    const member = t.addUser({ email: 'member@acme.test', role: 'member' });
+    const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    const member = await t.addUser({ email: 'member@acme.test', role: 'member' });
     const path = `/organizations/${t.orgId}/projects`;
     expect((await t.call('POST', path, { key: admin.key, body: { name: 'By Admin' } })).status).toBe(201);
     for (const key of [
       member.key,
-      t.keyFor(t.ownerId, { permissions: ['projects:read'] }),
-      t.keyFor(t.ownerId, { projectIds: ['proj_0001'] }),
+      await t.keyFor(t.ownerId, { permissions: ['projects:read'] }),
+      await t.keyFor(t.ownerId, { projectIds: ['proj_0001'] }),
     ]) {
       const r = await t.call('POST', path, { key, body: { name: 'Nope' } });
       expect(r.status).toBe(403);
       expect(r.body.error.code).toBe('insufficient_permissions');
     }
-    expect(count('projects')).toBe(1);
+    expect(await count('projects')).toBe(1);
   });
 
   it("answers 404 for another organization's path", async () => {
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     const r = await t.call('POST', `/organizations/${other.orgId}/projects`, {
-      key: t.keyFor(t.ownerId),
+      key: await t.keyFor(t.ownerId),
       body: { name: 'X' },
     });
     expect(r.status).toBe(404);
@@ -170,7 +175,7 @@ describe('POST /organizations/{orgId}/projects', () => {
       body: { name: 'X' },
     });
     expect(viaHeader.status).toBe(403);
-    expect(count('projects')).toBe(0);
+    expect(await count('projects')).toBe(0);
   });
 });
 
@@ -272,15 +277,15 @@ describe('GET /organizations/{orgId}/projects', () => {
 
   it('is readable by every organization role; not with a key lacking projects:read', async () => {
     await seed();
-    const member = t.addUser({ email: 'member@acme.test', role: 'member' });
+    const member = await t.addUser({ email: 'member@acme.test', role: 'member' });
     expect(names(await list('', member.key))).toHaveLength(4);
-    const r = await list('', t.keyFor(t.ownerId, { permissions: ['users:read'] }));
+    const r = await list('', await t.keyFor(t.ownerId, { permissions: ['users:read'] }));
     expect(r.status).toBe(403);
   });
 
   it('shows a project-restricted key only its projects', async () => {
     await seed();
-    const key = t.keyFor(t.ownerId, { projectIds: ['proj_0001', 'proj_0003'] });
+    const key = await t.keyFor(t.ownerId, { projectIds: ['proj_0001', 'proj_0003'] });
     const r = await list('', key);
     expect(names(r)).toEqual(['Gamma', 'Alpha']);
     expect(r.body.pagination.total).toBe(2);
@@ -288,10 +293,10 @@ describe('GET /organizations/{orgId}/projects', () => {
   });
 
   it("answers 404 for another organization's list", async () => {
-    const other = t.otherOrg();
-    expect((await t.call('GET', `/organizations/${other.orgId}/projects`, { key: t.keyFor(t.ownerId) })).status).toBe(
-      404,
-    );
+    const other = await t.otherOrg();
+    expect(
+      (await t.call('GET', `/organizations/${other.orgId}/projects`, { key: await t.keyFor(t.ownerId) })).status,
+    ).toBe(404);
   });
 });
 
@@ -299,9 +304,9 @@ describe('GET /projects/{projectId}', () => {
   it('reads a project; unknown, malformed, invisible and foreign ids are 404', async () => {
     await create({ name: 'Web App' });
     expect((await t.call('GET', '/projects/proj_0001')).body).toEqual(project());
-    const member = t.addUser({ email: 'm@acme.test' });
+    const member = await t.addUser({ email: 'm@acme.test' });
     expect((await t.call('GET', '/projects/proj_0001', { key: member.key })).status).toBe(200);
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     const foreign = await t.call('POST', `/organizations/${other.orgId}/projects`, {
       key: other.key,
       body: { name: 'X' },
@@ -311,17 +316,18 @@ describe('GET /projects/{projectId}', () => {
       ['/projects/nope', undefined],
       [`/projects/${foreign.body.id}`, undefined],
       ['/projects/proj_0001', other.key],
-      ['/projects/proj_0001', t.keyFor(t.ownerId, { projectIds: ['proj_0002'] })],
+      ['/projects/proj_0001', await t.keyFor(t.ownerId, { projectIds: ['proj_0002'] })],
     ] as const) {
       const r = await t.call('GET', path, { key });
       expect(r.status, path).toBe(404);
       expect(r.body.error.code).toBe('not_found');
     }
     expect(
-      (await t.call('GET', '/projects/proj_0001', { key: t.keyFor(t.ownerId, { projectIds: ['proj_0001'] }) })).status,
+      (await t.call('GET', '/projects/proj_0001', { key: await t.keyFor(t.ownerId, { projectIds: ['proj_0001'] }) }))
+        .status,
     ).toBe(200);
     expect(
-      (await t.call('GET', '/projects/proj_0001', { key: t.keyFor(t.ownerId, { permissions: ['users:read'] }) }))
+      (await t.call('GET', '/projects/proj_0001', { key: await t.keyFor(t.ownerId, { permissions: ['users:read'] }) }))
         .status,
     ).toBe(403);
   });
@@ -349,7 +355,7 @@ describe('PATCH /projects/{projectId}', () => {
       autoScaling: true,
       notificationsEnabled: false,
     });
-    expect(events('project.updated').map((e) => e.data)).toEqual([
+    expect((await events('project.updated')).map((e) => e.data)).toEqual([
       { fields: ['name', 'description', 'settings'], settings: ['defaultEnvironment', 'autoScaling'] },
       { fields: ['settings'], settings: ['notificationsEnabled'] },
     ]);
@@ -368,7 +374,7 @@ describe('PATCH /projects/{projectId}', () => {
       },
     ]);
     expect((await t.call('GET', '/projects/proj_0001')).body).toEqual(project());
-    expect(events('project.updated')).toEqual([]);
+    expect(await events('project.updated')).toEqual([]);
     await t.call('POST', '/projects/proj_0001/environments', { body: { name: 'qa' } });
     const ok = await t.call('PATCH', '/projects/proj_0001', { body: { settings: { defaultEnvironment: 'qa' } } });
     expect(ok.body.settings.defaultEnvironment).toBe('qa');
@@ -392,11 +398,11 @@ describe('PATCH /projects/{projectId}', () => {
 
   it('is for owners, admins and project admins; developers, viewers and other members get 403', async () => {
     await create({ name: 'Web App' });
-    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
-    const pAdmin = t.addUser({ email: 'padmin@acme.test' });
-    const dev = t.addUser({ email: 'dev@acme.test' });
-    const viewer = t.addUser({ email: 'viewer@acme.test' });
-    const outsider = t.addUser({ email: 'outsider@acme.test' });
+    const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    const pAdmin = await t.addUser({ email: 'padmin@acme.test' });
+    const dev = await t.addUser({ email: 'dev@acme.test' });
+    const viewer = await t.addUser({ email: 'viewer@acme.test' });
+    const outsider = await t.addUser({ email: 'outsider@acme.test' });
     for (const [u, role] of [
       [pAdmin, 'admin'],
       [dev, 'developer'],
@@ -411,7 +417,7 @@ describe('PATCH /projects/{projectId}', () => {
     for (const u of [admin, pAdmin]) expect((await patch(u.key)).status).toBe(200);
     for (const u of [dev, viewer, outsider]) expect((await patch(u.key)).status).toBe(403);
     // A project admin's key narrowed to projects:read loses the write.
-    expect((await patch(t.keyFor(pAdmin.userId, { permissions: ['projects:read'] }))).status).toBe(403);
+    expect((await patch(await t.keyFor(pAdmin.userId, { permissions: ['projects:read'] }))).status).toBe(403);
     // The project role counts only in its own project.
     await create({ name: 'Other' });
     const r = await t.call('PATCH', '/projects/proj_0002', { key: pAdmin.key, body: { description: 'x' } });
@@ -421,10 +427,10 @@ describe('PATCH /projects/{projectId}', () => {
   it('answers 404 before 403 for projects the caller may not see', async () => {
     await create({ name: 'Web App' });
     await create({ name: 'Second' });
-    const restricted = t.keyFor(t.ownerId, { projectIds: ['proj_0001'], permissions: ['projects:read'] });
+    const restricted = await t.keyFor(t.ownerId, { projectIds: ['proj_0001'], permissions: ['projects:read'] });
     expect((await t.call('PATCH', '/projects/proj_0002', { key: restricted, body: { name: 'x' } })).status).toBe(404);
     expect((await t.call('PATCH', '/projects/proj_0001', { key: restricted, body: { name: 'x' } })).status).toBe(403);
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     expect((await t.call('PATCH', '/projects/proj_0001', { key: other.key, body: { name: 'x' } })).status).toBe(404);
   });
 });
@@ -441,7 +447,7 @@ describe('status moves', () => {
     expect((await move('unarchive')).body.status).toBe('active');
     expect((await move('suspend')).body.status).toBe('suspended');
     expect((await move('resume')).body).toEqual(project({ updatedAt: '2026-01-01T00:00:01.000Z' }));
-    expect(events('project.').slice(1)).toEqual(
+    expect((await events('project.')).slice(1)).toEqual(
       [
         ['project.archived', 'active', 'archived'],
         ['project.unarchived', 'archived', 'active'],
@@ -468,26 +474,26 @@ describe('status moves', () => {
 
   it('suspend and resume are for owners only; archive needs organization-level projects:write', async () => {
     await create({ name: 'Web App' });
-    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
-    const pAdmin = t.addUser({ email: 'padmin@acme.test', role: 'member' });
+    const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    const pAdmin = await t.addUser({ email: 'padmin@acme.test', role: 'member' });
     await t.call('POST', '/projects/proj_0001/members', { body: { userId: pAdmin.userId, role: 'admin' } });
     const r = await move('suspend', admin.key);
     expect(r.status).toBe(403);
     expect(r.body.error.message).toBe('only owners can suspend a project');
     expect((await move('archive', pAdmin.key)).status).toBe(403);
-    expect((await move('archive', t.keyFor(t.ownerId, { permissions: ['projects:read'] }))).status).toBe(403);
+    expect((await move('archive', await t.keyFor(t.ownerId, { permissions: ['projects:read'] }))).status).toBe(403);
     expect((await move('archive', admin.key)).status).toBe(200);
     expect((await move('unarchive', admin.key)).status).toBe(200);
-    expect((await move('suspend', t.keyFor(t.ownerId, { permissions: ['projects:read'] }))).status).toBe(403);
+    expect((await move('suspend', await t.keyFor(t.ownerId, { permissions: ['projects:read'] }))).status).toBe(403);
     expect((await move('suspend')).status).toBe(200);
     expect((await move('resume', admin.key)).status).toBe(403);
     expect((await move('resume')).status).toBe(200);
-    expect((await move('archive', t.keyFor(t.ownerId, { projectIds: ['proj_0002'] }))).status).toBe(404);
+    expect((await move('archive', await t.keyFor(t.ownerId, { projectIds: ['proj_0002'] }))).status).toBe(404);
   });
 
   it('archived and suspended projects refuse writes with 409 but can still be read and deleted', async () => {
     await create({ name: 'Web App' });
-    const dev = t.addUser({ email: 'dev@acme.test' });
+    const dev = await t.addUser({ email: 'dev@acme.test' });
     await t.call('POST', '/projects/proj_0001/members', { body: { userId: dev.userId, role: 'developer' } });
     for (const [m, back] of [
       ['archive', 'unarchive'],
@@ -523,7 +529,7 @@ describe('DELETE /projects/{projectId}', () => {
   it('removes the project with its environments and members', async () => {
     await create({ name: 'Web App' });
     await create({ name: 'Keep' });
-    const dev = t.addUser({ email: 'dev@acme.test' });
+    const dev = await t.addUser({ email: 'dev@acme.test' });
     await t.call('POST', '/projects/proj_0001/members', { body: { userId: dev.userId, role: 'developer' } });
     await t.call('POST', '/projects/proj_0002/members', { body: { userId: dev.userId, role: 'viewer' } });
     const r = await t.call('DELETE', '/projects/proj_0001');
@@ -532,16 +538,16 @@ describe('DELETE /projects/{projectId}', () => {
     expect((await t.call('GET', '/projects/proj_0001')).status).toBe(404);
     expect((await t.call('GET', '/projects/proj_0001/environments')).status).toBe(404);
     expect((await t.call('DELETE', '/projects/proj_0001')).status).toBe(404);
-    expect([count('projects'), count('environments'), count('project_members')]).toEqual([1, 3, 1]);
+    expect([await count('projects'), await count('environments'), await count('project_members')]).toEqual([1, 3, 1]);
   });
 
   it("takes the project out of every key's projectIds and revokes keys left with none", async () => {
     await create({ name: 'Web App' });
     await create({ name: 'Keep' });
-    const both = t.keyFor(t.ownerId, { projectIds: ['proj_0001', 'proj_0002'] }); // key_0002
-    const only = t.keyFor(t.ownerId, { projectIds: ['proj_0001'] }); // key_0003
+    const both = await t.keyFor(t.ownerId, { projectIds: ['proj_0001', 'proj_0002'] }); // key_0002
+    const only = await t.keyFor(t.ownerId, { projectIds: ['proj_0001'] }); // key_0003
     expect((await t.call('DELETE', '/projects/proj_0001', { key: only })).status).toBe(204);
-    const keys = t.platform.db.prepare('SELECT id, project_ids, revoked_at FROM api_keys ORDER BY id').all();
+    const keys = await dbRows(t.platform, 'SELECT id, project_ids, revoked_at FROM api_keys ORDER BY id');
     expect(keys).toEqual([
       { id: 'key_0001', project_ids: null, revoked_at: null },
       { id: 'key_0002', project_ids: '["proj_0002"]', revoked_at: null },
@@ -550,7 +556,7 @@ describe('DELETE /projects/{projectId}', () => {
     expect((await t.call('GET', '/projects/proj_0002', { key: both })).status).toBe(200);
     const revoked = await t.call('GET', '/projects/proj_0002', { key: only });
     expect(revoked.status).toBe(401);
-    expect(events('api_key.')).toEqual([
+    expect(await events('api_key.')).toEqual([
       {
         type: 'api_key.revoked',
         actor: 'key_0003',
@@ -558,7 +564,7 @@ describe('DELETE /projects/{projectId}', () => {
         data: { reason: 'project_deleted', projectId: 'proj_0001' },
       },
     ]);
-    expect(events('project.deleted')).toEqual([
+    expect(await events('project.deleted')).toEqual([
       {
         type: 'project.deleted',
         actor: 'key_0003',
@@ -570,25 +576,25 @@ describe('DELETE /projects/{projectId}', () => {
 
   it('needs organization-level projects:write: project admins and members get 403, nothing removed', async () => {
     await create({ name: 'Web App' });
-    const pAdmin = t.addUser({ email: 'padmin@acme.test' });
+    const pAdmin = await t.addUser({ email: 'padmin@acme.test' });
     await t.call('POST', '/projects/proj_0001/members', { body: { userId: pAdmin.userId, role: 'admin' } });
-    for (const key of [pAdmin.key, t.keyFor(t.ownerId, { permissions: ['projects:read'] })]) {
+    for (const key of [pAdmin.key, await t.keyFor(t.ownerId, { permissions: ['projects:read'] })]) {
       expect((await t.call('DELETE', '/projects/proj_0001', { key })).status).toBe(403);
     }
     expect(
-      (await t.call('DELETE', '/projects/proj_0001', { key: t.keyFor(t.ownerId, { projectIds: ['proj_0009'] }) }))
+      (await t.call('DELETE', '/projects/proj_0001', { key: await t.keyFor(t.ownerId, { projectIds: ['proj_0009'] }) }))
         .status,
     ).toBe(404);
-    expect((await t.call('DELETE', '/projects/proj_0001', { key: t.otherOrg().key })).status).toBe(404);
-    expect([count('projects'), count('environments'), count('project_members')]).toEqual([1, 3, 1]);
-    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    expect((await t.call('DELETE', '/projects/proj_0001', { key: (await t.otherOrg()).key })).status).toBe(404);
+    expect([await count('projects'), await count('environments'), await count('project_members')]).toEqual([1, 3, 1]);
+    const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
     expect((await t.call('DELETE', '/projects/proj_0001', { key: admin.key })).status).toBe(204);
   });
 });
 
 describe('search beyond ASCII', () => {
   it('matches name or description case-insensitively for any script', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     await t.call('POST', `/organizations/${t.orgId}/projects`, {
       body: { name: 'Pâtisserie', description: 'Éclairs' },
     });

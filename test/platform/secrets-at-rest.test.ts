@@ -74,13 +74,13 @@ function onDisk(db: string): Buffer {
 /** A platform on a file with an OIDC configuration saved through the API, and a signing key made. */
 async function configured(db: string, secretKey?: string) {
   const p = platformAt(db, secretKey);
-  const boot = bootstrap(p.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+  const boot = await bootstrap(p.base(), { orgName: 'Acme', email: 'owner@acme.test' });
   const r = await send(p.fetch, 'http://plat.test', boot.apiKey, 'PUT', `/organizations/${boot.organizationId}/sso`, {
     body: OIDC,
   });
   expect(r.status).toBe(200);
   expect(r.body).toMatchObject({ clientSecretSet: true });
-  signingKeys(p.base());
+  await signingKeys(p.base());
   return { p, orgId: boot.organizationId };
 }
 
@@ -97,11 +97,11 @@ describe('secrets at rest', () => {
     expect(privateJwk).toMatch(/^enc:v1:/);
     expect(onDisk(db).includes(SECRET)).toBe(false);
     expect(onDisk(db).includes('"d":')).toBe(false);
-    expect(p.base().stores.sso.clientSecret(orgId)).toBe(SECRET);
-    expect(signingKeys(p.base(), true)[0]?.privateKey.asymmetricKeyType).toBe('ec');
+    expect(await p.base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect((await signingKeys(p.base(), true))[0]?.privateKey.asymmetricKeyType).toBe('ec');
     // The key lives beside the database, readable by its owner only; another process opens with it.
     expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600);
-    expect(platformAt(db).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect(await platformAt(db).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
   });
 
   it('takes the key from PLAT_SECRET_KEY instead of a file, and says plainly when the key is another', async () => {
@@ -110,10 +110,10 @@ describe('secrets at rest', () => {
     const key = randomBytes(32).toString('base64');
     const { orgId } = await configured(db, key);
     expect(existsSync(`${db}.key`)).toBe(false);
-    expect(platformAt(db, key).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect(await platformAt(db, key).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
     const other = platformAt(db, randomBytes(32).toString('hex'));
-    expect(() => other.base().stores.sso.clientSecret(orgId)).toThrow(SecretKeyError);
-    expect(() => other.base().stores.sso.clientSecret(orgId)).toThrow(
+    await expect(other.base().stores.sso.clientSecret(orgId)).rejects.toThrow(SecretKeyError);
+    await expect(other.base().stores.sso.clientSecret(orgId)).rejects.toThrow(
       /^a secret in the database was sealed with key [\w-]{8}, but the key in use \(PLAT_SECRET_KEY\) is [\w-]{8}: restore the key the database was written with/,
     );
   });
@@ -165,14 +165,14 @@ describe('secrets at rest', () => {
       `${keyIdOf(db)}): restore the key the database was written with (the file <database>.key from your backup, or ` +
       'PLAT_SECRET_KEY), or discard the sealed secrets with: plat local forget-secrets';
     expect(() => p.checkSecretKey()).toThrow(message);
-    expect(() => p.base().stores.sso.clientSecret(orgId)).toThrow(message);
-    expect(() => signingKeys(p.base(), true)).toThrow(message);
+    await expect(p.base().stores.sso.clientSecret(orgId)).rejects.toThrow(message);
+    await expect(signingKeys(p.base(), true)).rejects.toThrow(message);
     expect(existsSync(`${db}.key`)).toBe(false);
     // The way out: the sealed secrets go, a new key is made, and tokens are signed again (with a new signing key).
-    expect(forgetSealedSecrets(p.base())).toEqual({ signingKeys: 1, ssoClientSecrets: [orgId] });
-    expect(p.base().stores.sso.clientSecret(orgId)).toBeNull();
-    expect(p.base().stores.sso.get(orgId)).toMatchObject({ clientSecretSet: false });
-    expect(signingKeys(p.base(), true)).toHaveLength(1);
+    expect(await forgetSealedSecrets(p.base())).toEqual({ signingKeys: 1, ssoClientSecrets: [orgId] });
+    expect(await p.base().stores.sso.clientSecret(orgId)).toBeNull();
+    expect(await p.base().stores.sso.get(orgId)).toMatchObject({ clientSecretSet: false });
+    expect(await signingKeys(p.base(), true)).toHaveLength(1);
     expect(existsSync(`${db}.key`)).toBe(true);
     expect(() => p.checkSecretKey()).not.toThrow();
   });
@@ -187,12 +187,11 @@ describe('secrets at rest', () => {
     const r = await send(other.fetch, 'http://plat.test', null, 'GET', '/auth/jwks');
     expect(r.status).toBe(500);
     expect(JSON.stringify(r.body)).not.toContain('sealed');
-    expect(() =>
-      other.base().stores.sso.put({ ...(other.base().stores.sso.get(orgId) as any), clientSecret: 'x' }),
-    ).toThrow(
+    const config = (await other.base().stores.sso.get(orgId)) as any;
+    await expect(other.base().stores.sso.put({ ...config, clientSecret: 'x' })).rejects.toThrow(
       /^the database's secrets are sealed with key [\w-]{8}, but the key in use \(PLAT_SECRET_KEY\) is [\w-]{8}: /,
     );
-    expect(platformAt(db, key).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect(await platformAt(db, key).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
   });
 
   it('gives every process opening a new database at once the one key file one of them made', async () => {

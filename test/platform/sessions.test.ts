@@ -13,30 +13,30 @@ async function events(t: TestPlatform, type: string) {
 }
 
 /** Owner, admin and member, each with one live session and a key; the owner has two live and two ended ones. */
-function setup() {
-  const t = testPlatform({ bearer: sessionBearer });
-  const admin = t.addUser({ email: 'ada@acme.test', name: 'Ada', role: 'admin' });
-  const member = t.addUser({ email: 'max@acme.test', name: 'Max' });
-  const ownerCli = createSession(t, t.ownerId);
+async function setup() {
+  const t = await testPlatform({ bearer: sessionBearer });
+  const admin = await t.addUser({ email: 'ada@acme.test', name: 'Ada', role: 'admin' });
+  const member = await t.addUser({ email: 'max@acme.test', name: 'Max' });
+  const ownerCli = await createSession(t, t.ownerId);
   t.clock.advance(1000);
-  const ownerBrowser = createSession(t, t.ownerId, {
+  const ownerBrowser = await createSession(t, t.ownerId, {
     clientId: null,
     ipAddress: null,
     userAgent: 'Firefox/140.0',
     expiresAt: null,
   });
-  const adminSession = createSession(t, admin.userId);
-  const memberSession = createSession(t, member.userId);
-  const revoked = createSession(t, t.ownerId);
-  t.platform.base().stores.sessions.revoke(revoked, t.platform.base().now());
-  createSession(t, t.ownerId, { expiresAt: NOW });
+  const adminSession = await createSession(t, admin.userId);
+  const memberSession = await createSession(t, member.userId);
+  const revoked = await createSession(t, t.ownerId);
+  await t.platform.base().stores.sessions.revoke(revoked, t.platform.base().now());
+  await createSession(t, t.ownerId, { expiresAt: NOW });
   t.clock.advance(1000);
   return { t, admin, member, ownerCli, ownerBrowser, adminSession, memberSession };
 }
 
 describe('GET /users/{userId}/sessions', () => {
   it('lists the active sessions of the user in this organization, newest first, every field', async () => {
-    const s = setup();
+    const s = await setup();
     const { t } = s;
     const r = await t.call('GET', `/users/${t.ownerId}/sessions`);
     expect(r.status).toBe(200);
@@ -69,7 +69,7 @@ describe('GET /users/{userId}/sessions', () => {
   });
 
   it('marks the session of the calling access token as current', async () => {
-    const { t, ownerCli, ownerBrowser } = setup();
+    const { t, ownerCli, ownerBrowser } = await setup();
     const r = await t.call('GET', `/users/${t.ownerId}/sessions`, bearer(ownerCli));
     expect(r.status).toBe(200);
     expect(r.body.data.map((x: any) => [x.id, x.current])).toEqual([
@@ -79,17 +79,17 @@ describe('GET /users/{userId}/sessions', () => {
   });
 
   it('does not show sessions the user signed into another organization with', async () => {
-    const t = testPlatform({ bearer: sessionBearer });
-    const other = t.otherOrg();
-    t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'member' });
-    const here = createSession(t, t.ownerId);
-    createSession(t, t.ownerId, { orgId: other.orgId });
+    const t = await testPlatform({ bearer: sessionBearer });
+    const other = await t.otherOrg();
+    await t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'member' });
+    const here = await createSession(t, t.ownerId);
+    await createSession(t, t.ownerId, { orgId: other.orgId });
     const r = await t.call('GET', `/users/${t.ownerId}/sessions`);
     expect(r.body.data.map((x: any) => x.id)).toEqual([here]);
   });
 
   it('lets every user list their own sessions, and only sessions:read holders list others', async () => {
-    const { t, admin, member, memberSession, adminSession } = setup();
+    const { t, admin, member, memberSession, adminSession } = await setup();
     const own = await t.call('GET', `/users/${member.userId}/sessions`, { key: member.key });
     expect(own.status).toBe(200);
     expect(own.body.data.map((x: any) => x.id)).toEqual([memberSession]);
@@ -107,19 +107,19 @@ describe('GET /users/{userId}/sessions', () => {
   });
 
   it('holds a restricted key to its permissions even for its own sessions', async () => {
-    const { t } = setup();
-    const narrow = t.keyFor(t.ownerId, { permissions: ['users:read'] });
+    const { t } = await setup();
+    const narrow = await t.keyFor(t.ownerId, { permissions: ['users:read'] });
     expect((await t.call('GET', `/users/${t.ownerId}/sessions`, { key: narrow })).status).toBe(403);
-    const reader = t.keyFor(t.ownerId, { permissions: ['sessions:read'] });
+    const reader = await t.keyFor(t.ownerId, { permissions: ['sessions:read'] });
     expect((await t.call('GET', `/users/${t.ownerId}/sessions`, { key: reader })).status).toBe(200);
     const del = await t.call('DELETE', `/users/${t.ownerId}/sessions`, { key: reader });
     expect(del.status).toBe(403);
   });
 
   it('answers 404 for an unknown user or one of another organization', async () => {
-    const { t } = setup();
-    const other = t.otherOrg();
-    createSession(t, other.ownerId, { orgId: other.orgId });
+    const { t } = await setup();
+    const other = await t.otherOrg();
+    await createSession(t, other.ownerId, { orgId: other.orgId });
     for (const path of [`/users/user_9999/sessions`, `/users/${other.ownerId}/sessions`, `/users/nope/sessions`]) {
       const r = await t.call('GET', path);
       expect(r.status).toBe(404);
@@ -131,7 +131,7 @@ describe('GET /users/{userId}/sessions', () => {
 
 describe('DELETE /users/{userId}/sessions/{sessionId}', () => {
   it('revokes one session: 204, gone from the list, its token fails, one event', async () => {
-    const { t, ownerCli, ownerBrowser } = setup();
+    const { t, ownerCli, ownerBrowser } = await setup();
     const r = await t.call('DELETE', `/users/${t.ownerId}/sessions/${ownerCli}`, {
       headers: { 'X-Request-Id': 'trace-1' },
     });
@@ -142,7 +142,7 @@ describe('DELETE /users/{userId}/sessions/{sessionId}', () => {
     const after = await t.call('GET', `/users/${t.ownerId}/sessions`, bearer(ownerCli));
     expect(after.status).toBe(401);
     expect(after.body.error.code).toBe('authentication_failed');
-    expect(t.platform.base().stores.sessions.byId(ownerCli)?.revokedAt).toBe(NOW);
+    expect((await t.platform.base().stores.sessions.byId(ownerCli))?.revokedAt).toBe(NOW);
     expect(await events(t, 'session.revoked')).toEqual([
       {
         id: expect.stringMatching(/^evt_/),
@@ -161,7 +161,7 @@ describe('DELETE /users/{userId}/sessions/{sessionId}', () => {
   });
 
   it('lets a user revoke their own session through that very session', async () => {
-    const { t, memberSession, member } = setup();
+    const { t, memberSession, member } = await setup();
     const r = await t.call('DELETE', `/users/${member.userId}/sessions/${memberSession}`, bearer(memberSession));
     expect(r.status).toBe(204);
     expect((await t.call('GET', `/users/${member.userId}/sessions`, bearer(memberSession))).status).toBe(401);
@@ -170,7 +170,7 @@ describe('DELETE /users/{userId}/sessions/{sessionId}', () => {
   });
 
   it('needs sessions:write for another user, and owner rank for an owner; nothing changes on refusal', async () => {
-    const { t, admin, member, adminSession, memberSession, ownerCli } = setup();
+    const { t, admin, member, adminSession, memberSession, ownerCli } = await setup();
     const byMember = await t.call('DELETE', `/users/${admin.userId}/sessions/${adminSession}`, { key: member.key });
     expect(byMember.status).toBe(403);
     const onOwner = await t.call('DELETE', `/users/${t.ownerId}/sessions/${ownerCli}`, { key: admin.key });
@@ -179,7 +179,7 @@ describe('DELETE /users/{userId}/sessions/{sessionId}', () => {
     const onAll = await t.call('DELETE', `/users/${t.ownerId}/sessions`, { key: admin.key });
     expect(onAll.status).toBe(403);
     expect(await events(t, 'session.revoked')).toEqual([]);
-    expect(t.platform.base().stores.sessions.byId(ownerCli)?.revokedAt).toBeNull();
+    expect((await t.platform.base().stores.sessions.byId(ownerCli))?.revokedAt).toBeNull();
 
     expect(
       (await t.call('DELETE', `/users/${member.userId}/sessions/${memberSession}`, { key: admin.key })).status,
@@ -188,9 +188,9 @@ describe('DELETE /users/{userId}/sessions/{sessionId}', () => {
   });
 
   it("answers 404 for an unknown session, another user's, or another organization's", async () => {
-    const { t, admin, adminSession, ownerCli } = setup();
-    const other = t.otherOrg();
-    const foreign = createSession(t, other.ownerId, { orgId: other.orgId });
+    const { t, admin, adminSession, ownerCli } = await setup();
+    const other = await t.otherOrg();
+    const foreign = await createSession(t, other.ownerId, { orgId: other.orgId });
     for (const path of [
       `/users/${t.ownerId}/sessions/sess_9999`,
       `/users/${t.ownerId}/sessions/${adminSession}`,
@@ -202,19 +202,19 @@ describe('DELETE /users/{userId}/sessions/{sessionId}', () => {
       expect(r.status, path).toBe(404);
     }
     expect((await t.call('DELETE', `/users/${t.ownerId}/sessions/${ownerCli}`, { key: other.key })).status).toBe(404);
-    expect(t.platform.base().stores.sessions.byId(foreign)?.revokedAt).toBeNull();
+    expect((await t.platform.base().stores.sessions.byId(foreign))?.revokedAt).toBeNull();
   });
 });
 
 describe('DELETE /users/{userId}/sessions', () => {
   it('revokes every active session and says how many', async () => {
-    const { t, ownerCli, adminSession } = setup();
+    const { t, ownerCli, adminSession } = await setup();
     const r = await t.call('DELETE', `/users/${t.ownerId}/sessions`);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ revoked: 2 }); // not the one revoked before, nor the expired one
     expect((await t.call('GET', `/users/${t.ownerId}/sessions`)).body).toEqual({ data: [] });
     expect((await t.call('GET', `/users/${t.ownerId}/sessions`, bearer(ownerCli))).status).toBe(401);
-    expect(t.platform.base().stores.sessions.byId(adminSession)?.revokedAt).toBeNull();
+    expect((await t.platform.base().stores.sessions.byId(adminSession))?.revokedAt).toBeNull();
     const [event] = await events(t, 'sessions.revoked');
     expect(event).toMatchObject({
       target: { type: 'user', id: t.ownerId },
@@ -226,7 +226,7 @@ describe('DELETE /users/{userId}/sessions', () => {
   });
 
   it('keeps the current session with keepCurrent=true', async () => {
-    const { t, ownerCli } = setup();
+    const { t, ownerCli } = await setup();
     const r = await t.call('DELETE', `/users/${t.ownerId}/sessions?keepCurrent=true`, bearer(ownerCli));
     expect(r.body).toEqual({ revoked: 1 });
     const list = await t.call('GET', `/users/${t.ownerId}/sessions`, bearer(ownerCli));
@@ -237,7 +237,7 @@ describe('DELETE /users/{userId}/sessions', () => {
   });
 
   it('revokes the current session too without keepCurrent, or with keepCurrent=false', async () => {
-    const { t, ownerCli, ownerBrowser } = setup();
+    const { t, ownerCli, ownerBrowser } = await setup();
     const r = await t.call('DELETE', `/users/${t.ownerId}/sessions?keepCurrent=false`, bearer(ownerCli));
     expect(r.body).toEqual({ revoked: 2 });
     expect((await t.call('GET', `/users/${t.ownerId}/sessions`, bearer(ownerBrowser))).status).toBe(401);
@@ -245,14 +245,14 @@ describe('DELETE /users/{userId}/sessions', () => {
   });
 
   it("keepCurrent has nothing to keep for another user's sessions", async () => {
-    const { t, admin, ownerCli } = setup();
-    createSession(t, admin.userId);
+    const { t, admin, ownerCli } = await setup();
+    await createSession(t, admin.userId);
     const r = await t.call('DELETE', `/users/${admin.userId}/sessions?keepCurrent=true`, bearer(ownerCli));
     expect(r.body).toEqual({ revoked: 2 });
   });
 
   it('rejects a keepCurrent that is not a boolean, and unknown parameters, with 400', async () => {
-    const { t } = setup();
+    const { t } = await setup();
     for (const q of ['keepCurrent=yes', 'keep=true']) {
       const r = await t.call('DELETE', `/users/${t.ownerId}/sessions?${q}`);
       expect(r.status).toBe(400);
@@ -264,14 +264,14 @@ describe('DELETE /users/{userId}/sessions', () => {
 
 describe('POST /users/{userId}/suspend', () => {
   it("revokes all of the user's sessions and API keys at once", async () => {
-    const { t, member, memberSession } = setup();
-    const second = createSession(t, member.userId);
-    const extraKey = t.keyFor(member.userId);
+    const { t, member, memberSession } = await setup();
+    const second = await createSession(t, member.userId);
+    const extraKey = await t.keyFor(member.userId);
     expect((await t.call('GET', `/users/${member.userId}`, { key: extraKey })).status).toBe(200);
     const r = await t.call('POST', `/users/${member.userId}/suspend`);
     expect(r.status).toBe(200);
     const stores = t.platform.base().stores;
-    for (const id of [memberSession, second]) expect(stores.sessions.byId(id)?.revokedAt).toBe(NOW);
+    for (const id of [memberSession, second]) expect((await stores.sessions.byId(id))?.revokedAt).toBe(NOW);
     expect((await t.call('GET', `/users/${member.userId}/sessions`)).body).toEqual({ data: [] });
     for (const key of [member.key, extraKey]) {
       const res = await t.call('GET', `/users/${member.userId}`, { key });

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/contract/users.js';
+import { dbRows } from '../helpers/db.js';
 import { type OidcIdp, startOidcIdp } from '../helpers/oidc-idp.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import {
@@ -29,7 +30,7 @@ beforeAll(() => {
 /** `login` signs in at the provider, the platform refuses them with `status` and `check`, and the client is told. */
 async function refusedAs(t: TestPlatform, login: string, status: 400 | 403, check: string): Promise<void> {
   const started = await begin(t);
-  const before = rowCounts(t.platform.db);
+  const before = await rowCounts(t.platform);
   const { back, page } = await signInAs(t, idp, started, login);
   await expectRefused(t, idp, page, { status, check, before, back: true, secrets: secretsOf(started, back) });
 }
@@ -38,18 +39,18 @@ describe('forged or refused answers, each creating nothing', () => {
   it('a state the platform never issued', async () => {
     const t = await platformWithSso(idp);
     const started = await begin(t);
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const back = await idp.completeSignIn(started.url, 'alice', { state: '_forged-state' });
     const page = await visit(t.platform.fetch, back);
     const check = 'the sign-in request (state) is unknown';
     await expectRefused(t, idp, page, { status: 400, check, before, back: false, secrets: secretsOf(started, back) });
     // The real request was not used up by the forged one.
-    expect(t.platform.base().stores.ssoSignIn.requestState(started.request.id)?.usedAt).toBeNull();
+    expect((await t.platform.base().stores.ssoSignIn.requestState(started.request.id))?.usedAt).toBeNull();
   });
 
   it('no state at all', async () => {
     const t = await platformWithSso(idp);
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const page = await visit(t.platform.fetch, `${callbackOf(t.orgId)}?code=abc`);
     await expectRefused(t, idp, page, { status: 400, check: 'the answer carries no state', before, back: false });
   });
@@ -72,7 +73,7 @@ describe('forged or refused answers, each creating nothing', () => {
         message: failedBecause(check as string),
       });
     }
-    expect(rowCounts(t.platform.db)).toMatchObject({ accounts: 1, sessions: 0, codes: 0, identities: 0 });
+    expect(await rowCounts(t.platform)).toMatchObject({ accounts: 1, sessions: 0, codes: 0, identities: 0 });
   });
 
   it('the same answer twice: the second is a replay', async () => {
@@ -80,7 +81,7 @@ describe('forged or refused answers, each creating nothing', () => {
     const started = await begin(t);
     const { back, page: first } = await signInAs(t, idp, started, 'alice');
     expect(first.status).toBe(303);
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const again = await visit(t.platform.fetch, back);
     const check = 'the sign-in request (state) was used already: an answer cannot be replayed';
     await expectRefused(t, idp, again, { status: 400, check, before, back: false, secrets: secretsOf(started, back) });
@@ -88,7 +89,7 @@ describe('forged or refused answers, each creating nothing', () => {
 
   it("the state of another organization's sign-in", async () => {
     const t = await platformWithSso(idp);
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     const saved = await t.call('PUT', `/organizations/${other.orgId}/sso`, {
       key: other.key,
       body: ssoBody(idp, ['other.test']),
@@ -97,11 +98,11 @@ describe('forged or refused answers, each creating nothing', () => {
     const theirs = await begin(t, { orgId: other.orgId });
     const back = await idp.completeSignIn(theirs.url, 'alice');
     expect(back.pathname).toBe(`/v2/sso/oidc/${other.orgId}/callback`);
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const page = await visit(t.platform.fetch, `${callbackOf(t.orgId)}${back.search}`);
     const check = 'the sign-in request (state) belongs to another organization';
     await expectRefused(t, idp, page, { status: 400, check, before, back: false, secrets: secretsOf(theirs, back) });
-    expect(t.platform.base().stores.ssoSignIn.requestState(theirs.request.id)?.usedAt).toBeNull();
+    expect((await t.platform.base().stores.ssoSignIn.requestState(theirs.request.id))?.usedAt).toBeNull();
   });
 
   it('an answer that comes back after 10 minutes', async () => {
@@ -109,7 +110,7 @@ describe('forged or refused answers, each creating nothing', () => {
     const started = await begin(t);
     const back = await idp.completeSignIn(started.url, 'alice');
     t.clock.advance(10 * 60_000 + 1);
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const page = await visit(t.platform.fetch, back);
     const check = 'the sign-in request (state) expired: it must come back within 10 minutes';
     await expectRefused(t, idp, page, { status: 400, check, before, back: false, secrets: secretsOf(started, back) });
@@ -157,7 +158,7 @@ describe('forged or refused answers, each creating nothing', () => {
       const t = await platformWithSso(idp);
       const started = await begin(t);
       forge();
-      const before = rowCounts(t.platform.db);
+      const before = await rowCounts(t.platform);
       const { back, page } = await signInAs(t, idp, started, 'alice');
       await expectRefused(t, idp, page, { status: 400, check, before, back: true, secrets: secretsOf(started, back) });
     });
@@ -168,7 +169,7 @@ describe('forged or refused answers, each creating nothing', () => {
     const evil = await startOidcIdp({ redirectUris: [callbackOf(t.orgId)], users: USERS });
     try {
       const started = await begin(t);
-      const before = rowCounts(t.platform.db);
+      const before = await rowCounts(t.platform);
       const back = await evil.completeSignIn(evil.authorizationUrlFor(started.url), 'alice');
       expect(back.searchParams.get('iss')).toBe(evil.issuer);
       const page = await visit(t.platform.fetch, back);
@@ -182,7 +183,7 @@ describe('forged or refused answers, each creating nothing', () => {
   it('the person cancels at the provider: the way back tells the client access_denied', async () => {
     const t = await platformWithSso(idp);
     const started = await begin(t);
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const back = await idp.cancelSignIn(started.url);
     const page = await visit(t.platform.fetch, back);
     const check = 'the sign-in was cancelled or refused at the identity provider (access_denied)';
@@ -194,7 +195,7 @@ describe('forged or refused answers, each creating nothing', () => {
   it("a provider error the platform does not know, with words of the link's author", async () => {
     const t = await platformWithSso(idp);
     const started = await begin(t);
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const query = new URLSearchParams({
       state: started.request.id,
       error: '<b>urgent</b>',
@@ -213,7 +214,7 @@ describe('forged or refused answers, each creating nothing', () => {
     const back = await idp.completeSignIn(started.url, 'alice');
     const off = await t.call('PUT', `/organizations/${t.orgId}/sso`, { body: { ...ssoBody(idp), enabled: false } });
     expect(off.status).toBe(200);
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const page = await visit(t.platform.fetch, back);
     const check = 'single sign-on is disabled for this organization';
     await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
@@ -224,7 +225,7 @@ describe('forged or refused answers, each creating nothing', () => {
     const started = await begin(t);
     const back = await idp.completeSignIn(started.url, 'alice');
     expect((await t.call('DELETE', `/organizations/${t.orgId}/sso`)).status).toBe(204);
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const page = await visit(t.platform.fetch, back);
     const check = 'single sign-on through OpenID Connect is not configured for this organization';
     await expectRefused(t, idp, page, { status: 403, check, before, back: true, secrets: secretsOf(started, back) });
@@ -234,14 +235,14 @@ describe('forged or refused answers, each creating nothing', () => {
     const t = await platformWithSso(idp);
     const base = t.platform.base();
     const test = { id: 'ssotest_1', orgId: t.orgId, createdAt: base.now(), expiresAt: '2999-01-01T00:00:00.000Z' };
-    base.stores.ssoSignIn.insertTest(test);
+    await base.stores.ssoSignIn.insertTest(test);
     const started = await begin(t, { continuation: { kind: 'test', testId: test.id } });
     idp.forge({ idTokenClaims: { aud: 'another-client' } });
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const { back, page } = await signInAs(t, idp, started, 'alice');
     const check = 'the ID token is meant for another client (audience)';
     await expectRefused(t, idp, page, { status: 400, check, before, back: false, secrets: secretsOf(started, back) });
-    expect(base.stores.ssoSignIn.test(t.orgId, test.id)).toMatchObject({
+    expect(await base.stores.ssoSignIn.test(t.orgId, test.id)).toMatchObject({
       status: 'failed',
       result: { status: 400, check },
     });
@@ -249,7 +250,7 @@ describe('forged or refused answers, each creating nothing', () => {
 
   it('a suspended member: no code, no session', async () => {
     const t = await platformWithSso(idp);
-    t.addUser({ email: 'dave@acme.test', status: 'suspended' });
+    await t.addUser({ email: 'dave@acme.test', status: 'suspended' });
     await refusedAs(t, 'dave', 403, 'the user is suspended');
   });
 
@@ -264,7 +265,7 @@ describe('forged or refused answers, each creating nothing', () => {
     const started = await begin(t);
     const back = await gone.completeSignIn(started.url, 'alice');
     await gone.close();
-    const before = rowCounts(t.platform.db);
+    const before = await rowCounts(t.platform);
     const page = await visit(t.platform.fetch, back);
     const check = /^the identity provider's token endpoint could not be reached \((ECONNREFUSED|UND_ERR_SOCKET)\)$/;
     await expectRefused(t, idp, page, { status: 400, check, before, back: true, secrets: secretsOf(started, back) });
@@ -280,7 +281,7 @@ describe('whose e-mail the platform may trust (contract §9)', () => {
 
   it('links a member by e-mail only if the provider says it verified the address', async () => {
     const t = await platformWithSso(idp);
-    t.addUser({ email: 'bob@acme.test' });
+    await t.addUser({ email: 'bob@acme.test' });
     const { email_verified: _, ...unsaid } = USERS.bob as Record<string, unknown>;
     idp.users.set('bob', unsaid);
     await refusedAs(
@@ -305,8 +306,8 @@ describe('whose e-mail the platform may trust (contract §9)', () => {
 
   it('refuses an account of other organizations only: a domain claim is no proof of owning the domain', async () => {
     const t = await platformWithSso(idp);
-    const other = t.otherOrg();
-    t.addUser({ email: 'dave@acme.test', orgId: other.orgId });
+    const other = await t.otherOrg();
+    await t.addUser({ email: 'dave@acme.test', orgId: other.orgId });
     await refusedAs(
       t,
       'dave',
@@ -314,7 +315,7 @@ describe('whose e-mail the platform may trust (contract §9)', () => {
       'the e-mail belongs to an account outside the organization: an owner must invite it first',
     );
     // Invited, still not theirs until they accept: the invitation proves nothing of who answers at the provider.
-    const { userId } = t.addUser({ email: 'dave@acme.test', status: 'pending' });
+    const { userId } = await t.addUser({ email: 'dave@acme.test', status: 'pending' });
     await refusedAs(
       t,
       'dave',
@@ -323,10 +324,13 @@ describe('whose e-mail the platform may trust (contract §9)', () => {
     );
     // Once they accepted, the same answer signs them in as that account.
     const base = t.platform.base();
-    base.stores.users.update(t.orgId, { ...(base.stores.users.get(t.orgId, userId) as User), status: 'active' });
+    await base.stores.users.update(t.orgId, {
+      ...((await base.stores.users.get(t.orgId, userId)) as User),
+      status: 'active',
+    });
     const again = await begin(t);
     expect((await signInAs(t, idp, again, 'dave')).page.status).toBe(303);
-    const linked = t.platform.db.prepare('SELECT user_id FROM sso_identities WHERE org_id = ?').all(t.orgId);
+    const linked = await dbRows(t.platform, 'SELECT user_id FROM sso_identities WHERE org_id = ?', t.orgId);
     expect(linked).toEqual([{ user_id: userId }]);
   });
 

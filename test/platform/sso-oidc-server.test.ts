@@ -33,7 +33,11 @@ beforeAll(async () => {
     accessLog: (line) => accessLog.push(line),
     limits: { enabled: false },
   });
-  const boot = bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test', name: 'Olive Owner' });
+  const boot = await bootstrap(server.platform.base(), {
+    orgName: 'Acme',
+    email: 'owner@acme.test',
+    name: 'Olive Owner',
+  });
   orgId = boot.organizationId;
   ownerKey = boot.apiKey;
   idp.setRedirectUris([`${server.url}/v2/sso/oidc/${orgId}/callback`]);

@@ -142,15 +142,15 @@ describe('refused, each with the check it breaks', () => {
       400,
       'the response carries more than one assertion',
     );
-    expect(s.base.stores.ssoSignIn.identity(s.t.orgId, FORGED_USER.nameId)).toBeUndefined();
-    expect(s.base.stores.ssoSignIn.identity(s.t.orgId, DEFAULT_USER.nameId)).toBeUndefined();
+    expect(await s.base.stores.ssoSignIn.identity(s.t.orgId, FORGED_USER.nameId)).toBeUndefined();
+    expect(await s.base.stores.ssoSignIn.identity(s.t.orgId, DEFAULT_USER.nameId)).toBeUndefined();
   });
 });
 
 describe('certificate rotation', () => {
   it('refuses a response signed by a key the metadata does not name (rotated out)', async () => {
     const s = await setup({ idp: { certificates: ['first'] } });
-    expect(s.base.stores.sso.get(s.t.orgId)?.certificates).toHaveLength(1);
+    expect((await s.base.stores.sso.get(s.t.orgId))?.certificates).toHaveLength(1);
     await refusedAnswer(s, { signingKey: 'second' }, 400, ASSERTION_SIGNATURE);
     const { sent, request } = await s.signIn();
     const ok = await s.postAcs({

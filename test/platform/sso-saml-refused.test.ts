@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newSsoRequest } from '../../src/platform/sso/sign-in.js';
 import type { StoredSso } from '../../src/platform/store/sso.js';
+import { dbRows } from '../helpers/db.js';
 import { DEFAULT_USER } from '../helpers/saml-idp.js';
 import { authorizeContinuation, pageMessage, samlConfigBody, samlPlatforms, sendSignIn } from '../helpers/sso-saml.js';
 import { expectRefused } from '../helpers/sso-saml-refusal.js';
@@ -20,9 +21,11 @@ describe('replays and requests', () => {
     const { form } = await s.signIn();
     expect((await s.postAcs(form.fields)).status).toBe(303);
     await expectRefused(s, form.fields, 400, 'the assertion was already used (replay)');
-    const kept = s.base.db
-      .prepare('SELECT assertion_id, expires_at FROM sso_assertions WHERE org_id = ?')
-      .all(s.t.orgId) as { assertion_id: string; expires_at: string }[];
+    const kept = await dbRows<{ assertion_id: string; expires_at: string }>(
+      s.base,
+      'SELECT assertion_id, expires_at FROM sso_assertions WHERE org_id = ?',
+      s.t.orgId,
+    );
     // Valid until 5 minutes from now, so refused as expired from 8 minutes from now on.
     expect(kept.map((k) => k.expires_at)).toEqual(['2026-01-01T00:08:00.000Z']);
   });
@@ -74,7 +77,7 @@ describe('replays and requests', () => {
 
   it("refuses InResponseTo naming another organization's request, and leaves that request usable", async () => {
     const s = await setup();
-    const other = s.t.otherOrg();
+    const other = await s.t.otherOrg();
     const put = await s.t.call('PUT', `/organizations/${other.orgId}/sso`, {
       key: other.key,
       body: samlConfigBody(s.idp, { domains: ['other.test'] }),
@@ -92,7 +95,7 @@ describe('replays and requests', () => {
       'InResponseTo names a sign-in request of another organization',
       { back: true },
     );
-    expect(s.base.stores.ssoSignIn.requestState(theirs.request.id)?.usedAt).toBeNull();
+    expect((await s.base.stores.ssoSignIn.requestState(theirs.request.id))?.usedAt).toBeNull();
   });
 
   it('refuses an InResponseTo that the response and its signed assertion disagree on', async () => {
@@ -113,8 +116,8 @@ describe('replays and requests', () => {
 
   it('refuses InResponseTo naming an OpenID Connect sign-in of the organization', async () => {
     const s = await setup();
-    const config = s.base.stores.sso.get(s.t.orgId) as StoredSso;
-    const oidc = newSsoRequest(s.base, { ...config, protocol: 'oidc' }, authorizeContinuation(pkce().challenge));
+    const config = (await s.base.stores.sso.get(s.t.orgId)) as StoredSso;
+    const oidc = await newSsoRequest(s.base, { ...config, protocol: 'oidc' }, authorizeContinuation(pkce().challenge));
     const { sent } = await s.signIn();
     await expectRefused(
       s,
@@ -127,7 +130,7 @@ describe('replays and requests', () => {
 
   it('tells a `plat sso test` that its sign-in failed, and why', async () => {
     const s = await setup();
-    s.base.stores.ssoSignIn.insertTest({
+    await s.base.stores.ssoSignIn.insertTest({
       id: 'test_1',
       orgId: s.t.orgId,
       createdAt: s.base.now(),
@@ -137,7 +140,7 @@ describe('replays and requests', () => {
     const samlResponse = s.idp.response({ request: sent, audience: 'https://other.test/sp' });
     const check = "the assertion's Audience is not this service provider's entity id";
     await expectRefused(s, { SAMLResponse: samlResponse, RelayState: request.id }, 400, check);
-    expect(s.base.stores.ssoSignIn.test(s.t.orgId, 'test_1')).toMatchObject({
+    expect(await s.base.stores.ssoSignIn.test(s.t.orgId, 'test_1')).toMatchObject({
       status: 'failed',
       result: { status: 400, check },
     });
@@ -184,11 +187,11 @@ describe('refused people (403)', () => {
 
   it('a suspended user', async () => {
     const s = await setup();
-    const { userId } = s.t.addUser({ email: 'sam@acme.test', status: 'suspended' });
+    const { userId } = await s.t.addUser({ email: 'sam@acme.test', status: 'suspended' });
     const { form } = await s.signIn();
     await expectRefused(s, form.fields, 403, 'the user is suspended', { back: true });
-    expect(s.base.stores.users.get(s.t.orgId, userId)?.status).toBe('suspended');
-    expect(s.base.stores.ssoSignIn.identity(s.t.orgId, DEFAULT_USER.nameId)).toBeUndefined();
+    expect((await s.base.stores.users.get(s.t.orgId, userId))?.status).toBe('suspended');
+    expect(await s.base.stores.ssoSignIn.identity(s.t.orgId, DEFAULT_USER.nameId)).toBeUndefined();
   });
 });
 
@@ -203,14 +206,14 @@ describe('the configuration', () => {
     const s = await setup();
     const { form } = await s.signIn();
     expect((await s.t.call('DELETE', `/organizations/${s.t.orgId}/sso`)).status).toBe(204);
-    const before = s.created();
+    const before = await s.created();
     const r = await s.postAcs(form.fields);
     expect({ status: r.status, message: pageMessage(r.text) }).toEqual({
       status: 403,
       message:
         "Signing in through your organization's identity provider failed: single sign-on through SAML is not configured for this organization.",
     });
-    expect(s.created()).toEqual(before);
+    expect(await s.created()).toEqual(before);
     // Anyone may post to any organization's ACS: without single sign-on there, nothing goes to its audit log.
     expect(await s.events('sso.failed')).toEqual([]);
   });
@@ -218,7 +221,7 @@ describe('the configuration', () => {
   it('refuses a response to an organization that does not exist, recording nothing', async () => {
     const s = await setup();
     const { form } = await s.signIn();
-    const before = s.created();
+    const before = await s.created();
     const r = await s.t.platform.fetch(
       new Request('http://plat.test/v2/sso/saml/org_9999/acs', {
         method: 'POST',
@@ -228,7 +231,7 @@ describe('the configuration', () => {
     );
     expect(r.status).toBe(403);
     expect(await r.text()).toContain('single sign-on through SAML is not configured for this organization');
-    expect(s.created()).toEqual(before);
+    expect(await s.created()).toEqual(before);
     expect(await s.events('sso.failed')).toEqual([]);
   });
 });

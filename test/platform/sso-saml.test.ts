@@ -40,7 +40,7 @@ describe('GET /v2/sso/saml/{orgId}/metadata', () => {
   </SPSSODescriptor>
 </EntityDescriptor>`);
     // Before any configuration too: the IdP's side is usually set up first.
-    const other = s.t.otherOrg();
+    const other = await s.t.otherOrg();
     const early = await s.t.platform.fetch(new Request(`http://plat.test/v2/sso/saml/${other.orgId}/metadata`));
     expect(early.status).toBe(200);
     expect(await early.text()).toContain(`entityID="http://plat.test/v2/sso/saml/${other.orgId}"`);
@@ -84,9 +84,12 @@ describe('the AuthnRequest (HTTP-Redirect binding)', () => {
 
   it('keeps the query an IdP SSO URL already has (Google Workspace: ?idpid=…)', async () => {
     const s = await setup();
-    const config = { ...(s.base.stores.sso.get(s.t.orgId) as StoredSso), idpSsoUrl: `${s.idp.ssoUrl}?idpid=C01abc` };
+    const config = {
+      ...((await s.base.stores.sso.get(s.t.orgId)) as StoredSso),
+      idpSsoUrl: `${s.idp.ssoUrl}?idpid=C01abc`,
+    };
     const { signInUrl } = await import('../../src/platform/sso/saml.js');
-    const request = newSsoRequest(s.base, config, authorizeContinuation(pkce().challenge));
+    const request = await newSsoRequest(s.base, config, authorizeContinuation(pkce().challenge));
     const url = new URL(await signInUrl(s.base, config, request));
     expect([...url.searchParams.keys()]).toEqual(['idpid', 'SAMLRequest', 'RelayState']);
     expect(url.searchParams.get('idpid')).toBe('C01abc');
@@ -121,7 +124,7 @@ describe('an SP-initiated sign-in through the IdP', () => {
       status: 'active',
       metadata: { department: 'R&D' },
     });
-    expect(s.base.stores.ssoSignIn.identity(s.t.orgId, DEFAULT_USER.nameId)).toBe(user.id);
+    expect(await s.base.stores.ssoSignIn.identity(s.t.orgId, DEFAULT_USER.nameId)).toBe(user.id);
     expect((await s.events('user.provisioned')).map((e) => [e.target, e.data])).toEqual([
       [
         { type: 'user', id: user.id },
@@ -129,7 +132,7 @@ describe('an SP-initiated sign-in through the IdP', () => {
       ],
     ]);
     expect((await s.events('user.signed_in')).map((e) => e.data)).toEqual([{ clientId: 'plat-cli', method: 'saml' }]);
-    expect(s.base.stores.ssoSignIn.requestState(request.id)?.usedAt).toBe('2026-01-01T00:00:00.000Z');
+    expect((await s.base.stores.ssoSignIn.requestState(request.id))?.usedAt).toBe('2026-01-01T00:00:00.000Z');
 
     const tokens = await tokenRequest(s.t.platform.fetch, {
       grant_type: 'authorization_code',
@@ -190,7 +193,7 @@ describe('an SP-initiated sign-in through the IdP', () => {
 
   it('takes a response signed by either certificate of the metadata (rotation)', async () => {
     const s = await setup();
-    expect(s.base.stores.sso.get(s.t.orgId)?.certificates).toHaveLength(2);
+    expect((await s.base.stores.sso.get(s.t.orgId))?.certificates).toHaveLength(2);
     for (const signingKey of ['first', 'second'] as const) {
       const { sent, request } = await s.signIn();
       const r = await s.postAcs({
@@ -229,19 +232,19 @@ describe('an SP-initiated sign-in through the IdP', () => {
 
   it('finishes `plat sso test` with what arrived, signing nobody in, even while single sign-on is disabled', async () => {
     const s = await setup({ sso: { enabled: false } });
-    s.base.stores.ssoSignIn.insertTest({
+    await s.base.stores.ssoSignIn.insertTest({
       id: 'test_1',
       orgId: s.t.orgId,
       createdAt: s.base.now(),
       expiresAt: new Date(T0 + 3600_000).toISOString(),
     });
-    const before = s.created();
+    const before = await s.created();
     const { form } = await s.signIn(() => ({ kind: 'test', testId: 'test_1' }));
     const r = await s.postAcs(form.fields);
     expect(r.status).toBe(200);
     expect(pageMessage(r.text)).toBe('The identity provider signed you in. Nothing was created.');
-    expect(s.created()).toEqual(before);
-    expect(s.base.stores.ssoSignIn.test(s.t.orgId, 'test_1')).toMatchObject({
+    expect(await s.created()).toEqual(before);
+    expect(await s.base.stores.ssoSignIn.test(s.t.orgId, 'test_1')).toMatchObject({
       status: 'succeeded',
       result: {
         subject: DEFAULT_USER.nameId,
@@ -255,7 +258,7 @@ describe('an SP-initiated sign-in through the IdP', () => {
 describe('an IdP-initiated sign-in (no InResponseTo), with allowIdpInitiated', () => {
   it('provisions the person and says how to use plat, opening no session; the same assertion again is a replay', async () => {
     const s = await setup({ sso: { allowIdpInitiated: true } });
-    const before = s.created();
+    const before = await s.created();
     const samlResponse = s.idp.response({ acsUrl: s.acsUrl, audience: s.spEntityId, inResponseTo: null });
     const r = await s.postAcs({ SAMLResponse: samlResponse, RelayState: 'https://app.example/after' });
     expect(r.status).toBe(200);
@@ -264,7 +267,7 @@ describe('an IdP-initiated sign-in (no InResponseTo), with allowIdpInitiated', (
     );
     const users = await s.t.call('GET', `/organizations/${s.t.orgId}/users?search=sam@acme.test`);
     expect(users.body.data).toHaveLength(1);
-    expect(s.created()).toEqual({
+    expect(await s.created()).toEqual({
       ...before,
       accounts: before.accounts + 1,
       org_users: before.org_users + 1,
@@ -292,7 +295,7 @@ describe('over a real socket (plat serve)', () => {
     // The server keeps real time: so does the IdP.
     const idp = await startSamlIdp({ user: { nameId: 'okta|00u9', email: 'ada@acme.test', name: 'Ada' } });
     try {
-      const boot = bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+      const boot = await bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
       const call = (method: string, path: string, body?: unknown) =>
         send((r) => fetch(r), server.url, boot.apiKey, method, path, { body });
       const put = await call('PUT', `/organizations/${boot.organizationId}/sso`, samlConfigBody(idp));

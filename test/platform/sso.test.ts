@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbRows } from '../helpers/db.js';
 import {
   CERT_A,
   CERT_B,
@@ -65,16 +66,16 @@ async function events(t: TestPlatform) {
 
 describe('GET /organizations/{orgId}/sso', () => {
   it('answers 404 while there is no configuration', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await t.call('GET', path(t));
     expect(r.status).toBe(404);
     expect(r.body.error).toMatchObject({ code: 'not_found', message: 'SSO configuration not found' });
   });
 
   it('is for owners and admins (sso:read); members get 403', async () => {
-    const t = testPlatform();
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
-    const member = t.addUser({ email: 'max@acme.test' });
+    const t = await testPlatform();
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const member = await t.addUser({ email: 'max@acme.test' });
     await put(t, SAML);
     const byAdmin = await t.call('GET', path(t), { key: admin.key });
     expect(byAdmin.status).toBe(200);
@@ -82,13 +83,13 @@ describe('GET /organizations/{orgId}/sso', () => {
     const byMember = await t.call('GET', path(t), { key: member.key });
     expect(byMember.status).toBe(403);
     expect(byMember.body.error.code).toBe('insufficient_permissions');
-    const narrow = t.keyFor(t.ownerId, { permissions: ['org:read'] });
+    const narrow = await t.keyFor(t.ownerId, { permissions: ['org:read'] });
     expect((await t.call('GET', path(t), { key: narrow })).status).toBe(403);
   });
 
   it('tells a member nothing about whether single sign-on is configured: 403 either way', async () => {
-    const t = testPlatform();
-    const member = t.addUser({ email: 'max@acme.test' });
+    const t = await testPlatform();
+    const member = await t.addUser({ email: 'max@acme.test' });
     expect((await t.call('GET', path(t), { key: member.key })).status).toBe(403);
     expect((await t.call('DELETE', path(t), { key: member.key })).status).toBe(403);
     await put(t, SAML);
@@ -98,7 +99,7 @@ describe('GET /organizations/{orgId}/sso', () => {
 
 describe('PUT /organizations/{orgId}/sso', () => {
   it('creates a SAML configuration: 200, every field, domains normalized, one event', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await t.call('PUT', path(t), { body: SAML, headers: { 'X-Request-Id': 'sso-1' } });
     expect(r.status).toBe(200);
     const record = {
@@ -140,7 +141,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('takes uploaded metadata XML instead of a URL, disabled by default', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const { metadataUrl: _, enabled: __, ...rest } = SAML;
     const xml = samlMetadata({
       entityId: 'https://idp.acme.test',
@@ -163,7 +164,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('keeps the OIDC client secret write-only: never in a response or an event', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await put(t, OIDC);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
@@ -190,15 +191,15 @@ describe('PUT /organizations/{orgId}/sso', () => {
     });
     const get = await t.call('GET', path(t));
     const log = await t.call('GET', `/organizations/${t.orgId}/events`);
-    const table = JSON.stringify(t.platform.db.prepare('SELECT * FROM events').all());
+    const table = JSON.stringify(await dbRows(t.platform, 'SELECT * FROM events'));
     for (const text of [JSON.stringify(r.body), JSON.stringify(get.body), JSON.stringify(log.body), table]) {
       expect(text).not.toContain(SECRET);
     }
-    expect(t.platform.base().stores.sso.clientSecret(t.orgId)).toBe(SECRET);
+    expect(await t.platform.base().stores.sso.clientSecret(t.orgId)).toBe(SECRET);
   });
 
   it('replaces the configuration, keeping createdAt, enabled when omitted, and a stored secret when omitted', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     await put(t, { ...OIDC, enabled: true, domains: ['acme.test'] });
     t.clock.advance(60_000);
     const { clientSecret: _, ...noSecret } = OIDC;
@@ -213,10 +214,10 @@ describe('PUT /organizations/{orgId}/sso', () => {
       createdAt: T0,
       updatedAt: '2026-01-01T00:01:00.000Z',
     });
-    expect(t.platform.base().stores.sso.clientSecret(t.orgId)).toBe(SECRET);
+    expect(await t.platform.base().stores.sso.clientSecret(t.orgId)).toBe(SECRET);
     const rotated = await put(t, { ...OIDC, clientSecret: 'new-secret', enabled: false });
     expect(rotated.body).toMatchObject({ clientSecretSet: true, enabled: false });
-    expect(t.platform.base().stores.sso.clientSecret(t.orgId)).toBe('new-secret');
+    expect(await t.platform.base().stores.sso.clientSecret(t.orgId)).toBe('new-secret');
     const [latest, middle, first] = await events(t);
     expect(first.data).toMatchObject({ created: true, clientSecretChanged: true });
     expect(middle.data).toMatchObject({ created: false, clientSecretChanged: false });
@@ -224,11 +225,11 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('drops the client secret when switching to SAML, and asks for one again when switching back', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     await put(t, OIDC);
     const saml = await put(t, SAML);
     expect(saml.body).toMatchObject({ protocol: 'saml', clientSecretSet: false, issuer: null, clientId: null });
-    expect(t.platform.base().stores.sso.clientSecret(t.orgId)).toBeNull();
+    expect(await t.platform.base().stores.sso.clientSecret(t.orgId)).toBeNull();
     const { clientSecret: _, ...noSecret } = OIDC;
     const back = await put(t, noSecret);
     expect(back.status).toBe(422);
@@ -236,7 +237,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('enforces the consistency rules with 422 naming the field, writing nothing', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const { metadataUrl: _, ...samlNoMeta } = SAML;
     const cases: [Record<string, unknown>, string][] = [
       [{ ...SAML, provider: 'custom-oidc' }, 'protocol'],
@@ -258,11 +259,11 @@ describe('PUT /organizations/{orgId}/sso', () => {
     }
     expect((await t.call('GET', path(t))).status).toBe(404);
     expect(await events(t)).toEqual([]);
-    expect(JSON.stringify(t.platform.db.prepare('SELECT * FROM events').all())).not.toContain(SECRET);
+    expect(JSON.stringify(await dbRows(t.platform, 'SELECT * FROM events'))).not.toContain(SECRET);
   });
 
   it('answers 400 for a missing field or bad JSON and 422 for an invalid one', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const { protocol: _, ...noProtocol } = SAML;
     const { attributeMapping: __, ...noMapping } = SAML;
     const cases: [unknown, number, string?][] = [
@@ -287,16 +288,16 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('is for owners only (sso:write): admins and members get 403, nothing changes', async () => {
-    const t = testPlatform();
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
-    const member = t.addUser({ email: 'max@acme.test' });
-    for (const key of [admin.key, member.key, t.keyFor(t.ownerId, { permissions: ['sso:read'] })]) {
+    const t = await testPlatform();
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const member = await t.addUser({ email: 'max@acme.test' });
+    for (const key of [admin.key, member.key, await t.keyFor(t.ownerId, { permissions: ['sso:read'] })]) {
       const r = await put(t, SAML, key);
       expect(r.status).toBe(403);
       expect(r.body.error.code).toBe('insufficient_permissions');
     }
     expect((await t.call('GET', path(t))).status).toBe(404);
-    const writer = t.keyFor(t.ownerId, { permissions: ['sso:write'] });
+    const writer = await t.keyFor(t.ownerId, { permissions: ['sso:write'] });
     expect((await put(t, SAML, writer)).status).toBe(200);
     expect((await put(t, OIDC, admin.key)).status).toBe(403);
     expect((await t.call('GET', path(t))).body.protocol).toBe('saml');
@@ -315,7 +316,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (co
   const literal = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 
   it('refuses SAML metadata it cannot sign people in with, naming the field and the reason', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const { metadataUrl: _, ...rest } = SAML;
     const xml = (x: string) => ({ ...rest, metadataXml: x });
     const ok = { entityId: 'https://idp.test', ssoUrl: 'https://idp.test/sso' };
@@ -357,7 +358,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (co
   });
 
   it('fetches a metadata URL within its bounds: https or loopback, 5 s, 1 MiB, no redirect, 200 only', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const at = (path: string) => ({ ...SAML, metadataUrl: `${idp.url}${path}` });
     idp.serve('/gone', { status: 404 });
     idp.serve('/moved', { status: 302, headers: { Location: 'https://elsewhere.test/metadata' } });
@@ -397,7 +398,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (co
   });
 
   it('gives up on a metadata URL that does not answer within 5 s', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     idp.serve('/slow', { delayMs: 6_000, body: samlMetadata(IDP) });
     await refused(
       t,
@@ -408,7 +409,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (co
   }, 15_000);
 
   it('refuses an OIDC issuer whose discovery document does not hold (issuer, endpoints, code flow, S256)', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const issuerAt = (name: string, overrides: Record<string, unknown>) => {
       const issuer = `${idp.url}/${name}`;
       idp.serve(`/${name}/.well-known/openid-configuration`, {
@@ -452,8 +453,8 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (co
   });
 
   it('gives each domain to one organization only (409), and frees it when the configuration goes', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
+    const t = await testPlatform();
+    const other = await t.otherOrg();
     const theirs = `/organizations/${other.orgId}/sso`;
     expect((await put(t, SAML)).status).toBe(200);
     const taken = await t.call('PUT', theirs, {
@@ -477,7 +478,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (co
   });
 
   it('sets allowIdpInitiated and defaultRole, never owner', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await put(t, { ...SAML, allowIdpInitiated: true, defaultRole: 'admin' });
     expect(r.body).toMatchObject({ allowIdpInitiated: true, defaultRole: 'admin' });
     const owner = await put(t, { ...SAML, defaultRole: 'owner' });
@@ -490,7 +491,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (co
 
 describe('POST /organizations/{orgId}/sso/refresh', () => {
   it('fetches the metadata again: a rotated certificate shows; one event', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     idp.serve('/rotating/metadata', { body: samlMetadata({ ...IDP, certs: [CERT_A] }) });
     await put(t, { ...SAML, metadataUrl: `${idp.url}/rotating/metadata` });
     idp.serve('/rotating/metadata', { body: samlMetadata({ ...IDP, certs: [CERT_A, CERT_B] }) });
@@ -516,7 +517,7 @@ describe('POST /organizations/{orgId}/sso/refresh', () => {
   });
 
   it('parses uploaded metadata again (nothing to fetch), needs sso:write, and 404 without a configuration', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     expect((await t.call('POST', `${path(t)}/refresh`)).status).toBe(404);
     const { metadataUrl: _, ...rest } = SAML;
     await put(t, { ...rest, metadataXml: samlMetadata(IDP) });
@@ -525,14 +526,14 @@ describe('POST /organizations/{orgId}/sso/refresh', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ idpEntityId: IDP.entityId, certificates: [certificateRecord(CERT_A)] });
     expect(idp.requested.length).toBe(fetched);
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
     expect((await t.call('POST', `${path(t)}/refresh`, { key: admin.key })).status).toBe(403);
   });
 });
 
 describe('DELETE /organizations/{orgId}/sso', () => {
   it('deletes: 204, then 404; one event; a second delete is 404', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     await put(t, OIDC);
     t.clock.advance(1000);
     const r = await t.call('DELETE', path(t), { headers: { 'X-Request-Id': 'sso-del' } });
@@ -558,8 +559,8 @@ describe('DELETE /organizations/{orgId}/sso', () => {
   });
 
   it('is for owners only: admins get 403 and the configuration stays', async () => {
-    const t = testPlatform();
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const t = await testPlatform();
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
     await put(t, SAML);
     expect((await t.call('DELETE', path(t), { key: admin.key })).status).toBe(403);
     expect((await t.call('GET', path(t))).status).toBe(200);
@@ -568,8 +569,8 @@ describe('DELETE /organizations/{orgId}/sso', () => {
 
 describe('tenancy', () => {
   it("never shows or touches another organization's configuration (404)", async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
+    const t = await testPlatform();
+    const other = await t.otherOrg();
     const theirs = `/organizations/${other.orgId}/sso`;
     expect((await t.call('PUT', theirs, { body: OIDC, key: other.key })).status).toBe(200);
     expect((await t.call('GET', path(t))).status).toBe(404);

@@ -1,19 +1,22 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { dbCount, dbRows } from '../helpers/db.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
 let t: TestPlatform;
-beforeEach(() => {
-  t = testPlatform();
+beforeEach(async () => {
+  t = await testPlatform();
 });
 
-const db = () => t.platform.db;
-const count = (table: string) => (db().prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-const snapshot = () => Object.fromEntries(['teams', 'team_members', 'invitations', 'events'].map((x) => [x, count(x)]));
-const events = (type: string) =>
+const count = (table: string) => dbCount(t.platform, table);
+const snapshot = async () =>
+  Object.fromEntries(
+    await Promise.all(['teams', 'team_members', 'invitations', 'events'].map(async (x) => [x, await count(x)])),
+  );
+const events = async (type: string) =>
   (
-    db().prepare('SELECT * FROM events WHERE type = ? ORDER BY rowid').all(type) as {
+    (await dbRows(t.platform, 'SELECT * FROM events WHERE type = ? ORDER BY id', type)) as {
       org_id: string;
       actor_type: string;
       actor_id: string;
@@ -42,7 +45,7 @@ describe('POST /organizations/{orgId}/teams', () => {
     expect(res.headers.get('location')).toBe('/v2/teams/team_0001');
     expect(res.body).toEqual({ id: 'team_0001', organizationId: t.orgId, name: 'Platform', createdAt: T0 });
     expect((await t.call('GET', '/teams/team_0001')).body).toEqual(res.body);
-    expect(events('team.created')).toEqual([
+    expect(await events('team.created')).toEqual([
       { org: t.orgId, actor: 'api_key:key_0001', target: 'team:team_0001', data: { name: 'Platform' } },
     ]);
   });
@@ -53,7 +56,7 @@ describe('POST /organizations/{orgId}/teams', () => {
 
   it('409 for a name taken in the organization, compared case-insensitively; nothing written', async () => {
     await create('Platform');
-    const before = snapshot();
+    const before = await snapshot();
     for (const name of ['Platform', 'PLATFORM', ' platform ']) {
       const res = await create(name);
       expect(res.status, name).toBe(409);
@@ -62,11 +65,11 @@ describe('POST /organizations/{orgId}/teams', () => {
         message: 'a team named "Platform" already exists in this organization',
       });
     }
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 
   it('the same name is free in another organization', async () => {
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     await create('Platform');
     const res = await create('Platform', other.key, other.orgId);
     expect(res.status).toBe(201);
@@ -75,7 +78,7 @@ describe('POST /organizations/{orgId}/teams', () => {
 
   it('400 for a missing name, malformed JSON or a wrong content type; 422 for an invalid or unknown field', async () => {
     const path = `/organizations/${t.orgId}/teams`;
-    const before = snapshot();
+    const before = await snapshot();
     const missing = await t.call('POST', path, { body: {} });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'invalid_request', message: 'missing required field: name' });
@@ -94,18 +97,18 @@ describe('POST /organizations/{orgId}/teams', () => {
     const unknown = await t.call('POST', path, { body: { name: 'X', members: [] } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error.details).toEqual([{ field: 'members', message: 'unknown field' }]);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
   });
 });
 
 describe('roles, keys and tenancy', () => {
   it('admins write; members and users:read keys only read; keys without users:read cannot read', async () => {
-    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
-    const member = t.addUser({ email: 'member@acme.test' });
-    const readOnly = t.keyFor(t.ownerId, { permissions: ['users:read'] });
-    const noUsers = t.keyFor(t.ownerId, { permissions: ['projects:read', 'projects:write'] });
+    const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    const member = await t.addUser({ email: 'member@acme.test' });
+    const readOnly = await t.keyFor(t.ownerId, { permissions: ['users:read'] });
+    const noUsers = await t.keyFor(t.ownerId, { permissions: ['projects:read', 'projects:write'] });
     expect((await create('By Admin', admin.key)).status).toBe(201);
-    const before = snapshot();
+    const before = await snapshot();
     for (const key of [member.key, readOnly]) {
       const res = await create('Nope', key);
       expect(res.status).toBe(403);
@@ -122,15 +125,15 @@ describe('roles, keys and tenancy', () => {
     expect((await t.call('GET', '/teams/team_0001', { key: noUsers })).status).toBe(403);
     expect((await t.call('GET', '/teams/team_0001/members', { key: noUsers })).status).toBe(403);
     expect((await create('Nope', noUsers)).status).toBe(403);
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect((await t.call('DELETE', '/teams/team_0001', { key: admin.key })).status).toBe(204);
   });
 
   it("another organization's teams answer 404, and its team list too", async () => {
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     const theirs = (await create('Theirs', other.key, other.orgId)).body.id;
-    const admin = t.addUser({ email: 'admin@acme.test', role: 'admin' });
-    const before = snapshot();
+    const admin = await t.addUser({ email: 'admin@acme.test', role: 'admin' });
+    const before = await snapshot();
     for (const key of [t.ownerKey, admin.key]) {
       expect((await t.call('GET', `/teams/${theirs}`, { key })).status).toBe(404);
       expect((await t.call('GET', `/teams/${theirs}/members`, { key })).status).toBe(404);
@@ -138,7 +141,7 @@ describe('roles, keys and tenancy', () => {
       expect((await t.call('GET', `/organizations/${other.orgId}/teams`, { key })).status).toBe(404);
       expect((await create('Mine', key, other.orgId)).status).toBe(404);
     }
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect((await list()).body.data).toEqual([]);
   });
 
@@ -212,12 +215,12 @@ describe('DELETE /teams/{teamId}', () => {
     expect(res.status).toBe(204);
     expect(res.body).toBe(undefined);
     expect((await t.call('GET', `/teams/${gone}`)).status).toBe(404);
-    expect(db().prepare('SELECT team_id, user_id FROM team_members').all()).toEqual([
+    expect(await dbRows(t.platform, 'SELECT team_id, user_id FROM team_members ORDER BY team_id, user_id')).toEqual([
       { team_id: keep, user_id: inv.body.userId },
     ]);
     expect((await t.call('GET', `/users/${inv.body.userId}`)).status).toBe(200);
     expect((await t.call('GET', `/invitations/${inv.body.id}`)).body.teams).toEqual([keep]);
-    expect(events('team.deleted')).toEqual([
+    expect(await events('team.deleted')).toEqual([
       { org: t.orgId, actor: 'api_key:key_0001', target: `team:${gone}`, data: { name: 'Gone' } },
     ]);
     // The name is free again.
@@ -283,8 +286,8 @@ describe('GET /teams/{teamId}/members', () => {
 
 describe('team membership', () => {
   it('adds a user of the organization to a team and takes them out again', async () => {
-    const t = testPlatform();
-    const u = t.addUser({ email: 'tm@acme.test', name: 'Tee Em' });
+    const t = await testPlatform();
+    const u = await t.addUser({ email: 'tm@acme.test', name: 'Tee Em' });
     const team = (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name: 'Core' } })).body;
     const added = await t.call('POST', `/teams/${team.id}/members`, { body: { userId: u.userId } });
     expect(added.status).toBe(201);
@@ -302,9 +305,9 @@ describe('team membership', () => {
   });
 
   it('refuses users of other organizations and callers without users:write', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
-    const member = t.addUser({ email: 'mo@acme.test' });
+    const t = await testPlatform();
+    const other = await t.otherOrg();
+    const member = await t.addUser({ email: 'mo@acme.test' });
     const team = (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name: 'Core' } })).body;
     const foreign = await t.call('POST', `/teams/${team.id}/members`, { body: { userId: other.ownerId } });
     expect(foreign.status).toBe(422);

@@ -4,8 +4,8 @@ import { API_ROUTES, buildFixture, exampleBody, pathFor, routeKey } from '../hel
 
 describe('tenancy matrix', () => {
   it('answers 404 to every route called with another organization’s identifiers, and changes nothing', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
+    const t = await testPlatform();
+    const other = await t.otherOrg();
     const theirs = await buildFixture(
       (m, p, o) => t.call(m, p, { ...o, key: other.key }),
       t,
@@ -14,9 +14,9 @@ describe('tenancy matrix', () => {
       'theirs',
     );
     // Our credentials: the owner's multi-organization key (not a member there) and a single-organization key.
-    const keys = { multiOrg: t.ownerKey, single: t.keyFor(t.ownerId) };
+    const keys = { multiOrg: t.ownerKey, single: await t.keyFor(t.ownerId) };
     for (const key of Object.values(keys)) await t.call('GET', `/users/${t.ownerId}`, { key });
-    const changes = () => (t.platform.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n;
+    const changes = () => t.platform.sql.writes();
     const before = changes();
     const scoped = API_ROUTES.filter((r) => r.path.includes('{'));
     expect(scoped.length).toBeGreaterThan(30);
@@ -33,8 +33,8 @@ describe('tenancy matrix', () => {
   });
 
   it('lets a multi-organization key reach the same routes once its owner is a member there', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
+    const t = await testPlatform();
+    const other = await t.otherOrg();
     const theirs = await buildFixture(
       (m, p, o) => t.call(m, p, { ...o, key: other.key }),
       t,
@@ -42,12 +42,12 @@ describe('tenancy matrix', () => {
       other.ownerId,
       'theirs',
     );
-    t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'owner' });
+    await t.addUser({ email: 'owner@acme.test', orgId: other.orgId, role: 'owner' });
     const project = await t.call('GET', `/projects/${theirs.projectId}`, { headers: { 'X-Org-Id': other.orgId } });
     expect(project.status).toBe(200);
     const users = await t.call('GET', `/organizations/${other.orgId}/users`);
     expect(users.status).toBe(200);
-    const single = t.keyFor(t.ownerId);
+    const single = await t.keyFor(t.ownerId);
     expect((await t.call('GET', `/organizations/${other.orgId}/users`, { key: single })).status).toBe(404);
     const header = await t.call('GET', `/projects/${theirs.projectId}`, {
       key: single,

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedClock } from '../../src/platform/clock.js';
 import { createPlatform, type Platform } from '../../src/platform/index.js';
 import { SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
+import { dbRow } from '../helpers/db.js';
 import { send } from '../helpers/platform.js';
 import { cleanUpProcesses, startPlat } from '../helpers/spawn.js';
 import { FormBrowser, formFields } from './auth/helpers.js';
@@ -73,8 +74,8 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('is migrated to the current schema version', () => {
-    expect(platform.db.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+  it('is migrated to the current schema version', async () => {
+    expect(await dbRow(platform, 'PRAGMA user_version')).toEqual({ user_version: SCHEMA_VERSION });
   });
 
   it('answers everything the release answered', async () => {
@@ -101,21 +102,21 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(withoutLastUse(keys.body)).toMatchObject(withoutLastUse(a.apiKeys));
     const events = await call('GET', `${org}/events?limit=100`);
     expect(events.body.data).toMatchObject(a.events);
-    expect(platform.base().stores.outbox.list({})).toMatchObject(a.mail);
+    expect(await platform.base().stores.outbox.list({})).toMatchObject(a.mail);
   });
 
-  it('never sends by SMTP the mails it had queued for the local mailbox: they are given up, saying why', () => {
+  it('never sends by SMTP the mails it had queued for the local mailbox: they are given up, saying why', async () => {
     const outbox = platform.base().stores.outbox;
-    const mails = outbox.list({});
+    const mails = await outbox.list({});
     expect(mails.length).toBeGreaterThan(0);
-    expect(outbox.waiting()).toBe(0);
+    expect(await outbox.waiting()).toBe(0);
     const raw = new Database(db, { readonly: true });
     const reasons = raw.prepare('SELECT DISTINCT last_error FROM outbox WHERE sent_at IS NULL').pluck().all();
     raw.close();
     expect(reasons).toEqual(['queued before plat delivered mail by SMTP: kept in the local mailbox only']);
   });
 
-  it('keeps the secrets sealed (those 0.1.0 kept in clear, by migration 3), and still reads them', () => {
+  it('keeps the secrets sealed (those 0.1.0 kept in clear, by migration 3), and still reads them', async () => {
     const raw = new Database(db, { readonly: true });
     const clientSecret = raw.prepare('SELECT client_secret FROM sso_configs').pluck().get() as string;
     const privateKeys = raw.prepare('SELECT private_jwk FROM signing_keys').pluck().all() as string[];
@@ -123,7 +124,7 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(clientSecret).toMatch(/^enc:v1:/);
     expect(privateKeys.length).toBeGreaterThan(0);
     for (const k of privateKeys) expect(k).toMatch(/^enc:v1:/);
-    expect(platform.base().stores.sso.clientSecret(m.organizationId)).toBe(m.ssoClientSecret);
+    expect(await platform.base().stores.sso.clientSecret(m.organizationId)).toBe(m.ssoClientSecret);
   });
 
   it('still authenticates the keys it issued, and still refuses the revoked one', async () => {

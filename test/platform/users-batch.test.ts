@@ -6,31 +6,37 @@ import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import { bootstrap } from '../../src/platform/index.js';
 import { startServer } from '../../src/platform/server.js';
+import { dbCount, dbRows, dbRun } from '../helpers/db.js';
 import { send, type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 // POST /organizations/{orgId}/users/batch (contract §10): outcomes, failure isolation, modes, dry runs, limits.
 
 let t: TestPlatform;
-beforeEach(() => {
-  t = testPlatform();
+beforeEach(async () => {
+  t = await testPlatform();
 });
 
-const count = (table: string) => (t.platform.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = (table: string) => dbCount(t.platform, table);
 /** Rows of every table a batch may write to. */
 const TABLES = ['accounts', 'org_users', 'invitations', 'outbox', 'team_members', 'events'] as const;
-const rows = () => Object.fromEntries(TABLES.map((x) => [x, count(x)])) as Record<(typeof TABLES)[number], number>;
+const rows = async () =>
+  Object.fromEntries(await Promise.all(TABLES.map(async (x) => [x, await count(x)]))) as Record<
+    (typeof TABLES)[number],
+    number
+  >;
 const batch = (body: unknown, key?: string) =>
   t.call('POST', `/organizations/${t.orgId}/users/batch`, { body, ...(key !== undefined && { key }) });
-const eventsOf = (type: string) =>
-  (t.platform.db.prepare('SELECT target_id, data FROM events WHERE type = ? ORDER BY rowid').all(type) as any[]).map(
-    (e) => ({ target: e.target_id, data: JSON.parse(e.data) }),
-  );
+const eventsOf = async (type: string) =>
+  (await dbRows<any>(t.platform, 'SELECT target_id, data FROM events WHERE type = ? ORDER BY id', type)).map((e) => ({
+    target: e.target_id,
+    data: JSON.parse(e.data),
+  }));
 /**
  * FTS5 checks the search index against the members table (rank 1: with the table's content, an external one): an
  * entry missing, extra or stale throws.
  */
 const searchIndexMatchesTable = () =>
-  t.platform.db.prepare("INSERT INTO org_users_search (org_users_search, rank) VALUES ('integrity-check', 1)").run();
+  dbRun(t.platform, "INSERT INTO org_users_search (org_users_search, rank) VALUES ('integrity-check', 1)");
 const user = async (id: string) => (await t.call('GET', `/users/${id}`)).body;
 const teamsOf = (userId: string) => t.platform.base().stores.teams.teamIdsOf(t.orgId, userId);
 async function team(name: string): Promise<string> {
@@ -69,12 +75,12 @@ describe('POST /organizations/{orgId}/users/batch', () => {
     const [ada, bob] = r.body.results.map((x: any) => x.userId);
     expect(await user(ada)).toMatchObject({ status: 'pending', name: 'Ada', role: 'admin', metadata: { level: 3 } });
     expect(await user(bob)).toMatchObject({ status: 'pending', name: null, role: 'member', metadata: { desk: 'B2' } });
-    expect([teamsOf(ada), teamsOf(bob)]).toEqual([[eng], [eng]]);
-    expect(eventsOf('user.invited').map((e) => [e.target, e.data.batch, e.data.mailed])).toEqual([
+    expect([await teamsOf(ada), await teamsOf(bob)]).toEqual([[eng], [eng]]);
+    expect((await eventsOf('user.invited')).map((e) => [e.target, e.data.batch, e.data.mailed])).toEqual([
       [ada, true, false],
       [bob, true, false],
     ]);
-    expect(count('outbox')).toBe(0);
+    expect(await count('outbox')).toBe(0);
     // Their invitations exist, unsent: a resend mails one.
     const invitations = await t.call('GET', `/organizations/${t.orgId}/invitations`);
     expect(invitations.body.data.map((i: any) => i.status)).toEqual(['pending', 'pending']);
@@ -83,13 +89,13 @@ describe('POST /organizations/{orgId}/users/batch', () => {
   it('mails the invitations of the users it creates with invite: true', async () => {
     const r = await batch({ users: [{ email: 'ada@example.test' }, { email: 'bob@example.test' }], invite: true });
     expect(r.body.summary.created).toBe(2);
-    const mails = t.platform.base().stores.outbox.list();
+    const mails = await t.platform.base().stores.outbox.list();
     expect(mails.map((m) => m.to).sort()).toEqual(['ada@example.test', 'bob@example.test']);
   });
 
   it('fails bad items alone, each with its error, and changes nothing for them', async () => {
     const eng = await team('Engineering');
-    const before = rows();
+    const before = await rows();
     const r = await batch({
       users: [
         { email: 'ok@example.test', teams: [eng] },
@@ -124,7 +130,7 @@ describe('POST /organizations/{orgId}/users/batch', () => {
     expect(outcome(9)).toEqual(['created', undefined, undefined]);
     expect(r.body.summary).toEqual({ created: 2, updated: 0, unchanged: 0, failed: 8 });
     // Exactly two users' worth of rows: the failed items left nothing behind.
-    const after = rows();
+    const after = await rows();
     expect(after.accounts - before.accounts).toBe(2);
     expect(after.org_users - before.org_users).toBe(2);
     expect(after.team_members - before.team_members).toBe(1);
@@ -134,7 +140,7 @@ describe('POST /organizations/{orgId}/users/batch', () => {
   it('leaves a member that already matches unchanged — whatever the form of its e-mail — and refuses one that differs', async () => {
     const first = await batch({ users: [{ email: 'ada@example.test', name: 'Ada', metadata: { n: 1 } }] });
     const adaId = first.body.results[0].userId;
-    const before = rows();
+    const before = await rows();
     const again = await batch({
       users: [
         { email: '  ADA@Example.TEST ', name: 'Ada', metadata: { n: 1 } },
@@ -145,7 +151,7 @@ describe('POST /organizations/{orgId}/users/batch', () => {
       ['unchanged', adaId, 'ada@example.test'],
       ['unchanged', t.ownerId, 'owner@acme.test'],
     ]);
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
     const differs = await batch({ users: [{ email: 'ada@example.test', name: 'Ada Lovelace' }] });
     expect(differs.body.results[0]).toMatchObject({
       outcome: 'failed',
@@ -159,12 +165,12 @@ describe('POST /organizations/{orgId}/users/batch', () => {
   });
 
   it('makes an account of another organization a pending member here', async () => {
-    const other = t.otherOrg();
-    t.addUser({ email: 'shared@example.test', orgId: other.orgId });
+    const other = await t.otherOrg();
+    await t.addUser({ email: 'shared@example.test', orgId: other.orgId });
     const r = await batch({ users: [{ email: 'shared@example.test' }] });
     expect(r.body.results[0]).toMatchObject({ outcome: 'created', error: null });
-    expect(count('accounts')).toBe(3);
-    expect(eventsOf('user.invited')[0]?.data.newAccount).toBe(false);
+    expect(await count('accounts')).toBe(3);
+    expect((await eventsOf('user.invited'))[0]?.data.newAccount).toBe(false);
   });
 
   it('upserts: name, role, metadata merged (null deletes), teams replaced; unchanged when nothing differs', async () => {
@@ -193,7 +199,7 @@ describe('POST /organizations/{orgId}/users/batch', () => {
       status: 'pending',
       metadata: { b: 'x', c: true },
     });
-    expect(teamsOf(id)).toEqual([ops, sales].sort());
+    expect(await teamsOf(id)).toEqual([ops, sales].sort());
     // The invitation a resend would mail says what they are now.
     const invitations = await t.call('GET', `/organizations/${t.orgId}/invitations`);
     expect(invitations.body.data.find((i: any) => i.userId === id)).toMatchObject({
@@ -201,7 +207,7 @@ describe('POST /organizations/{orgId}/users/batch', () => {
       role: 'admin',
       teams: [ops, sales],
     });
-    expect(eventsOf('user.updated')).toEqual([
+    expect(await eventsOf('user.updated')).toEqual([
       {
         target: id,
         data: {
@@ -217,11 +223,11 @@ describe('POST /organizations/{orgId}/users/batch', () => {
       users: [{ email: 'ada@example.test', teams: [sales, ops], metadata: { c: true } }],
     });
     expect(same.body.results[0].outcome).toBe('unchanged');
-    expect(eventsOf('user.updated')).toHaveLength(1);
+    expect(await eventsOf('user.updated')).toHaveLength(1);
   });
 
   it('keeps the rules of single changes per item: admins neither make nor change owners; the last owner stays', async () => {
-    const { userId: adminId, key: adminKey } = t.addUser({ email: 'adam@acme.test', role: 'admin' });
+    const { userId: adminId, key: adminKey } = await t.addUser({ email: 'adam@acme.test', role: 'admin' });
     const r = await batch(
       {
         mode: 'upsert',
@@ -251,9 +257,9 @@ describe('POST /organizations/{orgId}/users/batch', () => {
       users: [{ email: 'ada@example.test', name: 'Ada L.' }, { email: 'new@example.test' }, { email: 'bad' }],
       invite: true,
     };
-    const before = rows();
+    const before = await rows();
     const dry = await batch({ ...body, dryRun: true });
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
     const real = await batch(body);
     const strip = (x: any) => ({ ...x, userId: x.outcome === 'created' ? null : x.userId });
     expect(dry.body.results).toEqual(real.body.results.map(strip));
@@ -305,17 +311,21 @@ describe('POST /organizations/{orgId}/users/batch', () => {
   it('fails an item alone even when it fails having written: the batch runs again, a savepoint per item', async () => {
     // Every check of an item comes before its first write, so this cannot happen through the API: a store made to fail
     // after writing stands for what the checks did not foresee.
-    const invitations = t.platform.base().stores.invitations as { insert: (...a: unknown[]) => unknown };
-    const insert = invitations.insert;
     const attempts: string[] = [];
-    invitations.insert = (...args: unknown[]) => {
-      const done = insert(...args);
-      const email = (args[0] as { email: string }).email;
-      attempts.push(email);
-      if (email === 'doomed@example.test') throw new PlatformError('conflict', 'planted: failed after writing');
-      return done;
-    };
-    const before = rows();
+    t = await testPlatform({
+      wrapStores: (stores) => {
+        const { invitations } = stores;
+        const insert: typeof invitations.insert = async (invitation) => {
+          await invitations.insert(invitation);
+          attempts.push(invitation.email);
+          if (invitation.email === 'doomed@example.test') {
+            throw new PlatformError('conflict', 'planted: failed after writing');
+          }
+        };
+        return { ...stores, invitations: { ...invitations, insert } };
+      },
+    });
+    const before = await rows();
     const r = await batch({
       users: [
         { email: 'first@example.test', name: 'First Person' },
@@ -323,7 +333,6 @@ describe('POST /organizations/{orgId}/users/batch', () => {
         { email: 'last@example.test', name: 'Last Person' },
       ],
     });
-    invitations.insert = insert;
     expect(r.status).toBe(200);
     // Items one after the other until the failure, then the whole batch again, each item in a savepoint.
     expect(attempts).toEqual([
@@ -336,21 +345,21 @@ describe('POST /organizations/{orgId}/users/batch', () => {
     expect(r.body.results.map((x: any) => x.outcome)).toEqual(['created', 'failed', 'created']);
     expect(r.body.results[1].error).toMatchObject({ code: 'conflict', message: 'planted: failed after writing' });
     // Two users, each with an account, a membership, an invitation and an event; nothing of the doomed one.
-    const after = rows();
+    const after = await rows();
     expect(after.accounts - before.accounts).toBe(2);
     expect(after.org_users - before.org_users).toBe(2);
     expect(after.invitations - before.invitations).toBe(2);
     expect(after.events - before.events).toBe(2);
-    expect(t.platform.base().stores.users.accountByEmail('doomed@example.test')).toBeUndefined();
+    expect(await t.platform.base().stores.users.accountByEmail('doomed@example.test')).toBeUndefined();
     const searched = (await t.call('GET', `/organizations/${t.orgId}/users?search=person`)).body.data;
     expect(searched.map((u: any) => u.email).sort()).toEqual(['first@example.test', 'last@example.test']);
-    searchIndexMatchesTable();
+    await searchIndexMatchesTable();
   });
 
   it('refuses the whole request for what is not a batch: no items, too many, unknown fields; users:write; 404 across organizations', async () => {
-    const { key: memberKey } = t.addUser({ email: 'max@acme.test' });
-    const other = t.otherOrg();
-    const before = rows();
+    const { key: memberKey } = await t.addUser({ email: 'max@acme.test' });
+    const other = await t.otherOrg();
+    const before = await rows();
     const status = async (body: unknown, key?: string) => (await batch(body, key)).status;
     expect(await status({ users: [] })).toBe(422);
     const many = Array.from({ length: 1001 }, (_, i) => ({ email: `u${i}@example.test` }));
@@ -362,11 +371,11 @@ describe('POST /organizations/{orgId}/users/batch', () => {
       body: { users: [{ email: 'a@example.test' }] },
     });
     expect(across.status).toBe(404);
-    expect(rows()).toEqual(before);
+    expect(await rows()).toEqual(before);
   });
 
   it('takes 1,000 items in one request, counted once by the rate limits', async () => {
-    const limited = testPlatform({ limits: { enabled: true } });
+    const limited = await testPlatform({ limits: { enabled: true } });
     const users = Array.from({ length: 1000 }, (_, i) => ({ email: `user${i}@example.test`, metadata: { i } }));
     const r = await limited.call('POST', `/organizations/${limited.orgId}/users/batch`, { body: { users } });
     expect(r.status).toBe(200);
@@ -387,7 +396,7 @@ describe('over HTTP', () => {
       logger: () => {},
     });
     try {
-      const boot = bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+      const boot = await bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
       const body = { users: [{ email: 'ada@example.test' }, { email: 'broken' }, { email: 'bob@example.test' }] };
       const r = await send(
         fetch,

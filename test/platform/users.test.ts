@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { dbCount, dbRows, dbRun } from '../helpers/db.js';
 import { testPlatform } from '../helpers/platform.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 
 /** A platform with a handful of users of known names, e-mails, states and login times. */
-function seeded() {
-  const t = testPlatform();
+async function seeded() {
+  const t = await testPlatform();
   const base = t.platform.base();
   const people = [
     { email: 'carol@acme.test', name: 'carol', status: 'active', login: '2026-01-05T00:00:00.000Z' },
@@ -16,8 +17,8 @@ function seeded() {
   const ids: string[] = [];
   for (const p of people) {
     t.clock.advance(1000);
-    const { userId } = t.addUser({ email: p.email, name: p.name ?? undefined, status: p.status });
-    if (p.login) base.db.prepare('UPDATE org_users SET last_login_at = ? WHERE user_id = ?').run(p.login, userId);
+    const { userId } = await t.addUser({ email: p.email, name: p.name ?? undefined, status: p.status });
+    if (p.login) await dbRun(base, 'UPDATE org_users SET last_login_at = ? WHERE user_id = ?', p.login, userId);
     ids.push(userId);
   }
   return { t, ids };
@@ -25,7 +26,7 @@ function seeded() {
 
 describe('GET /organizations/{orgId}/users', () => {
   it('lists newest first with the offset pagination object', async () => {
-    const { t } = seeded();
+    const { t } = await seeded();
     const r = await t.call('GET', `/organizations/${t.orgId}/users?per_page=2`);
     expect(r.status).toBe(200);
     expect(r.body.data.map((u: any) => u.email)).toEqual(['dave@other.test', 'bob@acme.test']);
@@ -41,7 +42,7 @@ describe('GET /organizations/{orgId}/users', () => {
   });
 
   it('returns every field of a user, null when unset', async () => {
-    const { t, ids } = seeded();
+    const { t, ids } = await seeded();
     const r = await t.call('GET', `/users/${ids[3]}`);
     expect(r.body).toEqual({
       id: ids[3],
@@ -59,7 +60,7 @@ describe('GET /organizations/{orgId}/users', () => {
   });
 
   it('filters by status and by a case-insensitive search of name or e-mail', async () => {
-    const { t } = seeded();
+    const { t } = await seeded();
     const active = await t.call('GET', `/organizations/${t.orgId}/users?status=active`);
     expect(active.body.data.map((u: any) => u.email)).toEqual([
       'alice@acme.test',
@@ -82,7 +83,7 @@ describe('GET /organizations/{orgId}/users', () => {
   });
 
   it('sorts names case-insensitively and puts nulls last in both orders', async () => {
-    const { t } = seeded();
+    const { t } = await seeded();
     const names = async (q: string) =>
       (await t.call('GET', `/organizations/${t.orgId}/users?${q}`)).body.data.map((u: any) => u.name);
     expect(await names('sort=name&order=asc')).toEqual(['Alice', 'Bob', 'carol', 'Olive Owner', null]);
@@ -103,7 +104,7 @@ describe('GET /organizations/{orgId}/users', () => {
   });
 
   it('orders members without a value by id in the direction of the sort, and pages by number across them', async () => {
-    const { t } = seeded();
+    const { t } = await seeded();
     for (const [sort, key] of [
       ['name', 'name'],
       ['last_login_at', 'lastLoginAt'],
@@ -136,7 +137,7 @@ describe('GET /organizations/{orgId}/users', () => {
   });
 
   it('pages by cursor through every sort with no duplicates or skips, even as records change', async () => {
-    const { t } = seeded();
+    const { t } = await seeded();
     for (const sort of ['created_at', 'name', 'email', 'last_login_at']) {
       for (const order of ['asc', 'desc']) {
         const all = (await t.call('GET', `/organizations/${t.orgId}/users?sort=${sort}&order=${order}`)).body.data.map(
@@ -157,11 +158,11 @@ describe('GET /organizations/{orgId}/users', () => {
   });
 
   it('keeps a cursor correct when records are inserted and deleted between pages', async () => {
-    const { t, ids } = seeded();
+    const { t, ids } = await seeded();
     const first = await t.call('GET', `/organizations/${t.orgId}/users?sort=email&order=asc&limit=2`);
     expect(first.body.data.map((u: any) => u.email)).toEqual(['alice@acme.test', 'bob@acme.test']);
-    t.addUser({ email: 'aaron@acme.test' }); // sorts before the cursor: must not appear
-    t.addUser({ email: 'zed@acme.test' }); // sorts after: must appear
+    await t.addUser({ email: 'aaron@acme.test' }); // sorts before the cursor: must not appear
+    await t.addUser({ email: 'zed@acme.test' }); // sorts after: must appear
     await t.call('DELETE', `/users/${ids[0]}`); // carol, after the cursor, deleted
     const rest: string[] = [];
     let cursor = first.body.pagination.nextCursor;
@@ -174,7 +175,7 @@ describe('GET /organizations/{orgId}/users', () => {
   });
 
   it('rejects bad query parameters with 400 naming the parameter', async () => {
-    const { t } = seeded();
+    const { t } = await seeded();
     const cases: [string, string][] = [
       ['per_page=101', 'per_page'],
       ['per_page=0', 'per_page'],
@@ -202,7 +203,7 @@ describe('GET /organizations/{orgId}/users', () => {
   });
 
   it('refuses a cursor with different filters, or one from another listing', async () => {
-    const { t } = seeded();
+    const { t } = await seeded();
     const r = await t.call('GET', `/organizations/${t.orgId}/users?status=active&limit=1`);
     const cursor = r.body.pagination.nextCursor;
     expect((await t.call('GET', `/organizations/${t.orgId}/users?cursor=${cursor}&status=active`)).status).toBe(200);
@@ -210,13 +211,13 @@ describe('GET /organizations/{orgId}/users', () => {
     expect((await t.call('GET', `/organizations/${t.orgId}/users?cursor=${cursor}&sort=name`)).status).toBe(400);
     const tampered = cursor.slice(0, -2) + (cursor.endsWith('xx') ? 'yy' : 'xx');
     expect((await t.call('GET', `/organizations/${t.orgId}/users?cursor=${tampered}`)).status).toBe(400);
-    const other = t.otherOrg();
+    const other = await t.otherOrg();
     const foreign = await t.call('GET', `/organizations/${other.orgId}/users?cursor=${cursor}`, { key: other.key });
     expect(foreign.status).toBe(400);
   });
 
   it('is empty with total 0 and totalPages 0 when nothing matches', async () => {
-    const { t } = seeded();
+    const { t } = await seeded();
     const r = await t.call('GET', `/organizations/${t.orgId}/users?search=nobody`);
     expect(r.body).toEqual({ data: [], pagination: { total: 0, page: 1, perPage: 20, totalPages: 0, hasMore: false } });
   });
@@ -224,7 +225,7 @@ describe('GET /organizations/{orgId}/users', () => {
 
 describe('GET /organizations/{orgId}/users?expand=teams', () => {
   it("adds each user's team ids, A to Z by team name, in every mode; without it the records stay as they are", async () => {
-    const { t, ids } = seeded();
+    const { t, ids } = await seeded();
     const team = async (name: string) =>
       (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name } })).body.id as string;
     const [zeta, alpha, mid] = [await team('zeta'), await team('Alpha'), await team('mid')];
@@ -258,7 +259,7 @@ describe('GET /organizations/{orgId}/users?expand=teams', () => {
   });
 
   it('refuses what it cannot expand, naming the parameter', async () => {
-    const { t } = seeded();
+    const { t } = await seeded();
     for (const value of ['projects', 'teams,projects', '']) {
       const r = await t.call('GET', `/organizations/${t.orgId}/users?expand=${value}`);
       expect(r.status, value).toBe(400);
@@ -272,7 +273,7 @@ describe('GET /organizations/{orgId}/users?expand=teams', () => {
 
 describe('PATCH /users/{id}', () => {
   it('updates name and avatar and merges metadata, null deleting a key', async () => {
-    const { t, ids } = seeded();
+    const { t, ids } = await seeded();
     const id = ids[1];
     await t.call('PATCH', `/users/${id}`, { body: { metadata: { team: 'core', level: 3, keep: true } } });
     t.clock.advance(5000);
@@ -290,7 +291,7 @@ describe('PATCH /users/{id}', () => {
   });
 
   it('validates fields: 422 for invalid values and unknown fields, 400 for malformed bodies', async () => {
-    const { t, ids } = seeded();
+    const { t, ids } = await seeded();
     const id = ids[1];
     const bad: [unknown, number, string][] = [
       [{ name: '' }, 422, 'name'],
@@ -322,7 +323,7 @@ describe('PATCH /users/{id}', () => {
   });
 
   it('enforces the metadata key limit on the merged result', async () => {
-    const { t, ids } = seeded();
+    const { t, ids } = await seeded();
     const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]));
     expect((await t.call('PATCH', `/users/${ids[1]}`, { body: { metadata: fifty } })).status).toBe(200);
     const r = await t.call('PATCH', `/users/${ids[1]}`, { body: { metadata: { one: 'more' } } });
@@ -331,9 +332,9 @@ describe('PATCH /users/{id}', () => {
   });
 
   it('changes roles within the rules: admins cannot touch owners, the last owner cannot be demoted', async () => {
-    const t = testPlatform();
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
-    const member = t.addUser({ email: 'mo@acme.test' });
+    const t = await testPlatform();
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const member = await t.addUser({ email: 'mo@acme.test' });
     expect((await t.call('PATCH', `/users/${member.userId}`, { key: admin.key, body: { role: 'admin' } })).status).toBe(
       200,
     );
@@ -349,8 +350,8 @@ describe('PATCH /users/{id}', () => {
   });
 
   it('needs users:write: members get 403 and nothing changes', async () => {
-    const t = testPlatform();
-    const member = t.addUser({ email: 'mo@acme.test', name: 'Mo' });
+    const t = await testPlatform();
+    const member = await t.addUser({ email: 'mo@acme.test', name: 'Mo' });
     const r = await t.call('PATCH', `/users/${member.userId}`, { key: member.key, body: { name: 'Moe' } });
     expect(r.status).toBe(403);
     expect(r.body.error.code).toBe('insufficient_permissions');
@@ -360,8 +361,8 @@ describe('PATCH /users/{id}', () => {
 
 describe('suspend, unsuspend, delete', () => {
   it('suspends from any state idempotently, revoking the user’s API keys in the same transaction', async () => {
-    const t = testPlatform();
-    const u = t.addUser({ email: 'sam@acme.test', role: 'admin' });
+    const t = await testPlatform();
+    const u = await t.addUser({ email: 'sam@acme.test', role: 'admin' });
     expect((await t.call('GET', `/users/${t.ownerId}`, { key: u.key })).status).toBe(200);
     t.clock.advance(1000);
     const r = await t.call('POST', `/users/${u.userId}/suspend`);
@@ -371,14 +372,14 @@ describe('suspend, unsuspend, delete', () => {
     expect(again.body).toEqual(r.body);
     const denied = await t.call('GET', `/users/${t.ownerId}`, { key: u.key });
     expect(denied.status).toBe(401);
-    const keys = t.platform.db.prepare('SELECT revoked_at FROM api_keys WHERE user_id = ?').all(u.userId);
+    const keys = await dbRows(t.platform, 'SELECT revoked_at FROM api_keys WHERE user_id = ?', u.userId);
     expect(keys).toEqual([{ revoked_at: '2026-01-01T00:00:01.000Z' }]);
   });
 
   it('unsuspends to active, or to pending for someone who never accepted', async () => {
-    const t = testPlatform();
-    const active = t.addUser({ email: 'a@acme.test' });
-    const pending = t.addUser({ email: 'p@acme.test', status: 'pending' });
+    const t = await testPlatform();
+    const active = await t.addUser({ email: 'a@acme.test' });
+    const pending = await t.addUser({ email: 'p@acme.test', status: 'pending' });
     await t.call('POST', `/users/${active.userId}/suspend`);
     await t.call('POST', `/users/${pending.userId}/suspend`);
     expect((await t.call('POST', `/users/${active.userId}/unsuspend`)).body.status).toBe('active');
@@ -387,7 +388,7 @@ describe('suspend, unsuspend, delete', () => {
   });
 
   it('refuses to suspend or delete yourself or the last owner', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     for (const action of ['suspend', 'delete']) {
       const r =
         action === 'suspend'
@@ -396,33 +397,33 @@ describe('suspend, unsuspend, delete', () => {
       expect(r.status).toBe(409);
       expect(r.body.error.message).toContain('yourself');
     }
-    const admin = t.addUser({ email: 'ada@acme.test', role: 'admin' });
+    const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
     expect((await t.call('POST', `/users/${t.ownerId}/suspend`, { key: admin.key })).status).toBe(403);
-    const owner2 = t.addUser({ email: 'o2@acme.test', role: 'owner' });
+    const owner2 = await t.addUser({ email: 'o2@acme.test', role: 'owner' });
     expect((await t.call('POST', `/users/${t.ownerId}/suspend`, { key: owner2.key })).status).toBe(200);
     const last = await t.call('DELETE', `/users/${owner2.userId}`, { key: admin.key });
     expect(last.status).toBe(403);
   });
 
   it('deletes a user with their memberships and keys; the user is then 404', async () => {
-    const t = testPlatform();
-    const u = t.addUser({ email: 'gone@acme.test' });
+    const t = await testPlatform();
+    const u = await t.addUser({ email: 'gone@acme.test' });
     const r = await t.call('DELETE', `/users/${u.userId}`);
     expect(r.status).toBe(204);
     expect(r.body).toBeUndefined();
     expect((await t.call('GET', `/users/${u.userId}`)).status).toBe(404);
     expect((await t.call('DELETE', `/users/${u.userId}`)).status).toBe(404);
-    expect(t.platform.db.prepare('SELECT count(*) AS n FROM api_keys WHERE user_id = ?').get(u.userId)).toEqual({
+    expect({ n: await dbCount(t.platform, 'api_keys', 'WHERE user_id = ?', u.userId) }).toEqual({
       n: 0,
     });
-    expect(t.platform.db.prepare('SELECT count(*) AS n FROM accounts WHERE id = ?').get(u.userId)).toEqual({ n: 0 });
+    expect(await dbCount(t.platform, 'accounts', 'WHERE id = ?', u.userId)).toBe(0);
   });
 
   it('removes only the membership when the person belongs to another organization too', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
-    const both = t.addUser({ email: 'both@acme.test' });
-    t.addUser({ email: 'both@acme.test', orgId: other.orgId });
+    const t = await testPlatform();
+    const other = await t.otherOrg();
+    const both = await t.addUser({ email: 'both@acme.test' });
+    await t.addUser({ email: 'both@acme.test', orgId: other.orgId });
     expect((await t.call('DELETE', `/users/${both.userId}`)).status).toBe(204);
     const there = await t.call('GET', `/users/${both.userId}`, { key: other.key });
     expect(there.status).toBe(200);
@@ -430,12 +431,13 @@ describe('suspend, unsuspend, delete', () => {
   });
 
   it('writes an audit event for each write, in the acting organization', async () => {
-    const t = testPlatform();
-    const u = t.addUser({ email: 'ev@acme.test' });
+    const t = await testPlatform();
+    const u = await t.addUser({ email: 'ev@acme.test' });
     await t.call('POST', `/users/${u.userId}/suspend`, { headers: { 'X-Request-Id': 'trace-42' } });
-    const rows = t.platform.db
-      .prepare("SELECT type, org_id, actor_type, target_id, request_id FROM events WHERE type = 'user.suspended'")
-      .all();
+    const rows = await dbRows(
+      t.platform,
+      "SELECT type, org_id, actor_type, target_id, request_id FROM events WHERE type = 'user.suspended'",
+    );
     expect(rows).toEqual([
       { type: 'user.suspended', org_id: t.orgId, actor_type: 'api_key', target_id: u.userId, request_id: 'trace-42' },
     ]);
@@ -444,7 +446,7 @@ describe('suspend, unsuspend, delete', () => {
 
 describe('created records', () => {
   it('uses the fixed clock for timestamps', async () => {
-    const t = testPlatform();
+    const t = await testPlatform();
     const r = await t.call('GET', `/users/${t.ownerId}`);
     expect(r.body.createdAt).toBe(T0);
   });
@@ -452,8 +454,8 @@ describe('created records', () => {
 
 describe('a person in several organizations', () => {
   it('is pending and unverified in the one they were only invited to, and stays pending after unsuspend', async () => {
-    const t = testPlatform();
-    const other = t.otherOrg();
+    const t = await testPlatform();
+    const other = await t.otherOrg();
     const invited = await t.call('POST', `/organizations/${t.orgId}/users`, { body: { email: 'boss@other.test' } });
     expect(invited.status).toBe(201);
     const here = await t.call('GET', `/users/${other.ownerId}`);
@@ -467,8 +469,8 @@ describe('a person in several organizations', () => {
 
 describe('short searches beyond ASCII', () => {
   it('folds case for one- and two-character terms too', async () => {
-    const t = testPlatform();
-    t.addUser({ email: 'zoe@acme.test', name: 'Ébène Ωmega' });
+    const t = await testPlatform();
+    await t.addUser({ email: 'zoe@acme.test', name: 'Ébène Ωmega' });
     const emails = async (q: string) =>
       (await t.call('GET', `/organizations/${t.orgId}/users?search=${encodeURIComponent(q)}`)).body.data.map(
         (u: { email: string }) => u.email,

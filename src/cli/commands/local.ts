@@ -124,16 +124,16 @@ const init = verb<InitOptions>({
       let organizationId: string | null;
       try {
         const base = platform.base();
-        userId = base.stores.users.accountByEmail(email)?.id ?? null;
+        userId = (await base.stores.users.accountByEmail(email))?.id ?? null;
         if (passwordHash) {
           if (!userId) throw new CliError('not_found', `no account ${email} on the embedded platform at ${r.db}`);
-          base.stores.users.setPassword(userId, passwordHash, base.now());
+          await base.stores.users.setPassword(userId, passwordHash, base.now());
         }
         // The organization the profile records for this database, else the owner's first (a --db of its own).
         const recorded = r.orgSlot && (await ctx.config()).current.profiles[r.profile]?.[r.orgSlot];
-        organizationId = recorded || (userId && base.stores.organizations.listForUser(userId)[0]?.id) || null;
+        organizationId = recorded || (userId && (await base.stores.organizations.listForUser(userId))[0]?.id) || null;
       } finally {
-        platform.close();
+        await platform.close();
       }
       if (passwordHash) notice(ctx, `Set the sign-in password of ${email}.`);
       return record({ organizationId, userId, db: r.db }, initView, passwordHash !== undefined);
@@ -193,9 +193,9 @@ const forgetSecrets = verb<Record<string, never>>({
     let forgotten: ForgottenSecrets;
     try {
       const { forgetSealedSecrets } = await platformModule();
-      forgotten = forgetSealedSecrets(platform.base());
+      forgotten = await forgetSealedSecrets(platform.base());
     } finally {
-      platform.close();
+      await platform.close();
     }
     const { signingKeys, ssoClientSecrets } = forgotten;
     const sso = ssoClientSecrets.length
@@ -251,9 +251,11 @@ const mail = verb<{ to?: string; limit?: number; delivery: boolean }>({
     try {
       const base = platform.base();
       const which = { to: o.to, limit: o.limit };
-      mails = o.delivery ? base.stores.outbox.listWithDelivery(which, base.now()) : base.stores.outbox.list(which);
+      mails = await (o.delivery
+        ? base.stores.outbox.listWithDelivery(which, base.now())
+        : base.stores.outbox.list(which));
     } finally {
-      platform.close();
+      await platform.close();
     }
     // Links made in-process point where `plat serve` listens by default: nothing answers there until it runs.
     const { DEFAULT_PUBLIC_URL } = await platformModule();

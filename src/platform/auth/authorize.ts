@@ -135,7 +135,7 @@ async function toIdentityProvider(
 ): Promise<Response | undefined> {
   const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
   // An authorization request for another organization is not this identity provider's to answer.
-  const sso = ssoForEmail(ctx, email, req.org);
+  const sso = await ssoForEmail(ctx, email, req.org);
   if (!sso) return undefined;
   const url = await ssoSignInUrl(
     ctx,
@@ -235,7 +235,7 @@ export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
   if (!('userId' in signedIn)) return form(signedIn.status, signedIn.error, signedIn.headers, email);
   const { userId } = signedIn;
 
-  const orgs = activeOrganizations(ctx, userId);
+  const orgs = await activeOrganizations(ctx, userId);
   const deny = (message: string) =>
     toClient(ctx, c, req.redirectUri, req.state, { error: 'access_denied', error_description: message });
   let orgId = req.org;
@@ -248,7 +248,7 @@ export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
     orgId = orgs[0]?.id as string;
   } else {
     const hidden = { ...req.hidden, org: undefined };
-    const next = issueLoginTicket(ctx, userId);
+    const next = await issueLoginTicket(ctx, userId);
     const body = organizationPage({
       action: ACTION,
       csrf: csrfToken(ctx, c),
@@ -259,7 +259,7 @@ export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
     return page(c, 200, body, targets);
   }
   try {
-    const code = issueAuthorizationCode(ctx, {
+    const code = await issueAuthorizationCode(ctx, {
       clientId: req.client.id,
       redirectUri: req.redirectUri,
       codeChallenge: req.codeChallenge,

@@ -25,14 +25,14 @@ export const verifyBearer: BearerVerifier = async (ctx: BaseCtx, token: string):
     if (err instanceof InvalidAccessToken) throw refuse(err.message);
     throw err;
   }
-  const session = ctx.stores.sessions.byId(claims.sessionId);
+  const session = await ctx.stores.sessions.byId(claims.sessionId);
   const now = ctx.clock();
   if (!session || session.userId !== claims.userId || session.organizationId !== claims.orgId) {
     throw refuse('invalid access token');
   }
   if (!isActive(session, now.toISOString())) throw refuse('the session of this access token has ended');
   if (now.getTime() - Date.parse(session.lastActive) >= TOUCH_INTERVAL_MS) {
-    ctx.stores.sessions.touch(session.id, now.toISOString());
+    await ctx.stores.sessions.touch(session.id, now.toISOString());
   }
   const known = new Set<string>(PERMISSIONS);
   return {

@@ -13,7 +13,7 @@ function unauthenticated(message: string): PlatformError {
 /** How often a key's `lastUsedAt` is written: at most once a minute, so reads stay reads. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-function fromApiKey(ctx: BaseCtx, secret: string): Credential {
+async function fromApiKey(ctx: BaseCtx, secret: string): Promise<Credential> {
   const parsed = parseApiKey(secret);
   if (!parsed) throw unauthenticated('invalid API key');
   const keyMode = parsed.environment === 'live' ? 'live' : 'sandbox';
@@ -23,13 +23,13 @@ function fromApiKey(ctx: BaseCtx, secret: string): Credential {
     );
   }
   const hash = hashSecret(secret);
-  const key = ctx.stores.apiKeys.byHash(hash);
+  const key = await ctx.stores.apiKeys.byHash(hash);
   if (!key || !sameHash(key.secretHash, hash)) throw unauthenticated('invalid API key');
   if (key.revokedAt) throw unauthenticated('API key has been revoked');
   const now = ctx.clock();
   if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) throw unauthenticated('API key has expired');
   if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) >= TOUCH_INTERVAL_MS) {
-    ctx.stores.apiKeys.touch(key.id, now.toISOString());
+    await ctx.stores.apiKeys.touch(key.id, now.toISOString());
   }
   return {
     type: 'api_key',
@@ -78,9 +78,9 @@ export function actingOrgId(credential: Credential, header: string | undefined, 
  * revoked there (or the user suspended) at or after the session began, and not with this session kept.
  * A session of `orgId` itself is revoked directly and needs no cutoff.
  */
-export function sessionCutOff(ctx: BaseCtx, credential: Credential, orgId: string): boolean {
+export async function sessionCutOff(ctx: BaseCtx, credential: Credential, orgId: string): Promise<boolean> {
   if (credential.sessionCreatedAt === null || orgId === credential.homeOrgId) return false;
-  const cutoff = ctx.stores.sessions.cutoff(orgId, credential.userId);
+  const cutoff = await ctx.stores.sessions.cutoff(orgId, credential.userId);
   return (
     cutoff !== undefined && cutoff.cutAt >= credential.sessionCreatedAt && cutoff.keptSessionId !== credential.sessionId
   );
@@ -90,11 +90,11 @@ export function sessionCutOff(ctx: BaseCtx, credential: Credential, orgId: strin
  * The credential acting in `orgId`, or undefined when it may not (another organization, or not an active member).
  * Throws `401` for a user token whose session that organization has revoked (see `sessionCutOff`).
  */
-export function actIn(ctx: BaseCtx, credential: Credential, orgId: string): Principal | undefined {
+export async function actIn(ctx: BaseCtx, credential: Credential, orgId: string): Promise<Principal | undefined> {
   if (orgId !== credential.homeOrgId && !credential.multiOrg) return undefined;
-  const member = ctx.stores.users.standing(orgId, credential.userId);
+  const member = await ctx.stores.users.standing(orgId, credential.userId);
   if (!member || member.status !== 'active') return undefined;
-  if (sessionCutOff(ctx, credential, orgId)) {
+  if (await sessionCutOff(ctx, credential, orgId)) {
     throw unauthenticated(`the session of this access token has been revoked in organization ${orgId}`);
   }
   return { ...credential, orgId, role: member.role };

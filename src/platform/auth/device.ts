@@ -30,7 +30,7 @@ export async function deviceCodeEndpoint(ctx: BaseCtx, c: Context): Promise<Resp
     if (!p)
       throw new OAuthError('invalid_request', 'send the parameters form-encoded (application/x-www-form-urlencoded)');
     if (p.repeated) throw new OAuthError('invalid_request', `${p.repeated} is given more than once`);
-    const started = startDeviceAuthorization(ctx, {
+    const started = await startDeviceAuthorization(ctx, {
       clientId: p.get('client_id'),
       scope: p.get('scope'),
       org: p.get('org'),
@@ -64,23 +64,23 @@ export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
     page(c, status, devicePage({ action: ACTION, csrf: csrfToken(ctx, c), userCode: typed, email, error }), extra);
   if (!params || !csrfValid(c, params.get('csrf'))) return form(403, 'This form has expired. Please try again.');
   const address = clientAddress(c);
-  const wait = lockedFor(ctx, userCodeKeys(address));
+  const wait = await lockedFor(ctx, userCodeKeys(address));
   if (wait > 0)
     return form(429, `Too many wrong codes. Try again in ${wait} seconds.`, { 'Retry-After': String(wait) });
-  const device = findDeviceAuthorization(ctx, normalizeUserCode(typed));
+  const device = await findDeviceAuthorization(ctx, normalizeUserCode(typed));
   if (!device) {
-    recordFailure(ctx, userCodeKeys(address));
+    await recordFailure(ctx, userCodeKeys(address));
     return form(400, 'That code is not valid or has expired. Check the code on your terminal.');
   }
   if (params.get('action') === 'deny') {
-    denyDevice(ctx, device);
+    await denyDevice(ctx, device);
     return page(c, 200, messagePage('Request denied', 'The device was not connected. You can close this window.'));
   }
 
   // An e-mail of a single sign-on domain, without a password: its identity provider approves the device.
   if (email && !params.get('password') && params.get('ticket') === undefined) {
     const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
-    const sso = ssoForEmail(ctx, email, device.requestedOrg);
+    const sso = await ssoForEmail(ctx, email, device.requestedOrg);
     if (sso) {
       const continuation = {
         kind: 'device' as const,
@@ -103,7 +103,7 @@ export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
   if (!('userId' in signedIn)) return form(signedIn.status, signedIn.error, signedIn.headers);
   const { userId } = signedIn;
 
-  const orgs = activeOrganizations(ctx, userId);
+  const orgs = await activeOrganizations(ctx, userId);
   const wanted = device.requestedOrg ?? params.get('org');
   let orgId: string | undefined;
   if (wanted !== undefined) {
@@ -116,7 +116,7 @@ export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
     return page(c, 403, messagePage('Cannot connect', 'Your account is not active in any organization.', 'alert'));
   } else {
     const hidden = { user_code: formatUserCode(device.userCode), action: 'approve' };
-    const next = issueLoginTicket(ctx, userId);
+    const next = await issueLoginTicket(ctx, userId);
     return page(
       c,
       200,
@@ -124,7 +124,7 @@ export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
     );
   }
   try {
-    approveDevice(ctx, device, { userId, orgId: orgId as string, ipAddress: address, userAgent: userAgent(c) });
+    await approveDevice(ctx, device, { userId, orgId: orgId as string, ipAddress: address, userAgent: userAgent(c) });
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     const message =

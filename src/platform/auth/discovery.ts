@@ -39,6 +39,6 @@ export function metadataEndpoint(ctx: BaseCtx, c: Context): Response {
 }
 
 /** `GET {auth_url}/jwks`: the public keys access tokens are signed with. */
-export function jwksEndpoint(ctx: BaseCtx, c: Context): Response {
-  return c.json(publicJwks(ctx), 200, CACHE);
+export async function jwksEndpoint(ctx: BaseCtx, c: Context): Promise<Response> {
+  return c.json(await publicJwks(ctx), 200, CACHE);
 }

@@ -17,19 +17,19 @@ function page(c: Context, status: number, body: Html, extra: Record<string, stri
   return c.html(body.value, status as 200, { ...pageHeaders(), ...extra });
 }
 
-function view(ctx: BaseCtx, token: string) {
-  const inv = openInvitation(ctx, token);
+async function view(ctx: BaseCtx, token: string) {
+  const inv = await openInvitation(ctx, token);
   if (!inv) return undefined;
-  const account = ctx.stores.users.accountById(inv.userId);
-  const organization = ctx.stores.organizations.get(inv.organizationId);
+  const account = await ctx.stores.users.accountById(inv.userId);
+  const organization = await ctx.stores.organizations.get(inv.organizationId);
   if (!account || !organization) return undefined;
   return { inv, hasPassword: account.passwordHash !== null, organizationName: organization.name };
 }
 
 /** `GET {auth_url}/invitations/accept?token=…`: the page that sets the name and the password. */
-export function invitationPageGet(ctx: BaseCtx, c: Context) {
+export async function invitationPageGet(ctx: BaseCtx, c: Context) {
   const token = queryParams(c).get('token') ?? '';
-  const v = view(ctx, token);
+  const v = await view(ctx, token);
   if (!v) return page(c, 404, messagePage('Invitation not found', DEAD_LINK, 'alert'));
   const body = invitationPage({
     action: ACTION,
@@ -51,7 +51,7 @@ export function invitationPageGet(ctx: BaseCtx, c: Context) {
 export async function invitationPageSubmit(ctx: BaseCtx, c: Context) {
   const params = await bodyParams(c);
   const token = params?.get('token') ?? '';
-  const v = view(ctx, token);
+  const v = await view(ctx, token);
   if (!params || !v) return page(c, 404, messagePage('Invitation not found', DEAD_LINK, 'alert'));
   const name = (params.get('name') ?? '').trim();
   const password = params.get('password') ?? '';
@@ -88,7 +88,7 @@ export async function invitationPageSubmit(ctx: BaseCtx, c: Context) {
     if (params.get('confirm') !== password) return form(400, 'The two passwords differ.');
     passwordHash = await hashPassword(password);
   }
-  const accepted = acceptInvitation(ctx, { token, name, passwordHash });
+  const accepted = await acceptInvitation(ctx, { token, name, passwordHash });
   if (!accepted) return page(c, 404, messagePage('Invitation not found', DEAD_LINK, 'alert'));
   const message = `You are now a member of ${v.organizationName}. Sign in with “plat login”.`;
   return page(c, 200, messagePage('Welcome', message));

@@ -47,13 +47,13 @@ export async function formSignIn(
 ): Promise<{ userId: string } | FormRefusal> {
   const ticket = params.get('ticket');
   if (ticket !== undefined) {
-    const userId = redeemLoginTicket(ctx, ticket);
+    const userId = await redeemLoginTicket(ctx, ticket);
     return userId ? { userId } : { status: 400, error: 'This step has expired. Please sign in again.' };
   }
   const password = params.get('password') ?? '';
   if (!email || !password) return { status: 400, error: missing };
   // Checked before the password: a member of a single sign-on domain signs in through the identity provider.
-  const refusal = passwordRefusal(ctx, email, org);
+  const refusal = await passwordRefusal(ctx, email, org);
   if (refusal) return { status: 403, error: refusal };
   const result = await checkFormPassword(ctx, c, email, password);
   if (result.ok) return { userId: result.userId };

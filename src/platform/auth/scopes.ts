@@ -29,10 +29,10 @@ const PROJECT_SCOPES = new Set(Object.values(PROJECT_ROLE_PERMISSIONS).flat());
  * also what project roles add — access.ts checks the project role of each project at use), and their own sessions.
  * A token is multi-organization, so its scopes cover all of them; in each organization the role still decides.
  */
-export function heldScopes(ctx: BaseCtx, userId: string): Set<Permission> {
+export async function heldScopes(ctx: BaseCtx, userId: string): Promise<Set<Permission>> {
   const held = new Set<Permission>(SELF_SCOPES);
-  for (const org of ctx.stores.organizations.listForUser(userId)) {
-    const member = ctx.stores.users.get(org.id, userId);
+  for (const org of await ctx.stores.organizations.listForUser(userId)) {
+    const member = await ctx.stores.users.get(org.id, userId);
     if (member?.status !== 'active') continue;
     for (const p of ORG_ROLE_PERMISSIONS[member.role]) held.add(p);
     if (member.role === 'member') for (const p of PROJECT_SCOPES) held.add(p);

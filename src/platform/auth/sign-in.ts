@@ -24,34 +24,36 @@ export async function checkPassword(
   address: string | null,
 ): Promise<PasswordCheck> {
   const keys = throttleKeys(email, address);
-  const retryAfter = lockedFor(ctx, keys);
+  const retryAfter = await lockedFor(ctx, keys);
   if (retryAfter > 0) return { ok: false, reason: 'locked', retryAfter };
-  const account = email.length <= 254 ? ctx.stores.users.accountByEmail(email.trim()) : undefined;
+  const account = email.length <= 254 ? await ctx.stores.users.accountByEmail(email.trim()) : undefined;
   const ok = account?.passwordHash
     ? await verifyPassword(password, account.passwordHash)
     : await verifyAgainstDummy(password);
   if (!ok || !account) {
-    recordFailure(ctx, keys);
+    await recordFailure(ctx, keys);
     return { ok: false, reason: 'invalid' };
   }
-  recordSuccess(ctx, keys);
+  await recordSuccess(ctx, keys);
   return { ok: true, userId: account.id };
 }
 
 /** The organizations where the user is an active member, oldest first. */
-export function activeOrganizations(ctx: BaseCtx, userId: string): Organization[] {
-  return ctx.stores.organizations
-    .listForUser(userId)
-    .filter((o) => ctx.stores.users.get(o.id, userId)?.status === 'active');
+export async function activeOrganizations(ctx: BaseCtx, userId: string): Promise<Organization[]> {
+  const active: Organization[] = [];
+  for (const org of await ctx.stores.organizations.listForUser(userId)) {
+    if ((await ctx.stores.users.get(org.id, userId))?.status === 'active') active.push(org);
+  }
+  return active;
 }
 
 const TICKET_TTL_MS = 5 * 60_000;
 
 /** A single-use proof that the user just signed in, carried by the organization picker (5 minutes). */
-export function issueLoginTicket(ctx: BaseCtx, userId: string): string {
+export async function issueLoginTicket(ctx: BaseCtx, userId: string): Promise<string> {
   const { secret, hash } = newOpaqueSecret();
   const now = ctx.clock().getTime();
-  ctx.stores.auth.insertLoginTicket(
+  await ctx.stores.auth.insertLoginTicket(
     hash,
     userId,
     new Date(now).toISOString(),
@@ -61,6 +63,6 @@ export function issueLoginTicket(ctx: BaseCtx, userId: string): string {
 }
 
 /** The user a ticket was issued to, using it up; undefined when unknown, used or expired. */
-export function redeemLoginTicket(ctx: BaseCtx, ticket: string): string | undefined {
+export async function redeemLoginTicket(ctx: BaseCtx, ticket: string): Promise<string | undefined> {
   return ctx.stores.auth.redeemLoginTicket(hashOpaque(ticket), ctx.now());
 }

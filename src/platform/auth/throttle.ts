@@ -31,27 +31,27 @@ export function userCodeKeys(address: string | null): ThrottleKey[] {
 }
 
 /** Seconds until a sign-in may be tried again under these counters; 0 when it may now. */
-export function lockedFor(ctx: BaseCtx, keys: readonly ThrottleKey[]): number {
+export async function lockedFor(ctx: BaseCtx, keys: readonly ThrottleKey[]): Promise<number> {
   const now = ctx.clock().getTime();
   let until = now;
   for (const { key } of keys) {
-    const lockedUntil = ctx.stores.auth.loginAttempts(key)?.lockedUntil;
+    const lockedUntil = (await ctx.stores.auth.loginAttempts(key))?.lockedUntil;
     if (lockedUntil) until = Math.max(until, Date.parse(lockedUntil));
   }
   return Math.ceil((until - now) / 1000);
 }
 
 /** Counts a failed sign-in against each counter and locks it for the next delay once past its free tries. */
-export function recordFailure(ctx: BaseCtx, keys: readonly ThrottleKey[]): void {
+export async function recordFailure(ctx: BaseCtx, keys: readonly ThrottleKey[]): Promise<void> {
   const now = ctx.clock().getTime();
-  ctx.tx(() => {
+  await ctx.tx(async (ctx) => {
     for (const { key, policy } of keys) {
-      const previous = ctx.stores.auth.loginAttempts(key);
+      const previous = await ctx.stores.auth.loginAttempts(key);
       const fresh = !previous || now - Date.parse(previous.lastFailureAt) > policy.windowMs;
       const failures = fresh ? 1 : previous.failures + 1;
       const over = failures - policy.free;
       const delay = over < 0 ? 0 : Math.min(policy.baseMs * 2 ** Math.min(over, 30), policy.maxMs);
-      ctx.stores.auth.putLoginAttempts(key, {
+      await ctx.stores.auth.putLoginAttempts(key, {
         failures,
         lastFailureAt: new Date(now).toISOString(),
         lockedUntil: delay > 0 ? new Date(now + delay).toISOString() : null,
@@ -61,6 +61,6 @@ export function recordFailure(ctx: BaseCtx, keys: readonly ThrottleKey[]): void 
 }
 
 /** A successful sign-in clears the account's counter (never the address's: one good account must not reset it). */
-export function recordSuccess(ctx: BaseCtx, keys: readonly ThrottleKey[]): void {
-  for (const { key } of keys) if (key.startsWith('account:')) ctx.stores.auth.clearLoginAttempts(key);
+export async function recordSuccess(ctx: BaseCtx, keys: readonly ThrottleKey[]): Promise<void> {
+  for (const { key } of keys) if (key.startsWith('account:')) await ctx.stores.auth.clearLoginAttempts(key);
 }

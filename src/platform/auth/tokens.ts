@@ -3,10 +3,10 @@ import type { BaseCtx } from '../context.js';
 import { apiAudience, authUrl } from './settings.js';
 import { currentSigningKey, signingKeyById, TOKEN_ALG } from './signing-keys.js';
 
-/** The `typ` header of access tokens (RFC 9068 §2.1). */
 /** jose is loaded on first use: requests with API keys never pay for it at start-up. */
 const jose = () => import('jose');
 
+/** The `typ` header of access tokens (RFC 9068 §2.1). */
 export const ACCESS_TOKEN_TYP = 'at+jwt';
 
 /** What an access token says about its grant. */
@@ -33,7 +33,7 @@ export async function issueAccessToken(
   ctx: BaseCtx,
   grant: AccessGrant,
 ): Promise<{ token: string; expiresIn: number }> {
-  const key = currentSigningKey(ctx);
+  const key = await currentSigningKey(ctx);
   const iat = Math.floor(ctx.clock().getTime() / 1000);
   const expiresIn = ctx.auth.accessTokenTtl;
   const { SignJWT } = await jose();
@@ -70,8 +70,8 @@ export async function verifyAccessToken(ctx: BaseCtx, token: string): Promise<Ac
   try {
     const { payload } = await jwtVerify(
       token,
-      (header) => {
-        const key = header.kid === undefined ? undefined : signingKeyById(ctx, header.kid);
+      async (header) => {
+        const key = header.kid === undefined ? undefined : await signingKeyById(ctx, header.kid);
         if (!key) throw new InvalidAccessToken('the access token was not signed by this instance');
         return key.publicKey;
       },

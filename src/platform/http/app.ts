@@ -60,9 +60,14 @@ export function errorResponse(err: PlatformError, requestId: string): Response {
  * Chooses the organization a request acts in: `X-Org-Id` when sent (`403` if the credential may not act there),
  * else the organization in the path (`404` if it may not), else the credential's own.
  */
-function principalFor(base: BaseCtx, credential: Credential, header: string | undefined, pathOrg: unknown): Principal {
+async function principalFor(
+  base: BaseCtx,
+  credential: Credential,
+  header: string | undefined,
+  pathOrg: unknown,
+): Promise<Principal> {
   const orgId = actingOrgId(credential, header, pathOrg);
-  const principal = actIn(base, credential, orgId);
+  const principal = await actIn(base, credential, orgId);
   if (principal) return principal;
   if (orgId === credential.homeOrgId) {
     throw new PlatformError('authentication_failed', 'the credential belongs to a user who is no longer active');
@@ -73,6 +78,10 @@ function principalFor(base: BaseCtx, credential: Credential, header: string | un
   throw new PlatformError('not_found', 'organization not found');
 }
 
+/**
+ * The context of an operation by `principal`. Its `emit` writes through `this.stores`: called on the context a
+ * transaction gives (a copy of this one with the transaction's stores), the event is written in that transaction.
+ */
 function withPrincipal(base: BaseCtx, principal: Principal): Ctx {
   const actor =
     principal.type === 'api_key'
@@ -80,16 +89,18 @@ function withPrincipal(base: BaseCtx, principal: Principal): Ctx {
       : { type: 'user' as const, id: principal.userId };
   return {
     ...base,
+    // The base's `tx` gives `fn` a copy of the context it is called on, with the transaction's stores: here a `Ctx`.
+    tx: base.tx as Ctx['tx'],
     principal,
-    emit(type, target, data = {}, orgId = principal.orgId) {
-      base.stores.events.insert({
-        id: base.ids('event'),
+    async emit(type, target, data = {}, orgId = principal.orgId) {
+      await this.stores.events.insert({
+        id: this.ids('event'),
         type,
         organizationId: orgId,
         actor,
         target,
-        requestId: base.requestId,
-        createdAt: base.now(),
+        requestId: this.requestId,
+        createdAt: this.now(),
         data,
       });
     },
@@ -207,7 +218,7 @@ export function createApp(routes: readonly RouteDef[], matching: RouteMatching =
       // The rate-limit middleware has usually authenticated already.
       const credential = c.get('credential') ?? (await authenticate(base, c.req.raw.headers, platform.bearer));
       const params = (route.params ? parseParams(c.req.param(), route.params) : {}) as Record<string, unknown>;
-      const principal = principalFor(base, credential, c.req.header('x-org-id'), params.orgId);
+      const principal = await principalFor(base, credential, c.req.header('x-org-id'), params.orgId);
       const query = parseQuery(new URL(c.req.url), route.query ?? noQuery);
       const body = route.body ? await parseBody(c.req.raw, route.body) : undefined;
       const result = await route.handler(withPrincipal(base, principal), { params, query, body } as never);

@@ -24,7 +24,7 @@ export interface LimitsOptions {
 export function openLimiter(
   dbPath: string,
   opts: LimitsOptions,
-  deps: { clock: Clock; planOf(orgId: string): Plan | undefined },
+  deps: { clock: Clock; planOf(orgId: string): Promise<Plan | undefined> },
 ): Limiter | undefined {
   if (opts.enabled === false) return undefined;
   const inMemory = dbPath === ':memory:' || dbPath === '';

@@ -17,7 +17,7 @@ export interface Limiter {
    * Takes a token from the credential's bucket in the organization it acts in, by that organization's plan (or the
    * whoami rule).
    */
-  takeCredential(credential: Credential, orgId: string, endpoint?: 'whoami'): LimitState;
+  takeCredential(credential: Credential, orgId: string, endpoint?: 'whoami'): Promise<LimitState>;
   /**
    * Takes a token from an OAuth client's bucket for one of the client-limited auth endpoints; a request that names
    * no client spends a bucket of its IP under the same rule.
@@ -34,7 +34,7 @@ export interface LimiterDeps {
   store: BucketStore;
   clock: Clock;
   /** The organization's plan, read on every request so that a plan change is effective at once. */
-  planOf(orgId: string): Plan | undefined;
+  planOf(orgId: string): Promise<Plan | undefined>;
 }
 
 /**
@@ -57,11 +57,12 @@ export function createLimiter(deps: LimiterDeps): Limiter {
     });
   };
   return {
-    takeCredential(credential, orgId, endpoint) {
+    async takeCredential(credential, orgId, endpoint) {
       const key = credentialKey(credential, orgId);
       if (endpoint === 'whoami') return takeBy(`whoami:${key}`, AUTH_ENDPOINT_LIMITS.whoami);
       // An organization deleted under a live credential: the smallest plan until authentication refuses it.
-      return takeBy(key, PLAN_LIMITS[deps.planOf(orgId) ?? 'free']);
+      const plan = await deps.planOf(orgId);
+      return takeBy(key, PLAN_LIMITS[plan ?? 'free']);
     },
     takeClient: (endpoint, clientId, ip) =>
       takeBy(

@@ -70,11 +70,16 @@ function retryIn(state: LimitState): string {
  * credential may not act in spends its own organization's bucket, so naming strangers' organizations opens no
  * fresh buckets.
  */
-function bucketOrgId(base: BaseCtx, credential: Credential, header: string | undefined, pathOrgId: unknown): string {
+async function bucketOrgId(
+  base: BaseCtx,
+  credential: Credential,
+  header: string | undefined,
+  pathOrgId: unknown,
+): Promise<string> {
   const orgId = actingOrgId(credential, header, pathOrgId);
   if (orgId === credential.homeOrgId) return orgId;
   try {
-    return actIn(base, credential, orgId) ? orgId : credential.homeOrgId;
+    return (await actIn(base, credential, orgId)) ? orgId : credential.homeOrgId;
   } catch {
     // Refused with 401 by the route (a session that organization revoked).
     return credential.homeOrgId;
@@ -160,8 +165,13 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
     }
     c.set('credential', credential);
     const whoami = endpoint === 'whoami';
-    const orgId = bucketOrgId(base, credential, headers.get('x-org-id') ?? undefined, deps.pathOrgId(method, path));
-    const state = limiter.takeCredential(credential, orgId, whoami ? 'whoami' : undefined);
+    const orgId = await bucketOrgId(
+      base,
+      credential,
+      headers.get('x-org-id') ?? undefined,
+      deps.pathOrgId(method, path),
+    );
+    const state = await limiter.takeCredential(credential, orgId, whoami ? 'whoami' : undefined);
     const refusal = whoami
       ? `too many ${path} requests for this credential: ${state.limit} a minute; ${retryIn(state)}`
       : `rate limit exceeded: ${state.limit} requests a minute for this credential; ${retryIn(state)}`;

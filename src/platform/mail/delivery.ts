@@ -79,9 +79,10 @@ const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
  * each, and records how it went — sent once the server accepted it; else retried later (exponential backoff), or
  * given up on a permanent rejection after `rejectedAttempts` tries, or when it is too old. When the server itself
  * fails (unreachable, credentials refused) the loop also pauses, backing off likewise, instead of trying every mail.
- * Everything is in the database: another server, or this one restarted, takes over where it stopped.
+ * Everything is in the database: another server, or this one restarted, takes over where it stopped. Resolves once
+ * the outbox has been read and the delivery announced in the log.
  */
-export function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): MailDelivery {
+export async function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): Promise<MailDelivery> {
   const { outbox, clock, log } = deps;
   const pace = { ...DELIVERY_DEFAULTS.pace, ...opts.pace };
   pace.connections = Math.max(1, Math.floor(pace.connections)); // the loop waits on a send when none is free
@@ -126,7 +127,7 @@ export function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): MailDe
     if (age > retry.maxAgeMs) {
       const last = mail.lastError ? `; last error: ${mail.lastError}` : '';
       const error = `not sent within ${duration(retry.maxAgeMs)} of being written${last}`;
-      if (outbox.fail({ ...claim, now: clock().toISOString(), error })) {
+      if (await outbox.fail({ ...claim, now: clock().toISOString(), error })) {
         log(`mail ${mail.id} to ${mail.to}: given up, ${error}`);
       }
       return;
@@ -136,7 +137,7 @@ export function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): MailDe
     const now = clock();
     if (outcome.ok) {
       serverFailures = 0;
-      outbox.sent(mail.id, now.toISOString());
+      await outbox.sent(mail.id, now.toISOString());
       log(`mail ${mail.id} to ${mail.to}: sent (attempt ${mail.attempt})`);
       return;
     }
@@ -144,13 +145,13 @@ export function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): MailDe
     else serverFailures = 0;
     const { error } = outcome;
     if (outcome.rejected && mail.attempt >= retry.rejectedAttempts) {
-      if (outbox.fail({ ...claim, now: now.toISOString(), error })) {
+      if (await outbox.fail({ ...claim, now: now.toISOString(), error })) {
         log(`mail ${mail.id} to ${mail.to}: rejected, given up after ${mail.attempt} attempts (${error})`);
       }
       return;
     }
     const at = new Date(now.getTime() + retryDelay(mail.attempt, retry)).toISOString();
-    if (outbox.retry({ ...claim, at, error })) {
+    if (await outbox.retry({ ...claim, at, error })) {
       log(`mail ${mail.id} to ${mail.to}: attempt ${mail.attempt} failed (${error}); next at ${at}`);
     }
   };
@@ -185,7 +186,7 @@ export function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): MailDe
       let claimed: ClaimedMail[];
       const now = clock();
       try {
-        claimed = outbox.claim({
+        claimed = await outbox.claim({
           owner,
           now: now.toISOString(),
           leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
@@ -195,15 +196,17 @@ export function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): MailDe
         log(`mail: could not read the outbox (${(err as Error).message}); trying again in ${duration(pollMs)}`);
         claimed = [];
       }
-      if (claimed.length === 0) await sleep(pollMs);
+      // `stop()` may have come while the outbox was read: then end now, not after a poll's sleep.
+      if (claimed.length === 0 && !stopping) await sleep(pollMs);
       for (const mail of claimed) track(mail);
     }
   };
 
+  const waiting = await outbox.waiting();
   log(
     `Mail: sending the outbox through ${server} as ${formatMailFrom(opts.from)}, at most ${pace.perSecond} ` +
       `messages a second over ${pace.connections} ${pace.connections === 1 ? 'connection' : 'connections'} ` +
-      `(${outbox.waiting()} waiting).`,
+      `(${waiting} waiting).`,
   );
   const running = loop();
   let stopped: Promise<void> | undefined;
@@ -214,7 +217,8 @@ export function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): MailDe
         wake();
         let grace: NodeJS.Timeout | undefined;
         const finished = await Promise.race([
-          Promise.all([running, ...inFlight]).then(() => true),
+          // The loop first: what it claimed while `stop()` came is in flight once it has ended.
+          running.then(() => Promise.all(inFlight)).then(() => true),
           new Promise<false>((resolve) => {
             grace = setTimeout(resolve, stopGraceMs, false);
           }),

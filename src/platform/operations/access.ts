@@ -23,9 +23,9 @@ export function requirePermission(ctx: Ctx, permission: Permission): void {
 }
 
 /** Throws `403` unless the principal holds `permission` in the project (counting its project role). */
-export function requireProjectPermission(ctx: Ctx, projectId: string, permission: Permission): void {
+export async function requireProjectPermission(ctx: Ctx, projectId: string, permission: Permission): Promise<void> {
   const p = ctx.principal;
-  const role = p.role === 'member' ? ctx.stores.projects.memberRole(projectId, p.userId) : null;
+  const role = p.role === 'member' ? await ctx.stores.projects.memberRole(projectId, p.userId) : null;
   if (!holds(p, permission, role))
     throw forbidden(`this operation requires the ${permission} permission on this project`);
 }

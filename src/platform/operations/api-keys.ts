@@ -8,7 +8,7 @@ import { resolveListing } from '../store/paging.js';
 import { effectivePermissions, requireOrg, requirePermission } from './access.js';
 
 /** `GET /organizations/{orgId}/api-keys`: active and revoked keys, newest first, offset or cursor paging. */
-export function listApiKeys(ctx: Ctx, orgId: string, q: PagingQuery): List<ApiKey> {
+export async function listApiKeys(ctx: Ctx, orgId: string, q: PagingQuery): Promise<List<ApiKey>> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'keys:read');
   const scope = `api-keys:${orgId}`;
@@ -17,14 +17,14 @@ export function listApiKeys(ctx: Ctx, orgId: string, q: PagingQuery): List<ApiKe
 }
 
 /** A key of the acting organization, or `404`. */
-function loadKey(ctx: Ctx, keyId: string): ApiKey {
-  const key = ctx.stores.apiKeys.get(ctx.principal.orgId, keyId);
+async function loadKey(ctx: Ctx, keyId: string): Promise<ApiKey> {
+  const key = await ctx.stores.apiKeys.get(ctx.principal.orgId, keyId);
   if (!key) throw notFound('API key');
   return key;
 }
 
-export function getApiKey(ctx: Ctx, keyId: string): ApiKey {
-  const key = loadKey(ctx, keyId);
+export async function getApiKey(ctx: Ctx, keyId: string): Promise<ApiKey> {
+  const key = await loadKey(ctx, keyId);
   requirePermission(ctx, 'keys:read');
   return key;
 }
@@ -39,10 +39,10 @@ function unique<T>(items: readonly T[]): T[] {
  * caller's permissions and projects but not widen them (`403`), and when the caller is itself restricted, an omitted
  * restriction inherits the caller's.
  */
-function restrictions(
+async function restrictions(
   ctx: Ctx,
   input: ApiKeyCreate,
-): { permissions: Permission[] | null; projectIds: string[] | null } {
+): Promise<{ permissions: Permission[] | null; projectIds: string[] | null }> {
   const p = ctx.principal;
   const held = effectivePermissions(p);
   let permissions: Permission[] | null = null;
@@ -62,7 +62,7 @@ function restrictions(
     if (outside.length > 0) {
       throw forbidden(`this credential is restricted to other projects: ${outside.join(', ')}`);
     }
-    const unknown = ctx.stores.apiKeys.unknownProjects(p.orgId, projectIds);
+    const unknown = await ctx.stores.apiKeys.unknownProjects(p.orgId, projectIds);
     if (unknown.length > 0) {
       throw invalidField('projectIds', `not projects of this organization: ${unknown.join(', ')}`);
     }
@@ -74,7 +74,7 @@ function restrictions(
  * `POST /organizations/{orgId}/api-keys`: a key of the caller's user in this organization. The secret is in this
  * response only; the store keeps its hash, and the event records no part of it.
  */
-export function createApiKey(ctx: Ctx, orgId: string, input: ApiKeyCreate): CreatedApiKey {
+export async function createApiKey(ctx: Ctx, orgId: string, input: ApiKeyCreate): Promise<CreatedApiKey> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'keys:write');
   const p = ctx.principal;
@@ -91,8 +91,8 @@ export function createApiKey(ctx: Ctx, orgId: string, input: ApiKeyCreate): Crea
     if (at.getTime() <= ctx.clock().getTime()) throw invalidField('expiresAt', 'must be in the future');
     expiresAt = at.toISOString();
   }
-  return ctx.tx(() => {
-    const { permissions, projectIds } = restrictions(ctx, input);
+  return ctx.tx(async (ctx) => {
+    const { permissions, projectIds } = await restrictions(ctx, input);
     const secret = generateApiKey(input.environment);
     const key: ApiKey = {
       id: ctx.ids('apiKey'),
@@ -109,8 +109,8 @@ export function createApiKey(ctx: Ctx, orgId: string, input: ApiKeyCreate): Crea
       lastUsedAt: null,
       revokedAt: null,
     };
-    ctx.stores.apiKeys.insert({ ...key, secretHash: hashSecret(secret) });
-    ctx.emit(
+    await ctx.stores.apiKeys.insert({ ...key, secretHash: hashSecret(secret) });
+    await ctx.emit(
       'api_key.created',
       { type: 'api_key', id: key.id },
       {
@@ -131,16 +131,16 @@ export function createApiKey(ctx: Ctx, orgId: string, input: ApiKeyCreate): Crea
  * `DELETE /api-keys/{keyId}`: revokes a key at once; revoking a revoked key changes nothing. Only owners may revoke
  * an owner's key (admins cannot change an owner, contract §4).
  */
-export function revokeApiKey(ctx: Ctx, keyId: string): void {
-  ctx.tx(() => {
-    const key = loadKey(ctx, keyId);
+export async function revokeApiKey(ctx: Ctx, keyId: string): Promise<void> {
+  await ctx.tx(async (ctx) => {
+    const key = await loadKey(ctx, keyId);
     requirePermission(ctx, 'keys:write');
     if (key.revokedAt) return;
-    const owner = ctx.stores.users.get(ctx.principal.orgId, key.userId);
+    const owner = await ctx.stores.users.get(ctx.principal.orgId, key.userId);
     if (owner?.role === 'owner' && ctx.principal.role !== 'owner') {
       throw forbidden("only owners can revoke an owner's API key");
     }
-    ctx.stores.apiKeys.revoke(keyId, ctx.now());
-    ctx.emit('api_key.revoked', { type: 'api_key', id: keyId }, { name: key.name, userId: key.userId });
+    await ctx.stores.apiKeys.revoke(keyId, ctx.now());
+    await ctx.emit('api_key.revoked', { type: 'api_key', id: keyId }, { name: key.name, userId: key.userId });
   });
 }

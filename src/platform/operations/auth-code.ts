@@ -25,7 +25,7 @@ const KEEP_EXPIRED_MS = 24 * 3600_000;
  * After a sign-in (by password, or through the organization's identity provider): a single-use authorization code
  * (60 s) bound to client, redirect URI and challenge, carrying how the user signed in to the session it opens.
  */
-export function issueAuthorizationCode(
+export async function issueAuthorizationCode(
   ctx: BaseCtx,
   r: {
     clientId: string;
@@ -38,14 +38,14 @@ export function issueAuthorizationCode(
     userAgent: string | null;
     method?: SignInMethod;
   },
-): string {
+): Promise<string> {
   const method = r.method ?? 'password';
-  return ctx.tx(() => {
-    const scopes = recordSignIn(ctx, { ...r, method });
+  return ctx.tx(async (ctx) => {
+    const scopes = await recordSignIn(ctx, { ...r, method });
     const now = ctx.clock().getTime();
-    ctx.stores.auth.purgeExpired(new Date(now - KEEP_EXPIRED_MS).toISOString());
+    await ctx.stores.auth.purgeExpired(new Date(now - KEEP_EXPIRED_MS).toISOString());
     const { secret, hash } = newOpaqueSecret();
-    ctx.stores.auth.insertCode({
+    await ctx.stores.auth.insertCode({
       codeHash: hash,
       clientId: r.clientId,
       redirectUri: r.redirectUri,
@@ -64,11 +64,16 @@ export function issueAuthorizationCode(
 }
 
 /** Why `redeemCode` found nothing to redeem; a second use revokes what the first issued. */
-function codeFailure(ctx: BaseCtx, hash: string, clientId: string, redirectUri: string): { error: OAuthError } {
-  const code = ctx.stores.auth.codeByHash(hash);
+async function codeFailure(
+  ctx: BaseCtx,
+  hash: string,
+  clientId: string,
+  redirectUri: string,
+): Promise<{ error: OAuthError }> {
+  const code = await ctx.stores.auth.codeByHash(hash);
   if (!code) return invalidGrant('invalid authorization code');
   if (code.usedAt) {
-    revokeForReuse(ctx, code.sessionId, 'authorization code');
+    await revokeForReuse(ctx, code.sessionId, 'authorization code');
     return invalidGrant('the authorization code was already used; the tokens issued for it are revoked');
   }
   if (code.expiresAt <= ctx.now()) return invalidGrant('the authorization code has expired');
@@ -91,13 +96,13 @@ export async function redeemAuthorizationCode(
   }
   const { code, redirectUri, codeVerifier } = r;
   const hash = hashOpaque(code);
-  const outcome = ctx.tx((): Outcome<Grant> => {
+  const outcome = await ctx.tx(async (ctx): Promise<Outcome<Grant>> => {
     const bind = { clientId: client.id, redirectUri, challenge: s256(codeVerifier) };
-    const grant = ctx.stores.auth.redeemCode(hash, bind, ctx.now());
+    const grant = await ctx.stores.auth.redeemCode(hash, bind, ctx.now());
     if (!grant) return codeFailure(ctx, hash, client.id, redirectUri);
-    if (!isActiveMember(ctx, grant.orgId, grant.userId)) return invalidGrant('the user is no longer active');
-    const started = startSession(ctx, { ...grant, clientId: client.id });
-    ctx.stores.auth.setCodeSession(hash, started.sessionId);
+    if (!(await isActiveMember(ctx, grant.orgId, grant.userId))) return invalidGrant('the user is no longer active');
+    const started = await startSession(ctx, { ...grant, clientId: client.id });
+    await ctx.stores.auth.setCodeSession(hash, started.sessionId);
     return { ok: started };
   });
   if ('error' in outcome) throw outcome.error;

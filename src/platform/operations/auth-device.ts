@@ -52,10 +52,10 @@ function newUserCode(): string {
 }
 
 /** Starts a device authorization for a client: a device code for it, a user code for the person. */
-export function startDeviceAuthorization(
+export async function startDeviceAuthorization(
   ctx: BaseCtx,
   r: { clientId?: string; scope?: string; org?: string },
-): DeviceAuthorization {
+): Promise<DeviceAuthorization> {
   const client = requireClient(ctx, r.clientId);
   const scope = parseScope(r.scope);
   if (!scope.ok) throw new OAuthError('invalid_scope', `unknown scope: ${scope.unknown.join(' ')}`);
@@ -65,11 +65,11 @@ export function startDeviceAuthorization(
   const { secret, hash } = newOpaqueSecret();
   const now = ctx.clock().getTime();
   const interval = ctx.auth.devicePollInterval;
-  const userCode = ctx.tx(() => {
-    ctx.stores.auth.purgeExpired(new Date(now - KEEP_EXPIRED_MS).toISOString());
+  const userCode = await ctx.tx(async (ctx) => {
+    await ctx.stores.auth.purgeExpired(new Date(now - KEEP_EXPIRED_MS).toISOString());
     let code = newUserCode();
-    while (ctx.stores.auth.userCodeTaken(code)) code = newUserCode();
-    ctx.stores.auth.insertDeviceCode({
+    while (await ctx.stores.auth.userCodeTaken(code)) code = newUserCode();
+    await ctx.stores.auth.insertDeviceCode({
       deviceCodeHash: hash,
       userCode: code,
       clientId: client.id,
@@ -93,26 +93,26 @@ export function startDeviceAuthorization(
 }
 
 /** The pending device authorization a (normalized) user code names, if it has not expired. */
-export function findDeviceAuthorization(ctx: BaseCtx, userCode: string): StoredDeviceCode | undefined {
+export async function findDeviceAuthorization(ctx: BaseCtx, userCode: string): Promise<StoredDeviceCode | undefined> {
   return userCode ? ctx.stores.auth.pendingDeviceCode(userCode, ctx.now()) : undefined;
 }
 
 /** The signed-in user approves the device: the scopes it asked for that they hold, in `orgId`. False when too late. */
-export function approveDevice(
+export async function approveDevice(
   ctx: BaseCtx,
   device: StoredDeviceCode,
   s: { userId: string; orgId: string; ipAddress: string | null; userAgent: string | null },
   method: SignInMethod = 'device',
-): boolean {
+): Promise<boolean> {
   const requested = parseScope(device.requestedScope);
-  return ctx.tx(() => {
-    const scopes = recordSignIn(ctx, {
+  return ctx.tx(async (ctx) => {
+    const scopes = await recordSignIn(ctx, {
       ...s,
       clientId: device.clientId,
       requested: requested.ok ? requested.scopes : [],
       method,
     });
-    if (!ctx.stores.auth.approveDeviceCode(device.deviceCodeHash, { ...s, scopes, method }, ctx.now())) {
+    if (!(await ctx.stores.auth.approveDeviceCode(device.deviceCodeHash, { ...s, scopes, method }, ctx.now()))) {
       throw new OAuthError('expired_token', 'the code is no longer pending');
     }
     return true;
@@ -120,7 +120,7 @@ export function approveDevice(
 }
 
 /** The person refuses the device. False when it was no longer pending. */
-export function denyDevice(ctx: BaseCtx, device: StoredDeviceCode): boolean {
+export async function denyDevice(ctx: BaseCtx, device: StoredDeviceCode): Promise<boolean> {
   return ctx.stores.auth.denyDeviceCode(device.deviceCodeHash, ctx.now());
 }
 
@@ -137,14 +137,14 @@ export async function redeemDeviceCode(ctx: BaseCtx, r: { clientId?: string; dev
   const client = requireClient(ctx, r.clientId);
   if (!r.deviceCode) throw new OAuthError('invalid_request', 'device_code is required');
   const hash = hashOpaque(r.deviceCode);
-  const outcome = ctx.tx((): { ok: Grant } | { error: OAuthError } => {
+  const outcome = await ctx.tx(async (ctx): Promise<{ ok: Grant } | { error: OAuthError }> => {
     const now = ctx.now();
-    const redeemed = ctx.stores.auth.redeemDeviceCode(hash, client.id, now);
+    const redeemed = await ctx.stores.auth.redeemDeviceCode(hash, client.id, now);
     if (redeemed?.userId && redeemed.orgId) {
-      if (ctx.stores.users.get(redeemed.orgId, redeemed.userId)?.status !== 'active') {
+      if ((await ctx.stores.users.get(redeemed.orgId, redeemed.userId))?.status !== 'active') {
         return failure('invalid_grant', 'the user is no longer active');
       }
-      const started = startSession(ctx, {
+      const started = await startSession(ctx, {
         userId: redeemed.userId,
         orgId: redeemed.orgId,
         clientId: client.id,
@@ -153,13 +153,13 @@ export async function redeemDeviceCode(ctx: BaseCtx, r: { clientId?: string; dev
         userAgent: redeemed.userAgent,
         method: redeemed.method ?? 'device',
       });
-      ctx.stores.auth.setDeviceSession(hash, started.sessionId);
+      await ctx.stores.auth.setDeviceSession(hash, started.sessionId);
       return { ok: started };
     }
-    const d = ctx.stores.auth.deviceCodeByHash(hash);
+    const d = await ctx.stores.auth.deviceCodeByHash(hash);
     if (!d || d.clientId !== client.id) return failure('invalid_grant', 'invalid device code');
     if (d.status === 'redeemed') {
-      revokeForReuse(ctx, d.sessionId, 'device code');
+      await revokeForReuse(ctx, d.sessionId, 'device code');
       return failure('invalid_grant', 'the device code was already used; the tokens issued for it are revoked');
     }
     if (d.expiresAt <= now) return failure('expired_token', 'the device code has expired; start again');
@@ -167,7 +167,7 @@ export async function redeemDeviceCode(ctx: BaseCtx, r: { clientId?: string; dev
     const nowMs = Date.parse(now);
     const tooSoon = d.lastPolledAt !== null && nowMs - Date.parse(d.lastPolledAt) < d.pollInterval * 1000;
     const interval = tooSoon ? d.pollInterval + 5 : d.pollInterval;
-    ctx.stores.auth.recordDevicePoll(hash, now, interval);
+    await ctx.stores.auth.recordDevicePoll(hash, now, interval);
     if (tooSoon) return failure('slow_down', `polling too fast; wait ${interval} seconds between requests`);
     return failure('authorization_pending', 'waiting for the user to approve the request');
   });

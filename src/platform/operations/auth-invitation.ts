@@ -4,7 +4,7 @@ import { audit } from './auth.js';
 import { hashInvitationToken } from './invitations.js';
 
 /** The invitation a link token opens, while it can still be accepted. */
-export function openInvitation(ctx: BaseCtx, token: string): Invitation | undefined {
+export async function openInvitation(ctx: BaseCtx, token: string): Promise<Invitation | undefined> {
   if (!token || token.length > 200) return undefined;
   return ctx.stores.invitations.findPendingByTokenHash(hashInvitationToken(token), ctx.now());
 }
@@ -14,20 +14,20 @@ export function openInvitation(ctx: BaseCtx, token: string): Invitation | undefi
  * by e-mail) and, for a new account, given its password hash. One transaction, the invitation's compare-and-set
  * first: false (nothing written) when the link was used or died meanwhile.
  */
-export function acceptInvitation(
+export async function acceptInvitation(
   ctx: BaseCtx,
   r: { token: string; name: string; passwordHash: string | null },
-): Invitation | undefined {
-  return ctx.tx(() => {
-    const inv = openInvitation(ctx, r.token);
+): Promise<Invitation | undefined> {
+  return ctx.tx(async (ctx) => {
+    const inv = await openInvitation(ctx, r.token);
     const now = ctx.now();
-    if (!inv || !ctx.stores.invitations.markAccepted(inv.id, now)) return undefined;
-    const member = ctx.stores.users.get(inv.organizationId, inv.userId);
+    if (!inv || !(await ctx.stores.invitations.markAccepted(inv.id, now))) return undefined;
+    const member = await ctx.stores.users.get(inv.organizationId, inv.userId);
     if (!member) return undefined;
-    if (r.passwordHash) ctx.stores.users.setPassword(inv.userId, r.passwordHash, now);
-    ctx.stores.users.markEmailVerified(inv.userId, now);
-    ctx.stores.users.update(inv.organizationId, { ...member, name: r.name, status: 'active', updatedAt: now });
-    audit(
+    if (r.passwordHash) await ctx.stores.users.setPassword(inv.userId, r.passwordHash, now);
+    await ctx.stores.users.markEmailVerified(inv.userId, now);
+    await ctx.stores.users.update(inv.organizationId, { ...member, name: r.name, status: 'active', updatedAt: now });
+    await audit(
       ctx,
       inv.organizationId,
       { type: 'user', id: inv.userId },

@@ -30,12 +30,12 @@ export async function refreshGrant(
   const requested = parseScope(r.scope);
   if (!requested.ok) throw new OAuthError('invalid_scope', `unknown scope: ${requested.unknown.join(' ')}`);
   const hash = hashOpaque(r.refreshToken);
-  const outcome = ctx.tx((): Outcome<{ grant: Grant; access: string[] }> => {
+  const outcome = await ctx.tx(async (ctx): Promise<Outcome<{ grant: Grant; access: string[] }>> => {
     const now = ctx.now();
-    const stored = ctx.stores.auth.refreshTokenByHash(hash);
+    const stored = await ctx.stores.auth.refreshTokenByHash(hash);
     if (!stored || stored.clientId !== client.id) return invalidGrant('invalid refresh token');
     if (stored.usedAt) {
-      revokeForReuse(ctx, stored.sessionId, 'refresh token');
+      await revokeForReuse(ctx, stored.sessionId, 'refresh token');
       return invalidGrant('the refresh token was already used; its session is revoked');
     }
     const access = requested.scopes ?? stored.scopes;
@@ -43,19 +43,19 @@ export async function refreshGrant(
     if (wider.length > 0) {
       return { error: new OAuthError('invalid_scope', `scope wider than granted: ${wider.join(' ')}`) };
     }
-    const session = ctx.stores.sessions.byId(stored.sessionId);
+    const session = await ctx.stores.sessions.byId(stored.sessionId);
     if (!session || !isActive(session, now)) return invalidGrant('the session of this refresh token has ended');
-    if (!isActiveMember(ctx, session.organizationId, session.userId))
+    if (!(await isActiveMember(ctx, session.organizationId, session.userId)))
       return invalidGrant('the user is no longer active');
-    if (!ctx.stores.auth.rotateRefreshToken(hash, client.id, now)) return invalidGrant('invalid refresh token');
-    ctx.stores.sessions.touch(session.id, now);
+    if (!(await ctx.stores.auth.rotateRefreshToken(hash, client.id, now))) return invalidGrant('invalid refresh token');
+    await ctx.stores.sessions.touch(session.id, now);
     const grant: Grant = {
       userId: session.userId,
       orgId: session.organizationId,
       sessionId: session.id,
       clientId: client.id,
       scopes: stored.scopes,
-      refreshToken: newRefreshToken(ctx, session.id, client.id, stored.scopes),
+      refreshToken: await newRefreshToken(ctx, session.id, client.id, stored.scopes),
     };
     return { ok: { grant, access } };
   });
@@ -72,7 +72,7 @@ export async function revokeToken(ctx: BaseCtx, r: { clientId?: string; token?: 
   if (!r.token) throw new OAuthError('invalid_request', 'token is required');
   let sessionId: string | undefined;
   let owner: string | undefined;
-  const stored = ctx.stores.auth.refreshTokenByHash(hashOpaque(r.token));
+  const stored = await ctx.stores.auth.refreshTokenByHash(hashOpaque(r.token));
   if (stored) {
     sessionId = stored.sessionId;
     owner = stored.clientId;
@@ -88,10 +88,10 @@ export async function revokeToken(ctx: BaseCtx, r: { clientId?: string; token?: 
   if (!sessionId) return;
   if (owner !== client.id) throw new OAuthError('unauthorized_client', 'the token was issued to another client');
   const id = sessionId;
-  ctx.tx(() => {
-    const session = ctx.stores.sessions.byId(id);
-    if (!session || !ctx.stores.sessions.revoke(id, ctx.now())) return;
-    audit(
+  await ctx.tx(async (ctx) => {
+    const session = await ctx.stores.sessions.byId(id);
+    if (!session || !(await ctx.stores.sessions.revoke(id, ctx.now()))) return;
+    await audit(
       ctx,
       session.organizationId,
       { type: 'user', id: session.userId },

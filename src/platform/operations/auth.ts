@@ -17,7 +17,10 @@ export interface TokenSet {
   scopes: string[];
 }
 
-/** What a transaction found: a grant to finish outside it (signing is async), or an error to throw after commit. */
+/**
+ * What a transaction found: a grant to finish after it (its token is signed without holding the write lock), or an
+ * error to throw after commit (thrown inside, it would undo what the transaction wrote, such as a revocation).
+ */
 export type Outcome<T> = { ok: T } | { error: OAuthError };
 
 /** A grant decided inside a transaction, before its access token is signed. */
@@ -38,15 +41,15 @@ export function requireClient(ctx: BaseCtx, clientId: string | undefined): OAuth
 }
 
 /** Records an audit event of the organization outside an authenticated request. */
-export function audit(
+export async function audit(
   ctx: BaseCtx,
   orgId: string,
   actor: { type: 'user' | 'system'; id: string },
   type: string,
   target: { type: string; id: string },
   data: Record<string, unknown> = {},
-): void {
-  ctx.stores.events.insert({
+): Promise<void> {
+  await ctx.stores.events.insert({
     id: ctx.ids('event'),
     type,
     organizationId: orgId,
@@ -59,16 +62,16 @@ export function audit(
 }
 
 /** Whether the user is an active member of the organization. */
-export function isActiveMember(ctx: BaseCtx, orgId: string, userId: string): boolean {
-  return ctx.stores.users.get(orgId, userId)?.status === 'active';
+export async function isActiveMember(ctx: BaseCtx, orgId: string, userId: string): Promise<boolean> {
+  return (await ctx.stores.users.get(orgId, userId))?.status === 'active';
 }
 
 /** Revokes a session because a code or refresh token was used twice (RFC 9700 §4.14.2). In the caller's transaction. */
-export function revokeForReuse(ctx: BaseCtx, sessionId: string | null, what: string): void {
+export async function revokeForReuse(ctx: BaseCtx, sessionId: string | null, what: string): Promise<void> {
   if (!sessionId) return;
-  const session = ctx.stores.sessions.byId(sessionId);
-  if (!session || !ctx.stores.sessions.revoke(sessionId, ctx.now())) return;
-  audit(
+  const session = await ctx.stores.sessions.byId(sessionId);
+  if (!session || !(await ctx.stores.sessions.revoke(sessionId, ctx.now()))) return;
+  await audit(
     ctx,
     session.organizationId,
     { type: 'system', id: 'auth' },
@@ -85,14 +88,14 @@ export function revokeForReuse(ctx: BaseCtx, sessionId: string | null, what: str
  * What a sign-in grants, in one transaction: the scopes (those asked for that the user holds; `invalid_scope` when
  * none), `lastLoginAt`, an audit event. Returns the scopes; the caller stores the code or device approval.
  */
-export function recordSignIn(
+export async function recordSignIn(
   ctx: BaseCtx,
   s: { userId: string; orgId: string; clientId: string; requested: Permission[] | null; method: SignInMethod },
-): Permission[] {
-  const scopes = grantScopes(s.requested, heldScopes(ctx, s.userId));
+): Promise<Permission[]> {
+  const scopes = grantScopes(s.requested, await heldScopes(ctx, s.userId));
   if (scopes.length === 0) throw new OAuthError('invalid_scope', 'the user holds none of the requested scopes');
-  ctx.stores.users.recordLogin(s.orgId, s.userId, ctx.now());
-  audit(
+  await ctx.stores.users.recordLogin(s.orgId, s.userId, ctx.now());
+  await audit(
     ctx,
     s.orgId,
     { type: 'user', id: s.userId },
@@ -107,7 +110,7 @@ export function recordSignIn(
 }
 
 /** Opens the session of a sign-in and its first refresh token. In the caller's transaction. */
-export function startSession(
+export async function startSession(
   ctx: BaseCtx,
   s: {
     userId: string;
@@ -118,10 +121,10 @@ export function startSession(
     userAgent: string | null;
     method: SignInMethod;
   },
-): Grant {
+): Promise<Grant> {
   const sessionId = ctx.ids('session');
   const now = ctx.clock().getTime();
-  ctx.stores.sessions.insert({
+  await ctx.stores.sessions.insert({
     id: sessionId,
     userId: s.userId,
     organizationId: s.orgId,
@@ -132,14 +135,19 @@ export function startSession(
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + ctx.auth.sessionTtl * 1000).toISOString(),
   });
-  const refreshToken = newRefreshToken(ctx, sessionId, s.clientId, s.scopes);
+  const refreshToken = await newRefreshToken(ctx, sessionId, s.clientId, s.scopes);
   return { userId: s.userId, orgId: s.orgId, sessionId, clientId: s.clientId, scopes: s.scopes, refreshToken };
 }
 
 /** A new refresh token of the session (stored hashed). In the caller's transaction. */
-export function newRefreshToken(ctx: BaseCtx, sessionId: string, clientId: string, scopes: string[]): string {
+export async function newRefreshToken(
+  ctx: BaseCtx,
+  sessionId: string,
+  clientId: string,
+  scopes: string[],
+): Promise<string> {
   const { secret, hash } = newOpaqueSecret();
-  ctx.stores.auth.insertRefreshToken({ tokenHash: hash, sessionId, clientId, scopes, now: ctx.now() });
+  await ctx.stores.auth.insertRefreshToken({ tokenHash: hash, sessionId, clientId, scopes, now: ctx.now() });
   return secret;
 }
 
@@ -150,15 +158,15 @@ export async function finishGrant(ctx: BaseCtx, g: Grant, accessScopes = g.scope
 }
 
 /** `GET /auth/whoami`: who the credential acts as, in which organization, with which scopes. */
-export function whoami(ctx: Ctx): Whoami {
+export async function whoami(ctx: Ctx): Promise<Whoami> {
   const p = ctx.principal;
-  const user = ctx.stores.users.get(p.orgId, p.userId);
-  const organization = ctx.stores.organizations.get(p.orgId);
+  const user = await ctx.stores.users.get(p.orgId, p.userId);
+  const organization = await ctx.stores.organizations.get(p.orgId);
   if (!user || !organization) throw new Error('the principal has no membership'); // app.ts checked it
   return {
     type: p.type,
     user,
-    apiKey: p.keyId ? (ctx.stores.apiKeys.get(p.homeOrgId, p.keyId) ?? null) : null,
+    apiKey: p.keyId ? ((await ctx.stores.apiKeys.get(p.homeOrgId, p.keyId)) ?? null) : null,
     organization,
     scopes: effectivePermissions(p),
     sessionId: p.sessionId,

@@ -25,36 +25,36 @@ export interface BootstrapResult {
  * Creates a first organization (on `enterprise`), its owner (active, verified) and a multi-organization API key of
  * that owner — what `plat local init` runs on a new embedded platform. One transaction: all or nothing.
  */
-export function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): BootstrapResult {
-  const { stores } = base;
+export async function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): Promise<BootstrapResult> {
   const email = opts.email ?? 'admin@localhost';
   const named = nameSchema.safeParse(opts.orgName ?? 'Local');
   if (!named.success) throw invalidField('orgName', named.error.issues[0]?.message ?? 'invalid name');
   const orgName = named.data;
   const problem = opts.password === undefined ? undefined : passwordProblem(opts.password);
   if (problem) throw invalidField('password', problem);
-  const hadPassword = Boolean(stores.users.accountByEmail(email)?.passwordHash);
+  const hadPassword = Boolean((await base.stores.users.accountByEmail(email))?.passwordHash);
   const generated = opts.password === undefined && !hadPassword ? generatePassword() : null;
   const passwordHash =
     opts.password !== undefined
       ? hashPasswordSync(opts.password)
       : generated && hashPasswordSync(generated, GENERATED_PASSWORD_COST);
-  return base.tx(() => {
+  return base.tx(async (base) => {
+    const { stores } = base;
     const now = base.now();
     const organizationId = base.ids('organization');
-    stores.organizations.insert({
+    await stores.organizations.insert({
       id: organizationId,
       name: orgName,
-      slug: uniqueSlug(orgName, 'org', (s) => stores.organizations.slugTaken(s)),
+      slug: await uniqueSlug(orgName, 'org', (s) => stores.organizations.slugTaken(s)),
       plan: 'enterprise',
       createdAt: now,
       updatedAt: now,
     });
-    const existing = stores.users.accountByEmail(email);
+    const existing = await stores.users.accountByEmail(email);
     const userId = existing?.id ?? base.ids('user');
-    if (!existing) stores.users.insertAccount(userId, email, true, now);
-    if (passwordHash) stores.users.setPassword(userId, passwordHash, now);
-    stores.users.insertMembership({
+    if (!existing) await stores.users.insertAccount(userId, email, true, now);
+    if (passwordHash) await stores.users.setPassword(userId, passwordHash, now);
+    await stores.users.insertMembership({
       orgId: organizationId,
       userId,
       email: existing?.email ?? email,
@@ -66,7 +66,7 @@ export function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): Bootstrap
     const environment = base.mode === 'live' ? 'live' : 'test';
     const apiKey = generateApiKey(environment);
     const keyId = base.ids('apiKey');
-    stores.apiKeys.insert({
+    await stores.apiKeys.insert({
       id: keyId,
       name: 'plat local',
       organizationId,
@@ -83,7 +83,7 @@ export function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): Bootstrap
       revokedAt: null,
     });
     const actor = { type: 'system', id: 'bootstrap' };
-    stores.events.insert({
+    await stores.events.insert({
       id: base.ids('event'),
       type: 'organization.created',
       organizationId,

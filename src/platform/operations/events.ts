@@ -9,11 +9,11 @@ import { requireOrg, requirePermission } from './access.js';
  * stable page numbers). Filters: `type` (exact), `since` (inclusive; any offset, compared in UTC). A key restricted
  * to some projects reads no event about another project, as it reads no such project.
  */
-export function listEvents(
+export async function listEvents(
   ctx: Ctx,
   orgId: string,
   q: EventListQuery,
-): { data: Event[]; pagination: CursorPagination } {
+): Promise<{ data: Event[]; pagination: CursorPagination }> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'events:read');
   const scope = `events:${orgId}`;
@@ -26,7 +26,7 @@ export function listEvents(
     { type: q.type, since },
     {},
   );
-  const { data, pagination } = ctx.stores.events.list(
+  const { data, pagination } = await ctx.stores.events.list(
     orgId,
     listing,
     listing.filters as { type?: string; since?: string },

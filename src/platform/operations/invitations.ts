@@ -31,10 +31,10 @@ function expiryFrom(ctx: Ctx): string {
 }
 
 /** Queues the invitation e-mail with a link carrying `token`. */
-function mailInvitation(ctx: Ctx, inv: Invitation, token: string): void {
+async function mailInvitation(ctx: Ctx, inv: Invitation, token: string): Promise<void> {
   const orgId = ctx.principal.orgId;
-  const org = ctx.stores.organizations.get(orgId);
-  const inviter = ctx.stores.users.get(orgId, ctx.principal.userId);
+  const org = await ctx.stores.organizations.get(orgId);
+  const inviter = await ctx.stores.users.get(orgId, ctx.principal.userId);
   const message = invitationMessage({
     to: inv.email,
     name: inv.name,
@@ -44,7 +44,7 @@ function mailInvitation(ctx: Ctx, inv: Invitation, token: string): void {
     link: invitationLink(ctx.publicUrl, token),
     expiresAt: inv.expiresAt,
   });
-  sendMail(ctx, message, orgId);
+  await sendMail(ctx, message, orgId);
 }
 
 /** What a pending user is made of: who, their role and teams (ids, checked), and what the organization notes. */
@@ -61,20 +61,29 @@ export interface PendingUser {
  * e-mail, else a pending membership of the existing account (`account`); puts it in its teams; stores the link's token
  * only as a hash, and mails the link unless `mail` is false (`POST …/invitations/{id}/resend` mails a new one later).
  */
-export function insertPendingUser(
+export async function insertPendingUser(
   ctx: Ctx,
   orgId: string,
   u: PendingUser,
   account: { id: string; email: string } | undefined,
   opts: { mail: boolean; batch?: boolean },
-): Invitation {
+): Promise<Invitation> {
   const now = ctx.now();
   const userId = account?.id ?? ctx.ids('user');
   const email = account?.email ?? u.email;
-  if (!account) ctx.stores.users.insertAccount(userId, email, false, now);
+  if (!account) await ctx.stores.users.insertAccount(userId, email, false, now);
   const { name, role, teams } = u;
-  ctx.stores.users.insertMembership({ orgId, userId, email, name, role, status: 'pending', metadata: u.metadata, now });
-  for (const teamId of teams) ctx.stores.teams.addMember(orgId, teamId, userId, now);
+  await ctx.stores.users.insertMembership({
+    orgId,
+    userId,
+    email,
+    name,
+    role,
+    status: 'pending',
+    metadata: u.metadata,
+    now,
+  });
+  for (const teamId of teams) await ctx.stores.teams.addMember(orgId, teamId, userId, now);
   const { token, tokenHash } = newToken();
   const invitation: Invitation = {
     id: ctx.ids('invitation'),
@@ -88,9 +97,9 @@ export function insertPendingUser(
     createdAt: now,
     expiresAt: expiryFrom(ctx),
   };
-  ctx.stores.invitations.insert({ ...invitation, tokenHash, invitedBy: ctx.principal.userId });
-  if (opts.mail) mailInvitation(ctx, invitation, token);
-  ctx.emit(
+  await ctx.stores.invitations.insert({ ...invitation, tokenHash, invitedBy: ctx.principal.userId });
+  if (opts.mail) await mailInvitation(ctx, invitation, token);
+  await ctx.emit(
     'user.invited',
     { type: 'user', id: userId },
     {
@@ -123,16 +132,18 @@ export function guardOwnerRole(ctx: Ctx, role: Invitation['role']): void {
  * else a pending membership of the existing account — puts it in the given teams, and mails a link whose token is
  * stored only as a hash.
  */
-export function createInvitation(ctx: Ctx, orgId: string, input: InvitationCreate): Invitation {
-  return ctx.tx(() => {
+export async function createInvitation(ctx: Ctx, orgId: string, input: InvitationCreate): Promise<Invitation> {
+  return ctx.tx(async (ctx) => {
     requireOrg(ctx, orgId);
     requirePermission(ctx, 'users:write');
     const role = input.role ?? 'member';
     guardOwnerRole(ctx, role);
     const teams = [...new Set(input.teams ?? [])];
-    refuseUnknownTeams(teams.filter((id) => !ctx.stores.teams.get(orgId, id)));
-    const account = ctx.stores.users.accountByEmail(input.email);
-    if (account && ctx.stores.users.get(orgId, account.id)) {
+    const unknown: string[] = [];
+    for (const id of teams) if (!(await ctx.stores.teams.get(orgId, id))) unknown.push(id);
+    refuseUnknownTeams(unknown);
+    const account = await ctx.stores.users.accountByEmail(input.email);
+    if (account && (await ctx.stores.users.get(orgId, account.id))) {
       throw conflict(`${account.email} is already a member of this organization`);
     }
     const pending = { email: input.email, name: input.name ?? null, role, teams };
@@ -141,7 +152,7 @@ export function createInvitation(ctx: Ctx, orgId: string, input: InvitationCreat
 }
 
 /** `GET /organizations/{orgId}/invitations`: newest first, filter `status`; offset or cursor paging. */
-export function listInvitations(ctx: Ctx, orgId: string, q: InvitationListQuery): List<Invitation> {
+export async function listInvitations(ctx: Ctx, orgId: string, q: InvitationListQuery): Promise<List<Invitation>> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'users:read');
   const scope = `invitations:${orgId}`;
@@ -153,14 +164,14 @@ export function listInvitations(ctx: Ctx, orgId: string, q: InvitationListQuery)
 }
 
 /** An invitation of the acting organization, or `404`. */
-export function loadInvitation(ctx: Ctx, invitationId: string): Invitation {
-  const inv = ctx.stores.invitations.get(ctx.principal.orgId, invitationId, ctx.now());
+export async function loadInvitation(ctx: Ctx, invitationId: string): Promise<Invitation> {
+  const inv = await ctx.stores.invitations.get(ctx.principal.orgId, invitationId, ctx.now());
   if (!inv) throw notFound('invitation');
   return inv;
 }
 
-export function getInvitation(ctx: Ctx, invitationId: string): Invitation {
-  const inv = loadInvitation(ctx, invitationId);
+export async function getInvitation(ctx: Ctx, invitationId: string): Promise<Invitation> {
+  const inv = await loadInvitation(ctx, invitationId);
   requirePermission(ctx, 'users:read');
   return inv;
 }
@@ -169,12 +180,12 @@ export function getInvitation(ctx: Ctx, invitationId: string): Invitation {
  * `POST /invitations/{id}/resend`: a pending or expired invitation gets a new link token (the old link stops
  * working), a new 7-day expiry and a new e-mail. Accepted or revoked → `409`.
  */
-export function resendInvitation(ctx: Ctx, invitationId: string): Invitation {
-  return ctx.tx(() => {
-    const inv = loadInvitation(ctx, invitationId);
+export async function resendInvitation(ctx: Ctx, invitationId: string): Promise<Invitation> {
+  return ctx.tx(async (ctx) => {
+    const inv = await loadInvitation(ctx, invitationId);
     requirePermission(ctx, 'users:write');
     const orgId = ctx.principal.orgId;
-    const user = ctx.stores.users.get(orgId, inv.userId);
+    const user = await ctx.stores.users.get(orgId, inv.userId);
     guardOwnerRole(ctx, user?.role === 'owner' ? 'owner' : inv.role);
     if (inv.status === 'accepted' || inv.status === 'revoked') {
       throw conflict(`the invitation is ${inv.status} and cannot be resent`);
@@ -184,11 +195,11 @@ export function resendInvitation(ctx: Ctx, invitationId: string): Invitation {
     }
     const { token, tokenHash } = newToken();
     const next: Invitation = { ...inv, status: 'pending', expiresAt: expiryFrom(ctx) };
-    if (!ctx.stores.invitations.renew(orgId, inv.id, tokenHash, next.expiresAt)) {
+    if (!(await ctx.stores.invitations.renew(orgId, inv.id, tokenHash, next.expiresAt))) {
       throw conflict('the invitation is no longer pending');
     }
-    mailInvitation(ctx, next, token);
-    ctx.emit(
+    await mailInvitation(ctx, next, token);
+    await ctx.emit(
       'invitation.resent',
       { type: 'invitation', id: inv.id },
       { email: inv.email, wasExpired: inv.status === 'expired', expiresAt: next.expiresAt },
@@ -202,27 +213,27 @@ export function resendInvitation(ctx: Ctx, invitationId: string): Invitation {
  * organization (membership, teams, projects; the account too when it belongs nowhere else) — unless that user is
  * somehow active. Already revoked: nothing to do. Accepted → `409` (delete the user instead).
  */
-export function revokeInvitation(ctx: Ctx, invitationId: string): void {
-  ctx.tx(() => {
-    const inv = loadInvitation(ctx, invitationId);
+export async function revokeInvitation(ctx: Ctx, invitationId: string): Promise<void> {
+  await ctx.tx(async (ctx) => {
+    const inv = await loadInvitation(ctx, invitationId);
     requirePermission(ctx, 'users:write');
     const orgId = ctx.principal.orgId;
-    const user = ctx.stores.users.get(orgId, inv.userId);
+    const user = await ctx.stores.users.get(orgId, inv.userId);
     guardOwnerRole(ctx, user?.role === 'owner' ? 'owner' : inv.role);
     if (inv.status === 'revoked') return;
     if (inv.status === 'accepted') {
       throw conflict('the invitation was accepted; remove the user with DELETE /users/{userId} instead');
     }
-    ctx.stores.invitations.revoke(orgId, inv.id, ctx.now());
+    await ctx.stores.invitations.revoke(orgId, inv.id, ctx.now());
     const removeUser = user !== undefined && user.status !== 'active';
     if (removeUser) {
-      ctx.stores.projects.removeUser(orgId, inv.userId);
-      ctx.stores.teams.removeUser(orgId, inv.userId);
-      ctx.stores.sessions.removeForUser(orgId, inv.userId);
-      ctx.stores.apiKeys.removeForUser(orgId, inv.userId);
-      ctx.stores.users.remove(orgId, inv.userId);
+      await ctx.stores.projects.removeUser(orgId, inv.userId);
+      await ctx.stores.teams.removeUser(orgId, inv.userId);
+      await ctx.stores.sessions.removeForUser(orgId, inv.userId);
+      await ctx.stores.apiKeys.removeForUser(orgId, inv.userId);
+      await ctx.stores.users.remove(orgId, inv.userId);
     }
-    ctx.emit(
+    await ctx.emit(
       'invitation.revoked',
       { type: 'invitation', id: inv.id },
       { email: inv.email, userId: inv.userId, userRemoved: removeUser },

@@ -6,9 +6,9 @@ import type { Mail } from '../store/outbox.js';
 export type Message = Omit<Mail, 'id' | 'createdAt'>;
 
 /** Queues a message in the outbox, inside the caller's transaction: no write, no mail. Returns the mail's id. */
-export function sendMail(ctx: BaseCtx, message: Message, orgId: string | null): string {
+export async function sendMail(ctx: BaseCtx, message: Message, orgId: string | null): Promise<string> {
   const id = ctx.ids('mail');
-  ctx.stores.outbox.enqueue({ ...message, id, createdAt: ctx.now(), orgId });
+  await ctx.stores.outbox.enqueue({ ...message, id, createdAt: ctx.now(), orgId });
   return id;
 }
 

@@ -9,19 +9,22 @@ import { uniqueSlug } from './slug.js';
  * The organizations the credential can act in: all of its owner's for multi-organization credentials, less those
  * that have revoked the session of a user token.
  */
-export function listOrganizations(ctx: Ctx): { data: Organization[] } {
+export async function listOrganizations(ctx: Ctx): Promise<{ data: Organization[] }> {
   const p = ctx.principal;
   requirePermission(ctx, 'org:read');
-  const all = ctx.stores.organizations.listForUser(p.userId);
-  return {
-    data: p.multiOrg ? all.filter((o) => !sessionCutOff(ctx, p, o.id)) : all.filter((o) => o.id === p.homeOrgId),
-  };
+  const all = await ctx.stores.organizations.listForUser(p.userId);
+  if (!p.multiOrg) return { data: all.filter((o) => o.id === p.homeOrgId) };
+  const data: Organization[] = [];
+  for (const o of all) {
+    if (!(await sessionCutOff(ctx, p, o.id))) data.push(o);
+  }
+  return { data };
 }
 
-export function getOrganization(ctx: Ctx, orgId: string): Organization {
+export async function getOrganization(ctx: Ctx, orgId: string): Promise<Organization> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'org:read');
-  const org = ctx.stores.organizations.get(orgId);
+  const org = await ctx.stores.organizations.get(orgId);
   if (!org) throw notFound('organization');
   return org;
 }
@@ -30,23 +33,23 @@ export function getOrganization(ctx: Ctx, orgId: string): Organization {
  * Creates an organization on `free` with the caller as its owner. Only credentials that can act in several
  * organizations (user tokens, multi-organization keys) may: a single-organization key could never use the result.
  */
-export function createOrganization(ctx: Ctx, input: OrganizationCreate): Organization {
+export async function createOrganization(ctx: Ctx, input: OrganizationCreate): Promise<Organization> {
   const p = ctx.principal;
   if (!p.multiOrg) throw forbidden('a single-organization API key cannot create organizations');
   if (p.grants && !p.grants.has('org:write')) throw forbidden('this operation requires the org:write permission');
-  return ctx.tx(() => {
+  return ctx.tx(async (ctx) => {
     const now = ctx.now();
-    const me = ctx.stores.users.get(p.orgId, p.userId);
+    const me = await ctx.stores.users.get(p.orgId, p.userId);
     const org: Organization = {
       id: ctx.ids('organization'),
       name: input.name,
-      slug: uniqueSlug(input.name, 'org', (s) => ctx.stores.organizations.slugTaken(s)),
+      slug: await uniqueSlug(input.name, 'org', (s) => ctx.stores.organizations.slugTaken(s)),
       plan: 'free',
       createdAt: now,
       updatedAt: now,
     };
-    ctx.stores.organizations.insert(org);
-    ctx.stores.users.insertMembership({
+    await ctx.stores.organizations.insert(org);
+    await ctx.stores.users.insertMembership({
       orgId: org.id,
       userId: p.userId,
       email: me?.email ?? '',
@@ -55,22 +58,22 @@ export function createOrganization(ctx: Ctx, input: OrganizationCreate): Organiz
       status: 'active',
       now,
     });
-    ctx.emit('organization.created', { type: 'organization', id: org.id }, { name: org.name }, org.id);
+    await ctx.emit('organization.created', { type: 'organization', id: org.id }, { name: org.name }, org.id);
     return org;
   });
 }
 
 /** Renames an organization, or (owners only) changes its plan, effective at once. */
-export function updateOrganization(ctx: Ctx, orgId: string, patch: OrganizationPatch): Organization {
+export async function updateOrganization(ctx: Ctx, orgId: string, patch: OrganizationPatch): Promise<Organization> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'org:write');
   if (patch.plan !== undefined && ctx.principal.role !== 'owner') throw forbidden('only owners can change the plan');
-  return ctx.tx(() => {
-    const org = ctx.stores.organizations.get(orgId);
+  return ctx.tx(async (ctx) => {
+    const org = await ctx.stores.organizations.get(orgId);
     if (!org) throw notFound('organization');
     const next: Organization = { ...org, ...patch, updatedAt: ctx.now() };
-    ctx.stores.organizations.update(next);
-    ctx.emit('organization.updated', { type: 'organization', id: orgId }, { fields: Object.keys(patch) });
+    await ctx.stores.organizations.update(next);
+    await ctx.emit('organization.updated', { type: 'organization', id: orgId }, { fields: Object.keys(patch) });
     return next;
   });
 }

@@ -16,7 +16,7 @@ import { canSeeProject, requireOrg, requirePermission, requireProjectPermission 
 import { uniqueSlug } from './slug.js';
 
 /** `GET /organizations/{orgId}/projects`: newest first; `status`, `search`, `slug`; only the key's projects. */
-export function listProjects(ctx: Ctx, orgId: string, q: ProjectListQuery): List<Project> {
+export async function listProjects(ctx: Ctx, orgId: string, q: ProjectListQuery): Promise<List<Project>> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'projects:read');
   const scope = `projects:${orgId}`;
@@ -28,8 +28,8 @@ export function listProjects(ctx: Ctx, orgId: string, q: ProjectListQuery): List
 }
 
 /** A project of the acting organization that the credential may see, or `404`. */
-export function loadProject(ctx: Ctx, projectId: string): Project {
-  const project = ctx.stores.projects.get(ctx.principal.orgId, projectId);
+export async function loadProject(ctx: Ctx, projectId: string): Promise<Project> {
+  const project = await ctx.stores.projects.get(ctx.principal.orgId, projectId);
   if (!project || !canSeeProject(ctx.principal, projectId)) throw notFound('project');
   return project;
 }
@@ -41,9 +41,9 @@ export function requireWritable(project: Project): void {
   }
 }
 
-export function getProject(ctx: Ctx, projectId: string): Project {
-  const project = loadProject(ctx, projectId);
-  requireProjectPermission(ctx, projectId, 'projects:read');
+export async function getProject(ctx: Ctx, projectId: string): Promise<Project> {
+  const project = await loadProject(ctx, projectId);
+  await requireProjectPermission(ctx, projectId, 'projects:read');
   return project;
 }
 
@@ -68,18 +68,18 @@ function checkDefaultEnvironment(settings: ProjectSettings, environments: readon
  * Creates a project with a unique slug and the environments development, staging and production, atomically.
  * A key restricted to some projects may not: it could never see the result.
  */
-export function createProject(ctx: Ctx, orgId: string, input: ProjectCreate): Project {
+export async function createProject(ctx: Ctx, orgId: string, input: ProjectCreate): Promise<Project> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'projects:write');
   if (ctx.principal.projectIds !== null) throw forbidden('an API key restricted to projects cannot create projects');
   const settings = mergeSettings(DEFAULT_PROJECT_SETTINGS, input.settings);
   checkDefaultEnvironment(settings, DEFAULT_ENVIRONMENTS);
-  return ctx.tx(() => {
+  return ctx.tx(async (ctx) => {
     const now = ctx.now();
     const project: Project = {
       id: ctx.ids('project'),
       name: input.name,
-      slug: uniqueSlug(input.name, 'project', (s) => ctx.stores.projects.slugTaken(orgId, s)),
+      slug: await uniqueSlug(input.name, 'project', (s) => ctx.stores.projects.slugTaken(orgId, s)),
       description: input.description ?? null,
       organizationId: orgId,
       status: 'active',
@@ -87,9 +87,9 @@ export function createProject(ctx: Ctx, orgId: string, input: ProjectCreate): Pr
       createdAt: now,
       updatedAt: now,
     };
-    ctx.stores.projects.insert(project);
+    await ctx.stores.projects.insert(project);
     for (const name of DEFAULT_ENVIRONMENTS) {
-      ctx.stores.projects.insertEnvironment({
+      await ctx.stores.projects.insertEnvironment({
         id: ctx.ids('environment'),
         projectId: project.id,
         name,
@@ -98,7 +98,7 @@ export function createProject(ctx: Ctx, orgId: string, input: ProjectCreate): Pr
         updatedAt: now,
       });
     }
-    ctx.emit(
+    await ctx.emit(
       'project.created',
       { type: 'project', id: project.id },
       { name: project.name, slug: project.slug, environments: [...DEFAULT_ENVIRONMENTS] },
@@ -108,16 +108,16 @@ export function createProject(ctx: Ctx, orgId: string, input: ProjectCreate): Pr
 }
 
 /** `PATCH /projects/{id}`: name, description, and a partial settings object merged into the current one. */
-export function updateProject(ctx: Ctx, projectId: string, patch: ProjectPatch): Project {
-  return ctx.tx(() => {
-    const project = loadProject(ctx, projectId);
-    requireProjectPermission(ctx, projectId, 'projects:write');
+export async function updateProject(ctx: Ctx, projectId: string, patch: ProjectPatch): Promise<Project> {
+  return ctx.tx(async (ctx) => {
+    const project = await loadProject(ctx, projectId);
+    await requireProjectPermission(ctx, projectId, 'projects:write');
     requireWritable(project);
     const settings = mergeSettings(project.settings, patch.settings);
     if (patch.settings?.defaultEnvironment !== undefined) {
       checkDefaultEnvironment(
         settings,
-        ctx.stores.projects.environments(projectId).map((e) => e.name),
+        (await ctx.stores.projects.environments(projectId)).map((e) => e.name),
       );
     }
     const next: Project = {
@@ -127,8 +127,8 @@ export function updateProject(ctx: Ctx, projectId: string, patch: ProjectPatch):
       settings,
       updatedAt: ctx.now(),
     };
-    ctx.stores.projects.update(next);
-    ctx.emit(
+    await ctx.stores.projects.update(next);
+    await ctx.emit(
       'project.updated',
       { type: 'project', id: projectId },
       { fields: Object.keys(patch), ...(patch.settings && { settings: Object.keys(patch.settings) }) },
@@ -141,18 +141,18 @@ export function updateProject(ctx: Ctx, projectId: string, patch: ProjectPatch):
  * Deletes a project with its environments and members (irreversible), takes it out of every API key's `projectIds`,
  * and revokes the keys left with none.
  */
-export function deleteProject(ctx: Ctx, projectId: string): void {
-  ctx.tx(() => {
-    const project = loadProject(ctx, projectId);
+export async function deleteProject(ctx: Ctx, projectId: string): Promise<void> {
+  await ctx.tx(async (ctx) => {
+    const project = await loadProject(ctx, projectId);
     requirePermission(ctx, 'projects:write');
     const orgId = ctx.principal.orgId;
     const now = ctx.now();
-    ctx.stores.projects.remove(orgId, projectId);
-    const revokedKeyIds = ctx.stores.apiKeys.dropProject(orgId, projectId, now);
+    await ctx.stores.projects.remove(orgId, projectId);
+    const revokedKeyIds = await ctx.stores.apiKeys.dropProject(orgId, projectId, now);
     for (const id of revokedKeyIds) {
-      ctx.emit('api_key.revoked', { type: 'api_key', id }, { reason: 'project_deleted', projectId });
+      await ctx.emit('api_key.revoked', { type: 'api_key', id }, { reason: 'project_deleted', projectId });
     }
-    ctx.emit(
+    await ctx.emit(
       'project.deleted',
       { type: 'project', id: projectId },
       { name: project.name, slug: project.slug, revokedKeyIds },
@@ -175,18 +175,18 @@ const MOVES: Record<Move, { from: ProjectStatus; to: ProjectStatus; event: strin
  * decision (organization-level `projects:write`); suspend and resume are for owners only. A move the current
  * state does not allow is `409`.
  */
-export function moveProject(ctx: Ctx, projectId: string, move: Move): Project {
+export async function moveProject(ctx: Ctx, projectId: string, move: Move): Promise<Project> {
   const rule = MOVES[move];
-  return ctx.tx(() => {
-    const project = loadProject(ctx, projectId);
+  return ctx.tx(async (ctx) => {
+    const project = await loadProject(ctx, projectId);
     requirePermission(ctx, 'projects:write');
     if (rule.ownersOnly && ctx.principal.role !== 'owner') throw forbidden(`only owners can ${move} a project`);
     if (project.status !== rule.from) {
       throw conflict(`cannot ${move} a project that is ${project.status} (it must be ${rule.from})`);
     }
     const next: Project = { ...project, status: rule.to, updatedAt: ctx.now() };
-    ctx.stores.projects.update(next);
-    ctx.emit(rule.event, { type: 'project', id: projectId }, { from: rule.from, to: rule.to });
+    await ctx.stores.projects.update(next);
+    await ctx.emit(rule.event, { type: 'project', id: projectId }, { from: rule.from, to: rule.to });
     return next;
   });
 }

@@ -14,13 +14,13 @@ export interface ForgottenSecrets {
  * the SSO client secrets cleared — and the record of the old key with them. One transaction; an event per organization
  * whose client secret went.
  */
-export function forgetSealedSecrets(base: BaseCtx): ForgottenSecrets {
-  return base.tx(() => {
+export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecrets> {
+  return base.tx(async (base) => {
     const now = base.now();
-    const signingKeys = base.stores.auth.retireSigningKeys(now);
-    const ssoClientSecrets = base.stores.sso.forgetClientSecrets(now);
+    const signingKeys = await base.stores.auth.retireSigningKeys(now);
+    const ssoClientSecrets = await base.stores.sso.forgetClientSecrets(now);
     for (const orgId of ssoClientSecrets) {
-      base.stores.events.insert({
+      await base.stores.events.insert({
         id: base.ids('event'),
         type: 'sso.updated',
         organizationId: orgId,

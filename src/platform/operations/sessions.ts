@@ -37,10 +37,10 @@ function guardSessions(ctx: Ctx, user: User, permission: Permission): void {
 }
 
 /** `GET /users/{userId}/sessions`: the user's active sessions in the acting organization, newest first. */
-export function listSessions(ctx: Ctx, userId: string): { data: Session[] } {
-  const user = loadUser(ctx, userId);
+export async function listSessions(ctx: Ctx, userId: string): Promise<{ data: Session[] }> {
+  const user = await loadUser(ctx, userId);
   guardSessions(ctx, user, 'sessions:read');
-  const sessions = ctx.stores.sessions.listActive(ctx.principal.orgId, userId, ctx.now());
+  const sessions = await ctx.stores.sessions.listActive(ctx.principal.orgId, userId, ctx.now());
   return { data: sessions.map((s) => toSession(ctx, s)) };
 }
 
@@ -48,14 +48,14 @@ export function listSessions(ctx: Ctx, userId: string): { data: Session[] } {
  * `DELETE /users/{userId}/sessions/{sessionId}`: revokes one session, so its refresh tokens and access tokens stop
  * working. Revoking a session that is already revoked or expired succeeds and changes nothing.
  */
-export function revokeSession(ctx: Ctx, userId: string, sessionId: string): void {
-  ctx.tx(() => {
-    const user = loadUser(ctx, userId);
-    const session = ctx.stores.sessions.get(ctx.principal.orgId, userId, sessionId);
+export async function revokeSession(ctx: Ctx, userId: string, sessionId: string): Promise<void> {
+  await ctx.tx(async (ctx) => {
+    const user = await loadUser(ctx, userId);
+    const session = await ctx.stores.sessions.get(ctx.principal.orgId, userId, sessionId);
     if (!session) throw notFound('session');
     guardSessions(ctx, user, 'sessions:write');
-    if (!ctx.stores.sessions.revoke(sessionId, ctx.now())) return;
-    ctx.emit('session.revoked', { type: 'session', id: sessionId }, { userId });
+    if (!(await ctx.stores.sessions.revoke(sessionId, ctx.now()))) return;
+    await ctx.emit('session.revoked', { type: 'session', id: sessionId }, { userId });
   });
 }
 
@@ -64,15 +64,15 @@ export function revokeSession(ctx: Ctx, userId: string, sessionId: string): void
  * own, and cuts off the user's sessions of other organizations from acting here (`sessionCutOff`), which this
  * organization can neither see nor revoke. `revoked` counts this organization's sessions.
  */
-export function revokeAllSessions(ctx: Ctx, userId: string, keepCurrent: boolean): { revoked: number } {
-  return ctx.tx(() => {
-    const user = loadUser(ctx, userId);
+export async function revokeAllSessions(ctx: Ctx, userId: string, keepCurrent: boolean): Promise<{ revoked: number }> {
+  return ctx.tx(async (ctx) => {
+    const user = await loadUser(ctx, userId);
     guardSessions(ctx, user, 'sessions:write');
     const keep = keepCurrent && userId === ctx.principal.userId ? ctx.principal.sessionId : null;
-    const revoked = ctx.stores.sessions.revokeActive(ctx.principal.orgId, userId, ctx.now(), keep);
-    ctx.stores.sessions.cutOff(ctx.principal.orgId, userId, ctx.now(), keep);
+    const revoked = await ctx.stores.sessions.revokeActive(ctx.principal.orgId, userId, ctx.now(), keep);
+    await ctx.stores.sessions.cutOff(ctx.principal.orgId, userId, ctx.now(), keep);
     if (revoked > 0) {
-      ctx.emit('sessions.revoked', { type: 'user', id: userId }, { revoked, keptSessionId: keep });
+      await ctx.emit('sessions.revoked', { type: 'user', id: userId }, { revoked, keptSessionId: keep });
     }
     return { revoked };
   });

@@ -37,12 +37,16 @@ export function slugify(name: string, fallback: string): string {
 }
 
 /** The slug of `name`, made unique by a suffix `-2`, `-3`, … (the whole staying within 48 characters). */
-export function uniqueSlug(name: string, fallback: string, taken: (slug: string) => boolean): string {
+export async function uniqueSlug(
+  name: string,
+  fallback: string,
+  taken: (slug: string) => Promise<boolean>,
+): Promise<string> {
   const base = slugify(name, fallback);
-  if (!taken(base)) return base;
+  if (!(await taken(base))) return base;
   for (let n = 2; ; n++) {
     const suffix = `-${n}`;
     const candidate = `${base.slice(0, 48 - suffix.length).replace(/-+$/g, '')}${suffix}`;
-    if (!taken(candidate)) return candidate;
+    if (!(await taken(candidate))) return candidate;
   }
 }

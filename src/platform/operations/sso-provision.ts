@@ -67,10 +67,10 @@ export function mapProfile(config: Pick<StoredSso, 'attributeMapping'>, p: IdpPr
  * the invitation made (no password, no other organization). An account that exists elsewhere, invited but not yet
  * accepting, is not handed to the organization's identity provider: it accepts the invitation first.
  */
-export function governs(ctx: BaseCtx, account: Account, member: User | undefined): boolean {
+export async function governs(ctx: BaseCtx, account: Account, member: User | undefined): Promise<boolean> {
   if (!member) return false;
   if (member.status !== 'pending') return true;
-  return account.passwordHash === null && ctx.stores.users.membershipCount(account.id) === 1;
+  return account.passwordHash === null && (await ctx.stores.users.membershipCount(account.id)) === 1;
 }
 
 /** The outcome of provisioning: the user who signs in, or why nobody does. */
@@ -84,7 +84,7 @@ export type Provisioned = { userId: string; provisioned: boolean } | { refused: 
  * mapped name and metadata (`user.provisioned`). A suspended user is refused. Name and mapped metadata are brought up
  * to date at every sign-in.
  */
-export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpProfile): Provisioned {
+export async function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpProfile): Promise<Provisioned> {
   const orgId = config.organizationId;
   const mapped = mapProfile(config, profile);
   if (!mapped.email) {
@@ -99,18 +99,18 @@ export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpPr
     return { refused: { status: 403, check: "the e-mail's domain is not one of the organization's" } };
   }
   const now = ctx.now();
-  const known = ctx.stores.ssoSignIn.identity(orgId, profile.subject);
-  let user: User | undefined = known === undefined ? undefined : ctx.stores.users.get(orgId, known);
+  const known = await ctx.stores.ssoSignIn.identity(orgId, profile.subject);
+  let user: User | undefined = known === undefined ? undefined : await ctx.stores.users.get(orgId, known);
   let provisioned = false;
   if (!user) {
-    const account = ctx.stores.users.accountByEmail(mapped.email);
-    user = account && ctx.stores.users.get(orgId, account.id);
+    const account = await ctx.stores.users.accountByEmail(mapped.email);
+    user = account && (await ctx.stores.users.get(orgId, account.id));
     // A domain claim is no proof of owning the domain: an account of other organizations is never taken over.
     if (account && !user) {
       const check = 'the e-mail belongs to an account outside the organization: an owner must invite it first';
       return { refused: { status: 403, check } };
     }
-    if (account && !governs(ctx, account, user)) {
+    if (account && !(await governs(ctx, account, user))) {
       const check =
         "the e-mail belongs to an account that has not accepted the organization's invitation: it must accept it first";
       return { refused: { status: 403, check } };
@@ -123,8 +123,8 @@ export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpPr
     if (!user) {
       const userId = ctx.ids('user');
       // The identity provider vouches for the e-mail of a new account.
-      ctx.stores.users.insertAccount(userId, mapped.email, true, now);
-      ctx.stores.users.insertMembership({
+      await ctx.stores.users.insertAccount(userId, mapped.email, true, now);
+      await ctx.stores.users.insertMembership({
         orgId,
         userId,
         email: mapped.email,
@@ -133,29 +133,29 @@ export function provisionFromIdp(ctx: BaseCtx, config: StoredSso, profile: IdpPr
         status: 'active',
         now,
       });
-      user = ctx.stores.users.get(orgId, userId) as User;
+      user = (await ctx.stores.users.get(orgId, userId)) as User;
       provisioned = true;
     }
   }
   if (user.status === 'suspended') return { refused: { status: 403, check: 'the user is suspended' } };
   if (user.status === 'pending') {
-    ctx.stores.users.markEmailVerified(user.id, now);
-    ctx.stores.invitations.acceptForUser(orgId, user.id, now);
+    await ctx.stores.users.markEmailVerified(user.id, now);
+    await ctx.stores.invitations.acceptForUser(orgId, user.id, now);
   }
   // What the user had, the mapped fields over it, within the 50 keys metadata may hold.
   const metadata = Object.fromEntries(
     Object.entries({ ...user.metadata, ...mapped.metadata }).slice(0, MAX_METADATA_KEYS),
   );
-  ctx.stores.users.update(orgId, {
+  await ctx.stores.users.update(orgId, {
     ...user,
     name: mapped.name ?? user.name,
     metadata,
     status: 'active',
     updatedAt: now,
   });
-  ctx.stores.ssoSignIn.link(orgId, profile.subject, user.id, now);
+  await ctx.stores.ssoSignIn.link(orgId, profile.subject, user.id, now);
   if (provisioned) {
-    audit(
+    await audit(
       ctx,
       orgId,
       { type: 'system', id: `sso:${config.protocol}` },

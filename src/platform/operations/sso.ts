@@ -30,19 +30,19 @@ export function ssoServiceProvider(ctx: Ctx, orgId: string): SsoServiceProvider 
 }
 
 /** The organization's configuration, or `404`. */
-function loadConfig(ctx: Ctx): StoredSso {
-  const config = ctx.stores.sso.get(ctx.principal.orgId);
+async function loadConfig(ctx: Ctx): Promise<StoredSso> {
+  const config = await ctx.stores.sso.get(ctx.principal.orgId);
   if (!config) throw notFound('SSO configuration');
   return config;
 }
 
 /** `GET /organizations/{orgId}/sso` (owners and admins). The OIDC client secret shows only as `clientSecretSet`. */
-export function getSso(ctx: Ctx, orgId: string): SsoConfig {
+export async function getSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
   requireOrg(ctx, orgId);
   // Permission first: the configuration is the organization's one singleton, so a 404 before the 403 would tell
   // a member whether single sign-on is configured.
   requirePermission(ctx, 'sso:read');
-  return ssoRecord(ctx, loadConfig(ctx));
+  return ssoRecord(ctx, await loadConfig(ctx));
 }
 
 /**
@@ -160,9 +160,9 @@ function sameProvider(stored: StoredSso, idp: IdentityProvider, input: SsoPut): 
 }
 
 /** `409` when another organization's single sign-on claims one of these domains. */
-function checkDomains(ctx: BaseCtx, orgId: string, domains: readonly string[]): void {
+async function checkDomains(ctx: BaseCtx, orgId: string, domains: readonly string[]): Promise<void> {
   for (const domain of domains) {
-    const owner = ctx.stores.sso.domainOwner(domain);
+    const owner = await ctx.stores.sso.domainOwner(domain);
     if (owner !== undefined && owner !== orgId) {
       throw conflict(`the domain ${domain} is claimed by another organization's single sign-on`);
     }
@@ -179,10 +179,10 @@ export async function putSso(ctx: Ctx, orgId: string, input: SsoPut): Promise<Ss
   requireOrg(ctx, orgId);
   // Checked before fetching anything: only an owner makes the platform fetch an address.
   requirePermission(ctx, 'sso:write');
-  const before = ctx.stores.sso.get(orgId);
+  const before = await ctx.stores.sso.get(orgId);
   checkConsistency(input, before);
   const domains = [...new Set((input.domains ?? []).map((d) => d.toLowerCase()))];
-  checkDomains(ctx, orgId, domains);
+  await checkDomains(ctx, orgId, domains);
   // The identity provider is read at every save. When it cannot be (down, or answering nonsense for now) and the
   // configuration still names the same one, what was read from it last still signs people in: so `plat sso
   // enable`/`disable`, which save the configuration again, work while the provider is down. POST …/sso/refresh
@@ -192,15 +192,16 @@ export async function putSso(ctx: Ctx, orgId: string, input: SsoPut): Promise<Ss
     if (unreadable && before !== undefined && sameSource(before, input)) return identityProviderOf(before);
     throw err;
   });
-  return ctx.tx(() => {
+  return ctx.tx(async (ctx) => {
     // Read again under the write lock: another request may have changed it while the provider was fetched.
-    const stored = ctx.stores.sso.get(orgId);
+    const stored = await ctx.stores.sso.get(orgId);
     checkConsistency(input, stored);
-    checkDomains(ctx, orgId, domains);
+    await checkDomains(ctx, orgId, domains);
     // Another identity provider: its subjects are not the old one's, so no identity it linked may sign in.
-    if (!stored || !sameProvider(stored, idp, input)) ctx.stores.ssoSignIn.unlinkOrg(orgId);
+    if (!stored || !sameProvider(stored, idp, input)) await ctx.stores.ssoSignIn.unlinkOrg(orgId);
     const now = ctx.now();
-    const clientSecret = input.protocol === 'oidc' ? (input.clientSecret ?? ctx.stores.sso.clientSecret(orgId)) : null;
+    const clientSecret =
+      input.protocol === 'oidc' ? (input.clientSecret ?? (await ctx.stores.sso.clientSecret(orgId))) : null;
     const config: StoredSso = {
       organizationId: orgId,
       protocol: input.protocol,
@@ -220,8 +221,8 @@ export async function putSso(ctx: Ctx, orgId: string, input: SsoPut): Promise<Ss
       updatedAt: now,
     };
     const { clientSecretSet: _, ...write } = config;
-    ctx.stores.sso.put({ ...write, clientSecret });
-    ctx.emit(
+    await ctx.stores.sso.put({ ...write, clientSecret });
+    await ctx.emit(
       'sso.updated',
       { type: 'organization', id: orgId },
       {
@@ -244,7 +245,7 @@ export async function putSso(ctx: Ctx, orgId: string, input: SsoPut): Promise<Ss
 export async function refreshSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'sso:write');
-  const stored = loadConfig(ctx);
+  const stored = await loadConfig(ctx);
   const source = {
     protocol: stored.protocol,
     metadataUrl: stored.metadataUrl ?? undefined,
@@ -252,15 +253,17 @@ export async function refreshSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
     issuer: stored.issuer ?? undefined,
   };
   const idp = await readIdentityProvider(ctx, source);
-  return ctx.tx(() => {
-    const current = ctx.stores.sso.get(orgId);
+  return ctx.tx(async (ctx) => {
+    const current = await ctx.stores.sso.get(orgId);
     if (!current) throw notFound('SSO configuration');
     const config: StoredSso = { ...current, ...idp, updatedAt: ctx.now() };
     // Metadata that now names another entity: another identity provider, whose NameIDs are not the old one's.
-    if (current.protocol === 'saml' && current.idpEntityId !== idp.idpEntityId) ctx.stores.ssoSignIn.unlinkOrg(orgId);
+    if (current.protocol === 'saml' && current.idpEntityId !== idp.idpEntityId) {
+      await ctx.stores.ssoSignIn.unlinkOrg(orgId);
+    }
     const { clientSecretSet: _, ...write } = config;
-    ctx.stores.sso.put({ ...write, clientSecret: ctx.stores.sso.clientSecret(orgId) });
-    ctx.emit(
+    await ctx.stores.sso.put({ ...write, clientSecret: await ctx.stores.sso.clientSecret(orgId) });
+    await ctx.emit(
       'sso.refreshed',
       { type: 'organization', id: orgId },
       { protocol: config.protocol, certificates: config.certificates.map((c) => c.fingerprint) },
@@ -270,15 +273,15 @@ export async function refreshSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
 }
 
 /** `DELETE /organizations/{orgId}/sso` (owners): members sign in with their passwords again. */
-export function deleteSso(ctx: Ctx, orgId: string): void {
+export async function deleteSso(ctx: Ctx, orgId: string): Promise<void> {
   requireOrg(ctx, orgId);
-  ctx.tx(() => {
+  await ctx.tx(async (ctx) => {
     requirePermission(ctx, 'sso:write');
-    const config = loadConfig(ctx);
-    ctx.stores.sso.remove(orgId);
+    const config = await loadConfig(ctx);
+    await ctx.stores.sso.remove(orgId);
     // Who was who at its identity provider: a configuration saved later may name another one.
-    ctx.stores.ssoSignIn.unlinkOrg(orgId);
-    ctx.emit(
+    await ctx.stores.ssoSignIn.unlinkOrg(orgId);
+    await ctx.emit(
       'sso.deleted',
       { type: 'organization', id: orgId },
       { protocol: config.protocol, provider: config.provider },
@@ -312,7 +315,7 @@ function testRecord(t: StoredSsoTest, signInUrl: string | null): SsoTest {
 export async function startSsoTest(ctx: Ctx, orgId: string): Promise<SsoTest> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'sso:read');
-  const config = loadConfig(ctx);
+  const config = await loadConfig(ctx);
   if (!isUsable(config)) {
     throw conflict('the configuration was never read from its identity provider: save or refresh it first');
   }
@@ -323,17 +326,17 @@ export async function startSsoTest(ctx: Ctx, orgId: string): Promise<SsoTest> {
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + TEST_TTL_MS).toISOString(),
   };
-  ctx.tx(() => ctx.stores.ssoSignIn.insertTest(test));
+  await ctx.tx((ctx) => ctx.stores.ssoSignIn.insertTest(test));
   const { ssoSignInUrl } = await import('../sso/begin.js');
   const signInUrl = await ssoSignInUrl(ctx, config, { kind: 'test', testId: test.id });
   return testRecord({ ...test, status: 'pending', result: null }, signInUrl);
 }
 
 /** `GET /organizations/{orgId}/sso/tests/{testId}`: the test's outcome, once its sign-in came back. */
-export function getSsoTest(ctx: Ctx, orgId: string, testId: string): SsoTest {
+export async function getSsoTest(ctx: Ctx, orgId: string, testId: string): Promise<SsoTest> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'sso:read');
-  const t = ctx.stores.ssoSignIn.test(orgId, testId);
+  const t = await ctx.stores.ssoSignIn.test(orgId, testId);
   if (!t || t.expiresAt <= ctx.now()) throw notFound('SSO test');
   return testRecord(t, null);
 }

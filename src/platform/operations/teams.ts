@@ -6,7 +6,7 @@ import { resolveListing } from '../store/paging.js';
 import { requireOrg, requirePermission } from './access.js';
 
 /** `GET /organizations/{orgId}/teams`: by name, A to Z; offset or cursor paging. */
-export function listTeams(ctx: Ctx, orgId: string, q: PagingQuery): List<Team> {
+export async function listTeams(ctx: Ctx, orgId: string, q: PagingQuery): Promise<List<Team>> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'users:read');
   const scope = `teams:${orgId}`;
@@ -15,47 +15,47 @@ export function listTeams(ctx: Ctx, orgId: string, q: PagingQuery): List<Team> {
 }
 
 /** `POST /organizations/{orgId}/teams`: names are unique in the organization, case-insensitively (`409`). */
-export function createTeam(ctx: Ctx, orgId: string, input: TeamCreate): Team {
-  return ctx.tx(() => {
+export async function createTeam(ctx: Ctx, orgId: string, input: TeamCreate): Promise<Team> {
+  return ctx.tx(async (ctx) => {
     requireOrg(ctx, orgId);
     requirePermission(ctx, 'users:write');
-    const taken = ctx.stores.teams.byName(orgId, input.name);
+    const taken = await ctx.stores.teams.byName(orgId, input.name);
     if (taken) throw conflict(`a team named "${taken.name}" already exists in this organization`);
     const team: Team = { id: ctx.ids('team'), organizationId: orgId, name: input.name, createdAt: ctx.now() };
-    ctx.stores.teams.insert(team);
-    ctx.emit('team.created', { type: 'team', id: team.id }, { name: team.name });
+    await ctx.stores.teams.insert(team);
+    await ctx.emit('team.created', { type: 'team', id: team.id }, { name: team.name });
     return team;
   });
 }
 
 /** A team of the acting organization, or `404`. */
-export function loadTeam(ctx: Ctx, teamId: string): Team {
-  const team = ctx.stores.teams.get(ctx.principal.orgId, teamId);
+export async function loadTeam(ctx: Ctx, teamId: string): Promise<Team> {
+  const team = await ctx.stores.teams.get(ctx.principal.orgId, teamId);
   if (!team) throw notFound('team');
   return team;
 }
 
-export function getTeam(ctx: Ctx, teamId: string): Team {
-  const team = loadTeam(ctx, teamId);
+export async function getTeam(ctx: Ctx, teamId: string): Promise<Team> {
+  const team = await loadTeam(ctx, teamId);
   requirePermission(ctx, 'users:read');
   return team;
 }
 
 /** `DELETE /teams/{teamId}`: removes the team, its memberships, and its id from invitations' `teams`. */
-export function deleteTeam(ctx: Ctx, teamId: string): void {
-  ctx.tx(() => {
-    const team = loadTeam(ctx, teamId);
+export async function deleteTeam(ctx: Ctx, teamId: string): Promise<void> {
+  await ctx.tx(async (ctx) => {
+    const team = await loadTeam(ctx, teamId);
     requirePermission(ctx, 'users:write');
     const orgId = ctx.principal.orgId;
-    ctx.stores.teams.remove(orgId, teamId);
-    ctx.stores.invitations.dropTeam(orgId, teamId);
-    ctx.emit('team.deleted', { type: 'team', id: teamId }, { name: team.name });
+    await ctx.stores.teams.remove(orgId, teamId);
+    await ctx.stores.invitations.dropTeam(orgId, teamId);
+    await ctx.emit('team.deleted', { type: 'team', id: teamId }, { name: team.name });
   });
 }
 
 /** `GET /teams/{teamId}/members`: earliest joined first; offset or cursor paging. */
-export function listTeamMembers(ctx: Ctx, teamId: string, q: PagingQuery): List<TeamMember> {
-  loadTeam(ctx, teamId);
+export async function listTeamMembers(ctx: Ctx, teamId: string, q: PagingQuery): Promise<List<TeamMember>> {
+  await loadTeam(ctx, teamId);
   requirePermission(ctx, 'users:read');
   const scope = `team-members:${teamId}`;
   const listing = resolveListing(ctx.cursors, scope, q, {}, {});
@@ -65,25 +65,27 @@ export function listTeamMembers(ctx: Ctx, teamId: string, q: PagingQuery): List<
 }
 
 /** `POST /teams/{teamId}/members`: puts a user of the organization in the team (`409` when already there). */
-export function addTeamMember(ctx: Ctx, teamId: string, input: TeamMemberAdd): TeamMember {
-  return ctx.tx(() => {
-    loadTeam(ctx, teamId);
+export async function addTeamMember(ctx: Ctx, teamId: string, input: TeamMemberAdd): Promise<TeamMember> {
+  return ctx.tx(async (ctx) => {
+    await loadTeam(ctx, teamId);
     requirePermission(ctx, 'users:write');
     const orgId = ctx.principal.orgId;
-    if (!ctx.stores.users.get(orgId, input.userId)) throw invalidField('userId', 'no such user in this organization');
-    if (ctx.stores.teams.member(orgId, teamId, input.userId)) throw conflict('the user is already in this team');
-    ctx.stores.teams.addMember(orgId, teamId, input.userId, ctx.now());
-    ctx.emit('team.member_added', { type: 'team', id: teamId }, { userId: input.userId });
-    return ctx.stores.teams.member(orgId, teamId, input.userId) as TeamMember;
+    if (!(await ctx.stores.users.get(orgId, input.userId))) {
+      throw invalidField('userId', 'no such user in this organization');
+    }
+    if (await ctx.stores.teams.member(orgId, teamId, input.userId)) throw conflict('the user is already in this team');
+    await ctx.stores.teams.addMember(orgId, teamId, input.userId, ctx.now());
+    await ctx.emit('team.member_added', { type: 'team', id: teamId }, { userId: input.userId });
+    return (await ctx.stores.teams.member(orgId, teamId, input.userId)) as TeamMember;
   });
 }
 
 /** `DELETE /teams/{teamId}/members/{userId}`: takes a user out of the team. */
-export function removeTeamMember(ctx: Ctx, teamId: string, userId: string): void {
-  ctx.tx(() => {
-    loadTeam(ctx, teamId);
+export async function removeTeamMember(ctx: Ctx, teamId: string, userId: string): Promise<void> {
+  await ctx.tx(async (ctx) => {
+    await loadTeam(ctx, teamId);
     requirePermission(ctx, 'users:write');
-    if (!ctx.stores.teams.removeMember(ctx.principal.orgId, teamId, userId)) throw notFound('team member');
-    ctx.emit('team.member_removed', { type: 'team', id: teamId }, { userId });
+    if (!(await ctx.stores.teams.removeMember(ctx.principal.orgId, teamId, userId))) throw notFound('team member');
+    await ctx.emit('team.member_removed', { type: 'team', id: teamId }, { userId });
   });
 }

@@ -42,21 +42,26 @@ const ISOLATE = Symbol('isolate the items');
  * (merged). A dry run applies everything and rolls it back, so its outcomes are exactly the real ones. One event per
  * changed user.
  */
-export function batchUsers(ctx: Ctx, orgId: string, input: UserBatch): UserBatchReply {
+export async function batchUsers(ctx: Ctx, orgId: string, input: UserBatch): Promise<UserBatchReply> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'users:write');
-  const apply = (isolated: boolean) => () => {
+  // The items one after the other (each sees what the ones before it wrote), in the transaction `ctx` runs in.
+  const apply = (isolated: boolean) => (ctx: Ctx) => {
     const run: Run = { mode: input.mode ?? 'create', invite: input.invite ?? false, seen: new Map(), teams: new Map() };
-    return ctx.stores.users.deferSearch(() =>
-      input.users.map((raw, index) => oneItem(ctx, orgId, run, raw, index, isolated)),
-    );
+    return ctx.stores.users.deferSearch(async () => {
+      const results: UserBatchResult[] = [];
+      for (const [index, raw] of input.users.entries()) {
+        results.push(await oneItem(ctx, orgId, run, raw, index, isolated));
+      }
+      return results;
+    });
   };
-  const inTransaction = (fn: () => UserBatchResult[]): UserBatchResult[] => {
+  const inTransaction = async (fn: (ctx: Ctx) => Promise<UserBatchResult[]>): Promise<UserBatchResult[]> => {
     if (!input.dryRun) return ctx.tx(fn);
     let results: UserBatchResult[] = [];
     try {
-      ctx.tx(() => {
-        results = fn();
+      await ctx.tx(async (ctx) => {
+        results = await fn(ctx);
         throw DRY_RUN;
       });
     } catch (err) {
@@ -67,10 +72,10 @@ export function batchUsers(ctx: Ctx, orgId: string, input: UserBatch): UserBatch
   };
   let results: UserBatchResult[];
   try {
-    results = inTransaction(apply(false));
+    results = await inTransaction(apply(false));
   } catch (err) {
     if (err !== ISOLATE) throw err;
-    results = inTransaction(apply(true));
+    results = await inTransaction(apply(true));
   }
   const counts: Record<BatchOutcome, number> = { created: 0, updated: 0, unchanged: 0, failed: 0 };
   for (const r of results) counts[r.outcome] += 1;
@@ -78,7 +83,14 @@ export function batchUsers(ctx: Ctx, orgId: string, input: UserBatch): UserBatch
 }
 
 /** One item, parsed and applied (in a savepoint when `isolated`); a coded error fails it alone. */
-function oneItem(ctx: Ctx, orgId: string, run: Run, raw: unknown, index: number, isolated: boolean): UserBatchResult {
+async function oneItem(
+  ctx: Ctx,
+  orgId: string,
+  run: Run,
+  raw: unknown,
+  index: number,
+  isolated: boolean,
+): Promise<UserBatchResult> {
   const object = raw !== null && typeof raw === 'object' && !Array.isArray(raw);
   const email = object ? (raw as Record<string, unknown>).email : undefined;
   const given = typeof email === 'string' ? email.trim() : '';
@@ -92,7 +104,9 @@ function oneItem(ctx: Ctx, orgId: string, run: Run, raw: unknown, index: number,
     const first = run.seen.get(key);
     if (first !== undefined) throw invalidField('email', `the same e-mail as item ${first} of this batch`);
     run.seen.set(key, index);
-    const done = isolated ? ctx.tx(() => applyItem(ctx, orgId, run, item)) : applyItem(ctx, orgId, run, item);
+    const done = isolated
+      ? await ctx.tx((ctx) => applyItem(ctx, orgId, run, item))
+      : await applyItem(ctx, orgId, run, item);
     return { index, email: done.email, outcome: done.outcome, userId: done.userId, error: null };
   } catch (err) {
     if (!(err instanceof PlatformError)) throw err;
@@ -103,10 +117,10 @@ function oneItem(ctx: Ctx, orgId: string, run: Run, raw: unknown, index: number,
 
 type Applied = { outcome: Exclude<BatchOutcome, 'failed'>; userId: string; email: string };
 
-function applyItem(ctx: Ctx, orgId: string, run: Run, item: UserBatchItem): Applied {
-  const teams = item.teams === undefined ? undefined : resolveTeams(ctx, orgId, run, item.teams);
-  const account = ctx.stores.users.accountByEmail(item.email);
-  const user = account && ctx.stores.users.get(orgId, account.id);
+async function applyItem(ctx: Ctx, orgId: string, run: Run, item: UserBatchItem): Promise<Applied> {
+  const teams = item.teams === undefined ? undefined : await resolveTeams(ctx, orgId, run, item.teams);
+  const account = await ctx.stores.users.accountByEmail(item.email);
+  const user = account && (await ctx.stores.users.get(orgId, account.id));
   if (!user) {
     // A new account needs a deliverable address; an existing one matches whatever form it was made with.
     if (!account && !emailSchema.safeParse(item.email).success) throw invalidField('email', 'invalid e-mail address');
@@ -119,10 +133,10 @@ function applyItem(ctx: Ctx, orgId: string, run: Run, item: UserBatchItem): Appl
       teams: teams ?? [],
       metadata: mergeMetadata({}, item.metadata),
     };
-    const invitation = insertPendingUser(ctx, orgId, pending, account, { mail: run.invite, batch: true });
+    const invitation = await insertPendingUser(ctx, orgId, pending, account, { mail: run.invite, batch: true });
     return { outcome: 'created', userId: invitation.userId, email: invitation.email };
   }
-  const current = teams === undefined ? undefined : ctx.stores.teams.teamIdsOf(orgId, user.id);
+  const current = teams === undefined ? undefined : await ctx.stores.teams.teamIdsOf(orgId, user.id);
   const next: User = {
     ...user,
     name: item.name ?? user.name,
@@ -140,16 +154,16 @@ function applyItem(ctx: Ctx, orgId: string, run: Run, item: UserBatchItem): Appl
     throw conflict(`${user.email} is already a member with another ${changed.join(', ')}: upsert to update it`);
   }
   guardOwner(ctx, user, next.role === 'owner' && user.role !== 'owner');
-  if (next.role !== 'owner') guardLastOwner(ctx, user, 'demoted');
+  if (next.role !== 'owner') await guardLastOwner(ctx, user, 'demoted');
   const now = ctx.now();
-  ctx.stores.users.update(orgId, { ...next, updatedAt: now });
-  const moved = teams === undefined ? undefined : replaceTeams(ctx, orgId, user.id, current ?? [], teams, now);
+  await ctx.stores.users.update(orgId, { ...next, updatedAt: now });
+  const moved = teams === undefined ? undefined : await replaceTeams(ctx, orgId, user.id, current ?? [], teams, now);
   if (user.status === 'pending') {
     // Their invitation (a resend mails it) says what they are now.
-    const nowTeams = teams ?? ctx.stores.teams.teamIdsOf(orgId, user.id);
-    ctx.stores.invitations.reviseForUser(orgId, user.id, { name: next.name, role: next.role, teams: nowTeams });
+    const nowTeams = teams ?? (await ctx.stores.teams.teamIdsOf(orgId, user.id));
+    await ctx.stores.invitations.reviseForUser(orgId, user.id, { name: next.name, role: next.role, teams: nowTeams });
   }
-  ctx.emit(
+  await ctx.emit(
     'user.updated',
     { type: 'user', id: user.id },
     {
@@ -163,21 +177,25 @@ function applyItem(ctx: Ctx, orgId: string, run: Run, item: UserBatchItem): Appl
 }
 
 /** Team ids or names as the organization's team ids (deduplicated); `422` naming the ones it does not have. */
-function resolveTeams(ctx: Ctx, orgId: string, run: Run, given: readonly string[]): string[] {
-  const ids = given.map((t) => {
-    if (!run.teams.has(t)) run.teams.set(t, (ctx.stores.teams.get(orgId, t) ?? ctx.stores.teams.byName(orgId, t))?.id);
-    return run.teams.get(t);
-  });
+async function resolveTeams(ctx: Ctx, orgId: string, run: Run, given: readonly string[]): Promise<string[]> {
+  const ids: (string | undefined)[] = [];
+  for (const t of given) {
+    if (!run.teams.has(t)) {
+      const team = (await ctx.stores.teams.get(orgId, t)) ?? (await ctx.stores.teams.byName(orgId, t));
+      run.teams.set(t, team?.id);
+    }
+    ids.push(run.teams.get(t));
+  }
   refuseUnknownTeams(given.filter((_, i) => ids[i] === undefined));
   return [...new Set(ids as string[])];
 }
 
 /** Puts the user in exactly `wanted`; what was added and removed. */
-function replaceTeams(ctx: Ctx, orgId: string, userId: string, current: string[], wanted: string[], now: string) {
+async function replaceTeams(ctx: Ctx, orgId: string, userId: string, current: string[], wanted: string[], now: string) {
   const added = wanted.filter((t) => !current.includes(t));
   const removed = current.filter((t) => !wanted.includes(t));
-  for (const teamId of removed) ctx.stores.teams.removeMember(orgId, teamId, userId);
-  for (const teamId of added) ctx.stores.teams.addMember(orgId, teamId, userId, now);
+  for (const teamId of removed) await ctx.stores.teams.removeMember(orgId, teamId, userId);
+  for (const teamId of added) await ctx.stores.teams.addMember(orgId, teamId, userId, now);
   return { added, removed };
 }
 

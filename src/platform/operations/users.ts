@@ -9,7 +9,7 @@ import { requireOrg, requirePermission } from './access.js';
 export const MAX_METADATA_KEYS = 50;
 
 /** `GET /organizations/{orgId}/users`: filters, sorting, offset or cursor paging (contract §3), each user's teams with `expand=teams`. */
-export function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): List<ListedUser> {
+export async function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): Promise<List<ListedUser>> {
   requireOrg(ctx, orgId);
   requirePermission(ctx, 'users:read');
   const scope = `users:${orgId}`;
@@ -27,9 +27,9 @@ export function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): List<Liste
     sort: UserListQuery['sort'] & string;
     order: 'asc' | 'desc';
   };
-  const page = ctx.stores.users.list(orgId, listing, f, (pos) => ctx.cursors.encode(scope, listing.filters, pos));
+  const page = await ctx.stores.users.list(orgId, listing, f, (pos) => ctx.cursors.encode(scope, listing.filters, pos));
   if (q.expand !== 'teams') return page;
-  const teams = ctx.stores.teams.teamIdsOfUsers(
+  const teams = await ctx.stores.teams.teamIdsOfUsers(
     orgId,
     page.data.map((u) => u.id),
   );
@@ -37,14 +37,14 @@ export function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): List<Liste
 }
 
 /** A user of the acting organization, or `404`. */
-export function loadUser(ctx: Ctx, userId: string): User {
-  const user = ctx.stores.users.get(ctx.principal.orgId, userId);
+export async function loadUser(ctx: Ctx, userId: string): Promise<User> {
+  const user = await ctx.stores.users.get(ctx.principal.orgId, userId);
   if (!user) throw notFound('user');
   return user;
 }
 
-export function getUser(ctx: Ctx, userId: string): User {
-  const user = loadUser(ctx, userId);
+export async function getUser(ctx: Ctx, userId: string): Promise<User> {
+  const user = await loadUser(ctx, userId);
   requirePermission(ctx, 'users:read');
   return user;
 }
@@ -57,11 +57,11 @@ export function guardOwner(ctx: Ctx, target: User, grantsOwner = false): void {
 }
 
 /** Throws `409` when removing `target` from the active owners would leave none. */
-export function guardLastOwner(ctx: Ctx, target: User, action: string): void {
+export async function guardLastOwner(ctx: Ctx, target: User, action: string): Promise<void> {
   if (
     target.role === 'owner' &&
     target.status === 'active' &&
-    ctx.stores.users.activeOwnerCount(ctx.principal.orgId) <= 1
+    (await ctx.stores.users.activeOwnerCount(ctx.principal.orgId)) <= 1
   ) {
     throw conflict(`the last owner of an organization cannot be ${action}`);
   }
@@ -85,12 +85,12 @@ export function mergeMetadata(current: User['metadata'], patch: UserPatch['metad
 }
 
 /** `PATCH /users/{id}`: name, avatar, role, and a metadata merge where `null` deletes a key. */
-export function updateUser(ctx: Ctx, userId: string, patch: UserPatch): User {
-  return ctx.tx(() => {
-    const user = loadUser(ctx, userId);
+export async function updateUser(ctx: Ctx, userId: string, patch: UserPatch): Promise<User> {
+  return ctx.tx(async (ctx) => {
+    const user = await loadUser(ctx, userId);
     requirePermission(ctx, 'users:write');
     guardOwner(ctx, user, patch.role === 'owner');
-    if (patch.role !== undefined && patch.role !== 'owner') guardLastOwner(ctx, user, 'demoted');
+    if (patch.role !== undefined && patch.role !== 'owner') await guardLastOwner(ctx, user, 'demoted');
     const metadata = mergeMetadata(user.metadata, patch.metadata);
     const next: User = {
       ...user,
@@ -100,8 +100,8 @@ export function updateUser(ctx: Ctx, userId: string, patch: UserPatch): User {
       metadata,
       updatedAt: ctx.now(),
     };
-    ctx.stores.users.update(ctx.principal.orgId, next);
-    ctx.emit(
+    await ctx.stores.users.update(ctx.principal.orgId, next);
+    await ctx.emit(
       'user.updated',
       { type: 'user', id: userId },
       {
@@ -114,60 +114,60 @@ export function updateUser(ctx: Ctx, userId: string, patch: UserPatch): User {
 }
 
 /** Suspends a user from any state (idempotent), revoking every session and API key they hold here, atomically. */
-export function suspendUser(ctx: Ctx, userId: string): User {
-  return ctx.tx(() => {
-    const user = loadUser(ctx, userId);
+export async function suspendUser(ctx: Ctx, userId: string): Promise<User> {
+  return ctx.tx(async (ctx) => {
+    const user = await loadUser(ctx, userId);
     requirePermission(ctx, 'users:write');
     guardSelf(ctx, user, 'suspend');
     guardOwner(ctx, user);
-    guardLastOwner(ctx, user, 'suspended');
+    await guardLastOwner(ctx, user, 'suspended');
     const now = ctx.now();
     const orgId = ctx.principal.orgId;
-    const sessionsRevoked = ctx.stores.sessions.revokeForUser(orgId, userId, now);
+    const sessionsRevoked = await ctx.stores.sessions.revokeForUser(orgId, userId, now);
     // Sessions of the user's other organizations too: else they would act here again after an unsuspend.
-    ctx.stores.sessions.cutOff(orgId, userId, now);
-    const keysRevoked = ctx.stores.apiKeys.revokeForUser(orgId, userId, now);
+    await ctx.stores.sessions.cutOff(orgId, userId, now);
+    const keysRevoked = await ctx.stores.apiKeys.revokeForUser(orgId, userId, now);
     if (user.status === 'suspended') return user;
     const next: User = { ...user, status: 'suspended', updatedAt: now };
-    ctx.stores.users.update(orgId, next);
-    ctx.emit('user.suspended', { type: 'user', id: userId }, { sessionsRevoked, keysRevoked });
+    await ctx.stores.users.update(orgId, next);
+    await ctx.emit('user.suspended', { type: 'user', id: userId }, { sessionsRevoked, keysRevoked });
     return next;
   });
 }
 
 /** Returns a suspended user to `active`, or to `pending` when they never accepted their invitation. */
-export function unsuspendUser(ctx: Ctx, userId: string): User {
-  return ctx.tx(() => {
-    const user = loadUser(ctx, userId);
+export async function unsuspendUser(ctx: Ctx, userId: string): Promise<User> {
+  return ctx.tx(async (ctx) => {
+    const user = await loadUser(ctx, userId);
     requirePermission(ctx, 'users:write');
     guardOwner(ctx, user);
     if (user.status !== 'suspended') throw conflict(`the user is ${user.status}, not suspended`);
-    const joined = ctx.stores.users.hasJoined(ctx.principal.orgId, userId);
+    const joined = await ctx.stores.users.hasJoined(ctx.principal.orgId, userId);
     const next: User = { ...user, status: joined ? 'active' : 'pending', updatedAt: ctx.now() };
-    ctx.stores.users.update(ctx.principal.orgId, next);
-    ctx.emit('user.unsuspended', { type: 'user', id: userId }, { status: next.status });
+    await ctx.stores.users.update(ctx.principal.orgId, next);
+    await ctx.emit('user.unsuspended', { type: 'user', id: userId }, { status: next.status });
     return next;
   });
 }
 
 /** Removes a user from the organization with their memberships, sessions, keys and open invitations. Irreversible. */
-export function deleteUser(ctx: Ctx, userId: string): void {
-  ctx.tx(() => {
-    const user = loadUser(ctx, userId);
+export async function deleteUser(ctx: Ctx, userId: string): Promise<void> {
+  await ctx.tx(async (ctx) => {
+    const user = await loadUser(ctx, userId);
     requirePermission(ctx, 'users:write');
     guardSelf(ctx, user, 'delete');
     guardOwner(ctx, user);
-    guardLastOwner(ctx, user, 'deleted');
+    await guardLastOwner(ctx, user, 'deleted');
     const orgId = ctx.principal.orgId;
     const now = ctx.now();
-    ctx.stores.projects.removeUser(orgId, userId);
-    ctx.stores.teams.removeUser(orgId, userId);
-    ctx.stores.sessions.removeForUser(orgId, userId);
-    ctx.stores.apiKeys.removeForUser(orgId, userId);
-    ctx.stores.invitations.revokeForUser(orgId, userId, now);
+    await ctx.stores.projects.removeUser(orgId, userId);
+    await ctx.stores.teams.removeUser(orgId, userId);
+    await ctx.stores.sessions.removeForUser(orgId, userId);
+    await ctx.stores.apiKeys.removeForUser(orgId, userId);
+    await ctx.stores.invitations.revokeForUser(orgId, userId, now);
     // Their identity at the organization's identity provider no longer signs them in: a new sign-in provisions anew.
-    ctx.stores.ssoSignIn.unlinkUser(orgId, userId);
-    ctx.stores.users.remove(orgId, userId);
-    ctx.emit('user.deleted', { type: 'user', id: userId }, { email: user.email });
+    await ctx.stores.ssoSignIn.unlinkUser(orgId, userId);
+    await ctx.stores.users.remove(orgId, userId);
+    await ctx.emit('user.deleted', { type: 'user', id: userId }, { email: user.email });
   });
 }

@@ -16,7 +16,7 @@ export async function ssoSignInUrl(
   continuation: SsoContinuation,
   loginHint?: string,
 ): Promise<string> {
-  const request = newSsoRequest(ctx, config, continuation);
+  const request = await newSsoRequest(ctx, config, continuation);
   if (config.protocol === 'saml') return (await import('./saml.js')).signInUrl(ctx, config, request);
   const oidc = await import('./oidc.js');
   const { isOidcSso } = await import('./oidc-client.js');

@@ -39,8 +39,8 @@ export async function signInUrl(
 }
 
 /** Why a `state` could not be redeemed for this organization, in words (nothing was used up). */
-function unredeemable(ctx: BaseCtx, state: string, orgId: string): string {
-  const known = ctx.stores.ssoSignIn.requestState(state);
+async function unredeemable(ctx: BaseCtx, state: string, orgId: string): Promise<string> {
+  const known = await ctx.stores.ssoSignIn.requestState(state);
   if (!known) return 'the sign-in request (state) is unknown';
   if (known.orgId !== orgId) return 'the sign-in request (state) belongs to another organization';
   if (known.usedAt !== null) return 'the sign-in request (state) was used already: an answer cannot be replayed';
@@ -51,8 +51,8 @@ function unredeemable(ctx: BaseCtx, state: string, orgId: string): string {
  * The organization's configuration when it can still sign people in through an OpenID provider, or why not. A test
  * sign-in (`plat sso test`) may use a disabled configuration: testing it before enabling it is the point.
  */
-function usableConfig(ctx: BaseCtx, orgId: string, request: SsoRequest): OidcSso | Refusal {
-  const config = ctx.stores.sso.get(orgId);
+async function usableConfig(ctx: BaseCtx, orgId: string, request: SsoRequest): Promise<OidcSso | Refusal> {
+  const config = await ctx.stores.sso.get(orgId);
   if (!isOidcSso(config)) {
     return { status: 403, check: 'single sign-on through OpenID Connect is not configured for this organization' };
   }
@@ -78,16 +78,16 @@ export async function oidcCallback(ctx: BaseCtx, c: Context): Promise<Response> 
 
   const state = params.get('state');
   if (!state) return fail({ status: 400, check: 'the answer carries no state' });
-  const request = ctx.stores.ssoSignIn.redeemRequest(state, orgId, ctx.now());
-  if (!request) return fail({ status: 400, check: unredeemable(ctx, state, orgId) });
+  const request = await ctx.stores.ssoSignIn.redeemRequest(state, orgId, ctx.now());
+  if (!request) return fail({ status: 400, check: await unredeemable(ctx, state, orgId) });
   if (request.protocol !== 'oidc' || !request.secret) {
     return fail({ status: 400, check: 'the sign-in request (state) was not sent to an OpenID provider' }, request);
   }
   const error = params.get('error');
   if (error !== null) return fail(providerError(error), request);
-  const config = usableConfig(ctx, orgId, request);
+  const config = await usableConfig(ctx, orgId, request);
   if ('check' in config) return fail(config, request);
-  const clientSecret = ctx.stores.sso.clientSecret(orgId);
+  const clientSecret = await ctx.stores.sso.clientSecret(orgId);
   if (clientSecret === null) {
     return fail(
       { status: 403, check: 'the client secret of the OpenID provider is not set: an owner must set it again' },
@@ -113,7 +113,7 @@ export async function oidcCallback(ctx: BaseCtx, c: Context): Promise<Response> 
   }
   if (!claims) return fail({ status: 400, check: 'the identity provider sent no ID token' }, request);
   // Read again: the configuration may have been disabled or pointed elsewhere while the provider answered.
-  const now = usableConfig(ctx, orgId, request);
+  const now = await usableConfig(ctx, orgId, request);
   if ('check' in now) return fail(now, request);
   if (now.issuer !== config.issuer || now.clientId !== config.clientId) {
     return fail({ status: 403, check: 'the configuration changed during the sign-in' }, request);

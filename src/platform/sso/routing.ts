@@ -21,26 +21,26 @@ export function domainOf(email: string): string {
  * domain, so an account of other organizations keeps signing in as it does, never handed to this identity provider.
  * With it, the organization's member the e-mail is (undefined: no account yet).
  */
-function governing(
+async function governing(
   ctx: BaseCtx,
   email: string,
   org: string | null | undefined,
-): { sso: StoredSso; member: User | undefined } | undefined {
+): Promise<{ sso: StoredSso; member: User | undefined } | undefined> {
   // No address is longer (RFC 5321): what a stranger typed goes no further.
   if (email.length > 254) return undefined;
   const domain = domainOf(email);
-  const sso = domain ? ctx.stores.sso.enabledForDomain(domain) : undefined;
+  const sso = domain ? await ctx.stores.sso.enabledForDomain(domain) : undefined;
   if (!sso || !isUsable(sso)) return undefined;
   if (org != null && org !== sso.organizationId) return undefined;
-  const account = ctx.stores.users.accountByEmail(email.trim());
+  const account = await ctx.stores.users.accountByEmail(email.trim());
   if (!account) return { sso, member: undefined };
-  const member = ctx.stores.users.get(sso.organizationId, account.id);
-  return governs(ctx, account, member) ? { sso, member } : undefined;
+  const member = await ctx.stores.users.get(sso.organizationId, account.id);
+  return (await governs(ctx, account, member)) ? { sso, member } : undefined;
 }
 
 /** The single sign-on that signs this e-mail in (see `governing`), if any. */
-export function ssoForEmail(ctx: BaseCtx, email: string, org?: string | null): StoredSso | undefined {
-  return governing(ctx, email, org)?.sso;
+export async function ssoForEmail(ctx: BaseCtx, email: string, org?: string | null): Promise<StoredSso | undefined> {
+  return (await governing(ctx, email, org))?.sso;
 }
 
 /**
@@ -48,8 +48,8 @@ export function ssoForEmail(ctx: BaseCtx, email: string, org?: string | null): S
  * governs them (see `governing`) — except for that organization's owners (break-glass). The message points to single
  * sign-on; undefined when the password may be used (someone with no account has no password to refuse).
  */
-export function passwordRefusal(ctx: BaseCtx, email: string, org?: string | null): string | undefined {
-  const member = governing(ctx, email, org)?.member;
+export async function passwordRefusal(ctx: BaseCtx, email: string, org?: string | null): Promise<string | undefined> {
+  const member = (await governing(ctx, email, org))?.member;
   if (!member || member.role === 'owner') return undefined;
   return 'Your organization signs you in through its identity provider: continue with your e-mail only, without a password.';
 }

@@ -18,15 +18,15 @@ const NOT_CONFIGURED: Refusal = {
 const DISABLED: Refusal = { status: 403, check: 'single sign-on is disabled for this organization' };
 
 /** `GET /v2/sso/saml/{orgId}/metadata`: the SP metadata of any organization (its IdP is usually set up first). */
-export function samlMetadataEndpoint(ctx: BaseCtx, c: Context): Response {
+export async function samlMetadataEndpoint(ctx: BaseCtx, c: Context): Promise<Response> {
   const orgId = c.req.param('orgId') ?? '';
-  if (!ctx.stores.organizations.get(orgId)) throw notFound('organization');
+  if (!(await ctx.stores.organizations.get(orgId))) throw notFound('organization');
   return c.body(spMetadata(ctx, orgId), 200, { 'Content-Type': 'application/samlmetadata+xml' });
 }
 
 /** The organization's configuration when it is SAML with an identity provider read from its metadata. */
-function samlConfig(ctx: BaseCtx, orgId: string): StoredSso | undefined {
-  const config = ctx.stores.sso.get(orgId);
+async function samlConfig(ctx: BaseCtx, orgId: string): Promise<StoredSso | undefined> {
+  const config = await ctx.stores.sso.get(orgId);
   return config?.protocol === 'saml' && isUsable(config) && config.idpEntityId ? config : undefined;
 }
 
@@ -45,8 +45,8 @@ async function postedForm(c: Context): Promise<{ samlResponse: string; relayStat
 }
 
 /** Why a request id could not be redeemed for this organization, in words. */
-function unredeemable(ctx: BaseCtx, id: string, orgId: string): string {
-  const known = ctx.stores.ssoSignIn.requestState(id);
+async function unredeemable(ctx: BaseCtx, id: string, orgId: string): Promise<string> {
+  const known = await ctx.stores.ssoSignIn.requestState(id);
   if (!known) return 'InResponseTo names no sign-in request of this platform';
   if (known.orgId !== orgId) return 'InResponseTo names a sign-in request of another organization';
   if (known.usedAt !== null) return 'the sign-in request (InResponseTo) was already used';
@@ -61,10 +61,10 @@ type Redeemed = { request: SsoRequest | undefined } | { refused: Refusal; reques
  * InResponseTo is redeemed — a request this platform sent for this organization, unused, at most 10 minutes old,
  * used up now. A disabled configuration still answers `plat sso test`, which signs nobody in.
  */
-function redeem(ctx: BaseCtx, config: StoredSso, assertion: AssertionFacts): Redeemed {
+async function redeem(ctx: BaseCtx, config: StoredSso, assertion: AssertionFacts): Promise<Redeemed> {
   const orgId = config.organizationId;
-  return ctx.tx((): Redeemed => {
-    if (!ctx.stores.ssoSignIn.recordAssertion(orgId, assertion.id, assertion.keepUntil)) {
+  return ctx.tx(async (ctx): Promise<Redeemed> => {
+    if (!(await ctx.stores.ssoSignIn.recordAssertion(orgId, assertion.id, assertion.keepUntil))) {
       return { refused: { status: 400, check: 'the assertion was already used (replay)' } };
     }
     if (assertion.inResponseTo === null) {
@@ -76,8 +76,8 @@ function redeem(ctx: BaseCtx, config: StoredSso, assertion: AssertionFacts): Red
       }
       return { request: undefined };
     }
-    const request = ctx.stores.ssoSignIn.redeemRequest(assertion.inResponseTo, orgId, ctx.now());
-    if (!request) return { refused: { status: 400, check: unredeemable(ctx, assertion.inResponseTo, orgId) } };
+    const request = await ctx.stores.ssoSignIn.redeemRequest(assertion.inResponseTo, orgId, ctx.now());
+    if (!request) return { refused: { status: 400, check: await unredeemable(ctx, assertion.inResponseTo, orgId) } };
     if (request.protocol !== 'saml') {
       return {
         refused: { status: 400, check: 'InResponseTo names a sign-in request that was not sent by SAML' },
@@ -94,9 +94,9 @@ function redeem(ctx: BaseCtx, config: StoredSso, assertion: AssertionFacts): Red
  * provider) names a pending one of this organization: it is used up, and its client told `access_denied` (as
  * node-saml forgets a request whose response failed). A RelayState is not signed: it only ever ends a sign-in.
  */
-function abandoned(ctx: BaseCtx, orgId: string, relayState: string | null): SsoRequest | undefined {
+async function abandoned(ctx: BaseCtx, orgId: string, relayState: string | null): Promise<SsoRequest | undefined> {
   if (relayState === null || !/^_[A-Za-z0-9]{1,64}$/.test(relayState)) return undefined;
-  const request = ctx.stores.ssoSignIn.redeemRequest(relayState, orgId, ctx.now());
+  const request = await ctx.stores.ssoSignIn.redeemRequest(relayState, orgId, ctx.now());
   return request?.protocol === 'saml' ? request : undefined;
 }
 
@@ -110,7 +110,7 @@ export async function samlAcs(ctx: BaseCtx, c: Context): Promise<Response> {
   const orgId = c.req.param('orgId') ?? '';
   const fail = (refusal: Refusal, request?: SsoRequest) =>
     ssoFailure(ctx, c, { ...refusal, orgId, protocol: 'saml', request });
-  const config = samlConfig(ctx, orgId);
+  const config = await samlConfig(ctx, orgId);
   if (!config) return fail(NOT_CONFIGURED);
   let relayState: string | null = null;
   let verified: Awaited<ReturnType<typeof verifyResponse>>;
@@ -122,9 +122,11 @@ export async function samlAcs(ctx: BaseCtx, c: Context): Promise<Response> {
     // Whatever else a library throws on a garbled response (a parser's RangeError on absurd nesting) is still the
     // response's fault: a refusal, never a 500, and never its message, which may quote the response.
     const refusal = err instanceof SamlRefusal ? err.refusal : UNREADABLE;
-    return fail(refusal, abandoned(ctx, orgId, relayState));
+    return fail(refusal, await abandoned(ctx, orgId, relayState));
   }
-  const redeemed = redeem(ctx, config, verified.assertion);
-  if ('refused' in redeemed) return fail(redeemed.refused, redeemed.request ?? abandoned(ctx, orgId, relayState));
+  const redeemed = await redeem(ctx, config, verified.assertion);
+  if ('refused' in redeemed) {
+    return fail(redeemed.refused, redeemed.request ?? (await abandoned(ctx, orgId, relayState)));
+  }
   return finishSsoSignIn(ctx, c, { config, request: redeemed.request, profile: verified.profile, method: 'saml' });
 }

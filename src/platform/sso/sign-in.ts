@@ -22,7 +22,11 @@ export const SSO_REQUEST_TTL_MS = 10 * 60_000;
  * SAML AuthnRequest's ID (an XML NCName, so it starts with `_`) or the OIDC `state`; OIDC also keeps a PKCE verifier
  * and a nonce, sealed at rest.
  */
-export function newSsoRequest(ctx: BaseCtx, config: StoredSso, continuation: SsoContinuation): SsoRequest {
+export async function newSsoRequest(
+  ctx: BaseCtx,
+  config: StoredSso,
+  continuation: SsoContinuation,
+): Promise<SsoRequest> {
   const now = ctx.clock().getTime();
   const request: SsoRequest = {
     id: `_${randomBase62(32)}`,
@@ -36,9 +40,9 @@ export function newSsoRequest(ctx: BaseCtx, config: StoredSso, continuation: Sso
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + SSO_REQUEST_TTL_MS).toISOString(),
   };
-  ctx.tx(() => {
-    ctx.stores.ssoSignIn.purge(new Date(now).toISOString());
-    ctx.stores.ssoSignIn.insertRequest(request);
+  await ctx.tx(async (ctx) => {
+    await ctx.stores.ssoSignIn.purge(new Date(now).toISOString());
+    await ctx.stores.ssoSignIn.insertRequest(request);
   });
   return request;
 }
@@ -70,12 +74,12 @@ function toClient(ctx: BaseCtx, redirectUri: string, state: string | undefined, 
  * `error=access_denied`, so that the waiting CLI stops. Records `sso.failed` with the reason (never the identity
  * provider's answer). Creates nothing else.
  */
-export function ssoFailure(ctx: BaseCtx, c: Context, f: SsoFailure): Response {
-  ctx.tx(() => {
+export async function ssoFailure(ctx: BaseCtx, c: Context, f: SsoFailure): Promise<Response> {
+  await ctx.tx(async (ctx) => {
     // For a sign-in this platform sent, or where single sign-on is configured: anyone can send an answer to any
     // organization's address, and that must not fill its audit log.
-    if (f.request !== undefined || ctx.stores.sso.get(f.orgId)) {
-      audit(
+    if (f.request !== undefined || (await ctx.stores.sso.get(f.orgId))) {
+      await audit(
         ctx,
         f.orgId,
         { type: 'system', id: `sso:${f.protocol}` },
@@ -87,7 +91,7 @@ export function ssoFailure(ctx: BaseCtx, c: Context, f: SsoFailure): Response {
   });
   const k = f.request?.continuation;
   if (k?.kind === 'test') {
-    ctx.stores.ssoSignIn.completeTest(k.testId, 'failed', { status: f.status, check: f.check });
+    await ctx.stores.ssoSignIn.completeTest(k.testId, 'failed', { status: f.status, check: f.check });
   }
   const back =
     k?.kind === 'authorize'
@@ -108,20 +112,20 @@ ${back ? html`<p><a id="back" href="${back}">Return to the application</a></p>` 
  * code (a session with `method` saml/oidc is opened when it is redeemed), a device is approved, or a test shows
  * what arrived. An IdP-initiated SAML sign-in (no request) provisions the person and says how to use plat.
  */
-export function finishSsoSignIn(
+export async function finishSsoSignIn(
   ctx: BaseCtx,
   c: Context,
   r: { config: StoredSso; request: SsoRequest | undefined; profile: IdpProfile; method: SignInMethod },
-): Response {
+): Promise<Response> {
   const { config, request, profile, method } = r;
   const k = request?.continuation;
   const orgId = config.organizationId;
   const fail = (refusal: Refusal) => ssoFailure(ctx, c, { ...refusal, orgId, protocol: config.protocol, request });
   if (k?.kind === 'test') return testResult(ctx, c, config, profile, k.testId);
   // What the sign-in continues must still be there before anyone is provisioned for it.
-  const device = k?.kind === 'device' ? ctx.stores.auth.pendingDeviceCode(k.userCode, ctx.now()) : undefined;
+  const device = k?.kind === 'device' ? await ctx.stores.auth.pendingDeviceCode(k.userCode, ctx.now()) : undefined;
   if (k?.kind === 'device' && !device) return fail({ status: 400, check: 'the device code is no longer pending' });
-  const provisioned = ctx.tx(() => provisionFromIdp(ctx, config, profile));
+  const provisioned = await ctx.tx((ctx) => provisionFromIdp(ctx, config, profile));
   if ('refused' in provisioned) return fail(provisioned.refused);
   const { userId } = provisioned;
   if (k === undefined) {
@@ -140,7 +144,7 @@ plat. To sign in from a terminal, run: plat login --email ${mapProfile(config, p
   if (k.kind === 'device') {
     if (!device) return fail({ status: 400, check: 'the device code is no longer pending' });
     try {
-      approveDevice(ctx, device, { userId, orgId, ipAddress, userAgent: agent }, method);
+      await approveDevice(ctx, device, { userId, orgId, ipAddress, userAgent: agent }, method);
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
       return fail({ status: 403, check: err.message });
@@ -156,7 +160,7 @@ return to your terminal.</p>`,
     );
   }
   try {
-    const code = issueAuthorizationCode(ctx, {
+    const code = await issueAuthorizationCode(ctx, {
       clientId: k.clientId,
       redirectUri: k.redirectUri,
       codeChallenge: k.codeChallenge,
@@ -179,10 +183,16 @@ return to your terminal.</p>`,
 }
 
 /** `plat sso test`: what the identity provider sent and what the mapping makes of it; nobody is signed in. */
-function testResult(ctx: BaseCtx, c: Context, config: StoredSso, profile: IdpProfile, testId: string): Response {
+async function testResult(
+  ctx: BaseCtx,
+  c: Context,
+  config: StoredSso,
+  profile: IdpProfile,
+  testId: string,
+): Promise<Response> {
   const mapped = mapProfile(config, profile);
   const result = { subject: profile.subject, mapped, attributes: profile.attributes };
-  ctx.stores.ssoSignIn.completeTest(testId, 'succeeded', result);
+  await ctx.stores.ssoSignIn.completeTest(testId, 'succeeded', result);
   return page(
     c,
     200,

@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import type { ApiKey } from '../../contract/api-keys.js';
 import type { Permission } from '../../contract/permissions.js';
-import type { Db } from './db.js';
 import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
+import { compiledOnce, type Q, type StoreEnv } from './sql.js';
 
 type Row = {
   id: string;
@@ -43,70 +44,107 @@ function toApiKey(r: Row): ApiKey {
 /** A stored key with its hash, for authentication. */
 export type StoredApiKey = ApiKey & { secretHash: string };
 
+/** The key whose secret hashes to `hash`: every request with an API key reads it. */
+const byHash = compiledOnce((q, hash: string) =>
+  q.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).$castTo<Row>(),
+);
+
 /**
  * API keys: their SQL in one place. Only a SHA-256 hash of the secret is stored, with its display prefix and last
  * four characters. (Tables: see migrations/.)
  */
-export function apiKeysStore(db: Db) {
-  const get = db.prepare<[string, string], Row>('SELECT * FROM api_keys WHERE org_id = ? AND id = ?');
-  const byHash = db.prepare<[string], Row>('SELECT * FROM api_keys WHERE secret_hash = ?');
-  const insert = db.prepare(
-    `INSERT INTO api_keys (id, org_id, user_id, name, environment, prefix, last4, secret_hash, project_ids, permissions,
-       multi_org, created_at, expires_at)
-     VALUES (@id, @organizationId, @userId, @name, @environment, @prefix, @last4, @secretHash, @projectIds, @permissions,
-       @multiOrg, @createdAt, @expiresAt)`,
-  );
-  const touch = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
-  const revoke = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
-  const revokeForUser = db.prepare(
-    'UPDATE api_keys SET revoked_at = ? WHERE org_id = ? AND user_id = ? AND revoked_at IS NULL',
-  );
-  const dropProject = db.prepare(
-    `UPDATE api_keys SET project_ids = (SELECT json_group_array(value) FROM json_each(api_keys.project_ids) WHERE value != @projectId)
-     WHERE org_id = @orgId AND project_ids IS NOT NULL
-       AND EXISTS (SELECT 1 FROM json_each(api_keys.project_ids) WHERE value = @projectId)`,
-  );
-  const revokeEmpty = db.prepare(
-    `UPDATE api_keys SET revoked_at = @now WHERE org_id = @orgId AND revoked_at IS NULL AND project_ids IS NOT NULL
-       AND json_array_length(project_ids) = 0 RETURNING id`,
-  );
-  const removeForUser = db.prepare('DELETE FROM api_keys WHERE org_id = ? AND user_id = ?');
-  const unknownProjects = db.prepare<[string, string], { value: string }>(
-    'SELECT value FROM json_each(?) WHERE value NOT IN (SELECT id FROM projects WHERE org_id = ?)',
-  );
+export function apiKeysStore(q: Q, _env: StoreEnv) {
   return {
-    get: (orgId: string, id: string) => {
-      const r = get.get(orgId, id);
+    get: async (orgId: string, id: string) => {
+      const r = await q
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .$castTo<Row>()
+        .executeTakeFirst();
       return r && toApiKey(r);
     },
     /** The key whose secret hashes to `hash`, with that hash. */
-    byHash: (hash: string): StoredApiKey | undefined => {
-      const r = byHash.get(hash);
+    byHash: async (hash: string): Promise<StoredApiKey | undefined> => {
+      const [r] = await byHash(q, hash);
       return r && { ...toApiKey(r), secretHash: r.secret_hash };
     },
-    insert: (k: StoredApiKey) =>
-      void insert.run({
-        ...k,
-        projectIds: k.projectIds && JSON.stringify(k.projectIds),
-        permissions: k.permissions && JSON.stringify(k.permissions),
-        multiOrg: k.multiOrganization ? 1 : 0,
-      }),
-    touch: (id: string, now: string) => void touch.run(now, id),
+    insert: async (k: StoredApiKey): Promise<void> => {
+      await q
+        .insertInto('api_keys')
+        .values({
+          id: k.id,
+          org_id: k.organizationId,
+          user_id: k.userId,
+          name: k.name,
+          environment: k.environment,
+          prefix: k.prefix,
+          last4: k.last4,
+          secret_hash: k.secretHash,
+          project_ids: k.projectIds && JSON.stringify(k.projectIds),
+          permissions: k.permissions && JSON.stringify(k.permissions),
+          multi_org: k.multiOrganization ? 1 : 0,
+          created_at: k.createdAt,
+          expires_at: k.expiresAt,
+        })
+        .execute();
+    },
+    touch: async (id: string, now: string): Promise<void> => {
+      await q.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute();
+    },
     /** Marks a key revoked; false when it already was. */
-    revoke: (id: string, now: string) => revoke.run(now, id).changes === 1,
+    revoke: async (id: string, now: string) => {
+      const r = await q
+        .updateTable('api_keys')
+        .set({ revoked_at: now })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return r.numUpdatedRows === 1n;
+    },
     /** Revokes every active key the user owns in the organization; returns how many. */
-    revokeForUser: (orgId: string, userId: string, now: string) => revokeForUser.run(now, orgId, userId).changes,
-    removeForUser: (orgId: string, userId: string) => void removeForUser.run(orgId, userId),
+    revokeForUser: async (orgId: string, userId: string, now: string) => {
+      const r = await q
+        .updateTable('api_keys')
+        .set({ revoked_at: now })
+        .where('org_id', '=', orgId)
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+    removeForUser: async (orgId: string, userId: string): Promise<void> => {
+      await q.deleteFrom('api_keys').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+    },
     /** Those of `projectIds` that name no project of the organization (to validate a key's restriction). */
-    unknownProjects: (orgId: string, projectIds: readonly string[]) =>
-      unknownProjects.all(JSON.stringify(projectIds), orgId).map((r) => r.value),
+    unknownProjects: async (orgId: string, projectIds: readonly string[]) => {
+      // SQLite-only: json_each; PostgreSQL needs jsonb_array_elements_text (or an array parameter and unnest).
+      const { rows } = await sql<{ value: string }>`SELECT value FROM json_each(${JSON.stringify(projectIds)})
+        WHERE value NOT IN (SELECT id FROM projects WHERE org_id = ${orgId})`.execute(q);
+      return rows.map((r) => r.value);
+    },
     /** Takes a deleted project out of every key's `projectIds`; revokes keys left with none. Returns their ids. */
-    dropProject: (orgId: string, projectId: string, now: string) => {
-      dropProject.run({ orgId, projectId });
-      return (revokeEmpty.all({ orgId, now }) as { id: string }[]).map((r) => r.id);
+    dropProject: async (orgId: string, projectId: string, now: string) => {
+      // SQLite-only: json_group_array, json_each and json_array_length; PostgreSQL needs jsonb_agg,
+      // jsonb_array_elements_text and jsonb_array_length (or project_ids as a text[] column).
+      await sql`UPDATE api_keys SET project_ids = (SELECT json_group_array(value) FROM json_each(api_keys.project_ids)
+          WHERE value != ${projectId})
+        WHERE org_id = ${orgId} AND project_ids IS NOT NULL
+          AND EXISTS (SELECT 1 FROM json_each(api_keys.project_ids) WHERE value = ${projectId})`.execute(q);
+      const revoked = await q
+        .updateTable('api_keys')
+        .set({ revoked_at: now })
+        .where('org_id', '=', orgId)
+        .where('revoked_at', 'is', null)
+        .where('project_ids', 'is not', null)
+        .where(sql<number>`json_array_length(project_ids)`, '=', 0)
+        .returning('id')
+        .execute();
+      return revoked.map((r) => r.id);
     },
     /** Active and revoked keys of the organization, newest first. */
-    list: (orgId: string, listing: Listing, next: (p: SortPosition) => string, userId?: string) => {
+    list: async (orgId: string, listing: Listing, next: (p: SortPosition) => string, userId?: string) => {
       const where = ['org_id = ?'];
       const params: unknown[] = [orgId];
       if (userId) {
@@ -114,7 +152,7 @@ export function apiKeysStore(db: Db) {
         params.push(userId);
       }
       const spec = newestFirst('api_keys', where, params);
-      const { rows, pagination } = runList<Row>(db, spec, listing, next);
+      const { rows, pagination } = await runList<Row>(q, spec, listing, next);
       return { data: rows.map(toApiKey), pagination };
     },
   };

@@ -1,5 +1,5 @@
 import type { SignInMethod } from '../../contract/sessions.js';
-import type { Db } from './db.js';
+import type { Q } from './sql.js';
 
 /** The states of a device authorization. */
 export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'redeemed';
@@ -72,39 +72,10 @@ function toDevice(r: DeviceRow): StoredDeviceCode {
  * Device authorizations (RFC 8628): their SQL (part of `stores.auth`). The device code is stored as a hash, the user
  * code as typed (normalized).
  */
-export function devicesStatements(db: Db) {
-  const insertDevice = db.prepare(
-    `INSERT INTO device_codes (device_code_hash, user_code, client_id, requested_scope, requested_org, status,
-       poll_interval, created_at, expires_at)
-     VALUES (@deviceCodeHash, @userCode, @clientId, @requestedScope, @requestedOrg, 'pending', @pollInterval,
-       @createdAt, @expiresAt)`,
-  );
-  const deviceByHash = db.prepare<[string], DeviceRow>('SELECT * FROM device_codes WHERE device_code_hash = ?');
-  const deviceByUserCode = db.prepare<[string, string], DeviceRow>(
-    "SELECT * FROM device_codes WHERE user_code = ? AND status = 'pending' AND expires_at > ?",
-  );
-  const userCodeTaken = db.prepare<[string], { one: 1 }>('SELECT 1 AS one FROM device_codes WHERE user_code = ?');
-  const approveDevice = db.prepare(
-    `UPDATE device_codes SET status = 'approved', user_id = @userId, org_id = @orgId, scopes = @scopes,
-       ip_address = @ipAddress, user_agent = @userAgent, method = @method
-     WHERE device_code_hash = @hash AND status = 'pending' AND expires_at > @now`,
-  );
-  const denyDevice = db.prepare(
-    "UPDATE device_codes SET status = 'denied' WHERE device_code_hash = ? AND status = 'pending' AND expires_at > ?",
-  );
-  const pollDevice = db.prepare(
-    'UPDATE device_codes SET last_polled_at = @now, poll_interval = @interval WHERE device_code_hash = @hash',
-  );
-  const redeemDevice = db.prepare<Record<string, string>, DeviceRow>(
-    `UPDATE device_codes SET status = 'redeemed'
-     WHERE device_code_hash = @hash AND status = 'approved' AND client_id = @clientId AND expires_at > @now
-     RETURNING *`,
-  );
-  const setDeviceSession = db.prepare('UPDATE device_codes SET session_id = ? WHERE device_code_hash = ?');
-
-  const purgeDevices = db.prepare('DELETE FROM device_codes WHERE expires_at < ?');
+export function devicesStatements(q: Q) {
+  const select = () => q.selectFrom('device_codes').selectAll().$castTo<DeviceRow>();
   return {
-    insertDeviceCode: (d: {
+    insertDeviceCode: async (d: {
       deviceCodeHash: string;
       userCode: string;
       clientId: string;
@@ -113,20 +84,46 @@ export function devicesStatements(db: Db) {
       pollInterval: number;
       createdAt: string;
       expiresAt: string;
-    }) => void insertDevice.run(d),
-    deviceCodeByHash: (hash: string) => {
-      const r = deviceByHash.get(hash);
+    }): Promise<void> => {
+      await q
+        .insertInto('device_codes')
+        .values({
+          device_code_hash: d.deviceCodeHash,
+          user_code: d.userCode,
+          client_id: d.clientId,
+          requested_scope: d.requestedScope,
+          requested_org: d.requestedOrg,
+          status: 'pending',
+          poll_interval: d.pollInterval,
+          created_at: d.createdAt,
+          expires_at: d.expiresAt,
+        })
+        .execute();
+    },
+    deviceCodeByHash: async (hash: string) => {
+      const r = await select().where('device_code_hash', '=', hash).executeTakeFirst();
       return r && toDevice(r);
     },
     /** The pending, unexpired device authorization with this user code. */
-    pendingDeviceCode: (userCode: string, now: string) => {
-      const r = deviceByUserCode.get(userCode, now);
+    pendingDeviceCode: async (userCode: string, now: string) => {
+      const r = await select()
+        .where('user_code', '=', userCode)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
       return r && toDevice(r);
     },
     /** Whether a user code is in use (by any device authorization still stored). */
-    userCodeTaken: (userCode: string) => userCodeTaken.get(userCode) !== undefined,
+    userCodeTaken: async (userCode: string) => {
+      const r = await q
+        .selectFrom('device_codes')
+        .select('device_code_hash')
+        .where('user_code', '=', userCode)
+        .executeTakeFirst();
+      return r !== undefined;
+    },
     /** Approves a pending device authorization (compare-and-set); false when it no longer is pending. */
-    approveDeviceCode: (
+    approveDeviceCode: async (
       hash: string,
       grant: {
         userId: string;
@@ -137,19 +134,64 @@ export function devicesStatements(db: Db) {
         method: SignInMethod;
       },
       now: string,
-    ) => approveDevice.run({ ...grant, scopes: JSON.stringify(grant.scopes), hash, now }).changes === 1,
+    ) => {
+      const r = await q
+        .updateTable('device_codes')
+        .set({
+          status: 'approved',
+          user_id: grant.userId,
+          org_id: grant.orgId,
+          scopes: JSON.stringify(grant.scopes),
+          ip_address: grant.ipAddress,
+          user_agent: grant.userAgent,
+          method: grant.method,
+        })
+        .where('device_code_hash', '=', hash)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return r.numUpdatedRows === 1n;
+    },
     /** Denies a pending device authorization (compare-and-set). */
-    denyDeviceCode: (hash: string, now: string) => denyDevice.run(hash, now).changes === 1,
+    denyDeviceCode: async (hash: string, now: string) => {
+      const r = await q
+        .updateTable('device_codes')
+        .set({ status: 'denied' })
+        .where('device_code_hash', '=', hash)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return r.numUpdatedRows === 1n;
+    },
     /** Records a poll and the interval the client must keep from now on. */
-    recordDevicePoll: (hash: string, now: string, interval: number) => void pollDevice.run({ hash, now, interval }),
+    recordDevicePoll: async (hash: string, now: string, interval: number): Promise<void> => {
+      await q
+        .updateTable('device_codes')
+        .set({ last_polled_at: now, poll_interval: interval })
+        .where('device_code_hash', '=', hash)
+        .execute();
+    },
     /** Marks an approved device authorization of `clientId` redeemed (compare-and-set); its grant, or undefined. */
-    redeemDeviceCode: (hash: string, clientId: string, now: string) => {
-      const r = redeemDevice.get({ hash, clientId, now });
+    redeemDeviceCode: async (hash: string, clientId: string, now: string) => {
+      const r = await q
+        .updateTable('device_codes')
+        .set({ status: 'redeemed' })
+        .where('device_code_hash', '=', hash)
+        .where('status', '=', 'approved')
+        .where('client_id', '=', clientId)
+        .where('expires_at', '>', now)
+        .returningAll()
+        .$castTo<DeviceRow>()
+        .executeTakeFirst();
       return r && toDevice(r);
     },
-    setDeviceSession: (hash: string, sessionId: string) => void setDeviceSession.run(sessionId, hash),
+    setDeviceSession: async (hash: string, sessionId: string): Promise<void> => {
+      await q.updateTable('device_codes').set({ session_id: sessionId }).where('device_code_hash', '=', hash).execute();
+    },
 
     /** Forgets device authorizations that expired before `before`. */
-    purgeDevices: (before: string) => void purgeDevices.run(before),
+    purgeDevices: async (before: string): Promise<void> => {
+      await q.deleteFrom('device_codes').where('expires_at', '<', before).execute();
+    },
   };
 }

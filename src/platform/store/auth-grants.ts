@@ -1,5 +1,5 @@
 import type { SignInMethod } from '../../contract/sessions.js';
-import type { Db } from './db.js';
+import type { Q } from './sql.js';
 
 /** What an authorization code grants, fixed when the user signs in. */
 export interface NewAuthorizationCode {
@@ -78,62 +78,88 @@ function toCode(r: CodeRow): StoredAuthorizationCode {
  * Authorization codes and refresh tokens: their SQL (part of `stores.auth`). Both are stored as SHA-256 hashes and
  * redeemed by compare-and-set.
  */
-export function grantsStatements(db: Db) {
-  const insertCode = db.prepare(
-    `INSERT INTO authorization_codes (code_hash, client_id, redirect_uri, code_challenge, scopes, user_id, org_id,
-       ip_address, user_agent, created_at, expires_at, method)
-     VALUES (@codeHash, @clientId, @redirectUri, @codeChallenge, @scopes, @userId, @orgId, @ipAddress, @userAgent,
-       @createdAt, @expiresAt, @method)`,
-  );
-  const codeByHash = db.prepare<[string], CodeRow>('SELECT * FROM authorization_codes WHERE code_hash = ?');
-  const redeemCode = db.prepare<Record<string, string>, CodeRow>(
-    `UPDATE authorization_codes SET used_at = @now
-     WHERE code_hash = @hash AND used_at IS NULL AND expires_at > @now
-       AND client_id = @clientId AND redirect_uri = @redirectUri AND code_challenge = @challenge
-     RETURNING *`,
-  );
-  const setCodeSession = db.prepare('UPDATE authorization_codes SET session_id = ? WHERE code_hash = ?');
-
-  const insertRefresh = db.prepare(
-    `INSERT INTO refresh_tokens (token_hash, session_id, client_id, scopes, created_at)
-     VALUES (@tokenHash, @sessionId, @clientId, @scopes, @createdAt)`,
-  );
-  const refreshByHash = db.prepare<
-    [string],
-    { session_id: string; client_id: string; scopes: string; used_at: string | null }
-  >('SELECT session_id, client_id, scopes, used_at FROM refresh_tokens WHERE token_hash = ?');
-  const rotateRefresh = db.prepare<Record<string, string>, { session_id: string; scopes: string }>(
-    `UPDATE refresh_tokens SET used_at = @now WHERE token_hash = @hash AND used_at IS NULL AND client_id = @clientId
-     RETURNING session_id, scopes`,
-  );
-
-  const purgeCodes = db.prepare('DELETE FROM authorization_codes WHERE expires_at < ?');
+export function grantsStatements(q: Q) {
   return {
-    insertCode: (c: NewAuthorizationCode) => void insertCode.run({ ...c, scopes: JSON.stringify(c.scopes) }),
-    codeByHash: (hash: string) => {
-      const r = codeByHash.get(hash);
+    insertCode: async (c: NewAuthorizationCode): Promise<void> => {
+      await q
+        .insertInto('authorization_codes')
+        .values({
+          code_hash: c.codeHash,
+          client_id: c.clientId,
+          redirect_uri: c.redirectUri,
+          code_challenge: c.codeChallenge,
+          scopes: JSON.stringify(c.scopes),
+          user_id: c.userId,
+          org_id: c.orgId,
+          ip_address: c.ipAddress,
+          user_agent: c.userAgent,
+          created_at: c.createdAt,
+          expires_at: c.expiresAt,
+          method: c.method,
+        })
+        .execute();
+    },
+    codeByHash: async (hash: string) => {
+      const r = await q
+        .selectFrom('authorization_codes')
+        .selectAll()
+        .where('code_hash', '=', hash)
+        .$castTo<CodeRow>()
+        .executeTakeFirst();
       return r && toCode(r);
     },
     /**
      * Marks the code used — one compare-and-set that also checks its client, redirect URI and PKCE challenge — and
      * returns its grant; undefined when it is unknown, used, expired or bound to something else.
      */
-    redeemCode: (hash: string, bind: { clientId: string; redirectUri: string; challenge: string }, now: string) => {
-      const r = redeemCode.get({ hash, now, ...bind });
+    redeemCode: async (
+      hash: string,
+      bind: { clientId: string; redirectUri: string; challenge: string },
+      now: string,
+    ) => {
+      const r = await q
+        .updateTable('authorization_codes')
+        .set({ used_at: now })
+        .where('code_hash', '=', hash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .where('client_id', '=', bind.clientId)
+        .where('redirect_uri', '=', bind.redirectUri)
+        .where('code_challenge', '=', bind.challenge)
+        .returningAll()
+        .$castTo<CodeRow>()
+        .executeTakeFirst();
       return r && (toCode(r) as RedeemedGrant);
     },
     /** Remembers the session a code's redemption created (so a second use can revoke it). */
-    setCodeSession: (hash: string, sessionId: string) => void setCodeSession.run(sessionId, hash),
+    setCodeSession: async (hash: string, sessionId: string): Promise<void> => {
+      await q.updateTable('authorization_codes').set({ session_id: sessionId }).where('code_hash', '=', hash).execute();
+    },
 
-    insertRefreshToken: (t: {
+    insertRefreshToken: async (t: {
       tokenHash: string;
       sessionId: string;
       clientId: string;
       scopes: string[];
       now: string;
-    }) => void insertRefresh.run({ ...t, scopes: JSON.stringify(t.scopes), createdAt: t.now }),
-    refreshTokenByHash: (hash: string): StoredRefreshToken | undefined => {
-      const r = refreshByHash.get(hash);
+    }): Promise<void> => {
+      await q
+        .insertInto('refresh_tokens')
+        .values({
+          token_hash: t.tokenHash,
+          session_id: t.sessionId,
+          client_id: t.clientId,
+          scopes: JSON.stringify(t.scopes),
+          created_at: t.now,
+        })
+        .execute();
+    },
+    refreshTokenByHash: async (hash: string): Promise<StoredRefreshToken | undefined> => {
+      const r = await q
+        .selectFrom('refresh_tokens')
+        .select(['session_id', 'client_id', 'scopes', 'used_at'])
+        .where('token_hash', '=', hash)
+        .executeTakeFirst();
       return (
         r && {
           sessionId: r.session_id,
@@ -144,12 +170,21 @@ export function grantsStatements(db: Db) {
       );
     },
     /** Marks an unused refresh token of `clientId` used (compare-and-set); its session and scopes, or undefined. */
-    rotateRefreshToken: (hash: string, clientId: string, now: string) => {
-      const r = rotateRefresh.get({ hash, clientId, now });
+    rotateRefreshToken: async (hash: string, clientId: string, now: string) => {
+      const r = await q
+        .updateTable('refresh_tokens')
+        .set({ used_at: now })
+        .where('token_hash', '=', hash)
+        .where('used_at', 'is', null)
+        .where('client_id', '=', clientId)
+        .returning(['session_id', 'scopes'])
+        .executeTakeFirst();
       return r && { sessionId: r.session_id, scopes: JSON.parse(r.scopes) as string[] };
     },
 
     /** Forgets codes that expired before `before`. */
-    purgeCodes: (before: string) => void purgeCodes.run(before),
+    purgeCodes: async (before: string): Promise<void> => {
+      await q.deleteFrom('authorization_codes').where('expires_at', '<', before).execute();
+    },
   };
 }

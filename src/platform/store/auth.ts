@@ -1,7 +1,7 @@
 import { devicesStatements } from './auth-devices.js';
 import { grantsStatements } from './auth-grants.js';
-import type { Db } from './db.js';
-import { SEALED, type SecretBox } from './secret-box.js';
+import { SEALED } from './secret-box.js';
+import type { Q, StoreEnv } from './sql.js';
 
 export type { DeviceStatus, StoredDeviceCode } from './auth-devices.js';
 export type {
@@ -33,65 +33,93 @@ export interface LoginAttempts {
  * as its SHA-256 hash; each is redeemed by one compare-and-set UPDATE … RETURNING, so of N racing requests exactly
  * one wins. The signing keys' private halves are kept sealed (store/secret-box.ts).
  */
-export function authStore(db: Db, secrets: SecretBox) {
-  const keys = db.prepare<[], StoredSigningKey>(
-    `SELECT kid, alg, private_jwk AS privateJwk, public_jwk AS publicJwk, created_at AS createdAt
-     FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid`,
-  );
-  const insertKey = db.prepare(
-    `INSERT INTO signing_keys (kid, alg, private_jwk, public_jwk, created_at)
-     VALUES (@kid, @alg, @privateJwk, @publicJwk, @createdAt)`,
-  );
-
-  const retireKeys = db.prepare('UPDATE signing_keys SET retired_at = ? WHERE retired_at IS NULL');
-
-  const insertTicket = db.prepare(
-    'INSERT INTO login_tickets (ticket_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)',
-  );
-  const redeemTicket = db.prepare<[string, string, string], { user_id: string }>(
-    `UPDATE login_tickets SET used_at = ? WHERE ticket_hash = ? AND used_at IS NULL AND expires_at > ?
-     RETURNING user_id`,
-  );
-  const purgeTickets = db.prepare('DELETE FROM login_tickets WHERE expires_at < ?');
-
-  const attempts = db.prepare<[string], LoginAttempts>(
-    'SELECT failures, last_failure_at AS lastFailureAt, locked_until AS lockedUntil FROM login_attempts WHERE key = ?',
-  );
-  const putAttempts = db.prepare(
-    `INSERT INTO login_attempts (key, failures, last_failure_at, locked_until)
-     VALUES (@key, @failures, @lastFailureAt, @lockedUntil)
-     ON CONFLICT (key) DO UPDATE SET failures = excluded.failures, last_failure_at = excluded.last_failure_at,
-       locked_until = excluded.locked_until`,
-  );
-  const clearAttempts = db.prepare('DELETE FROM login_attempts WHERE key = ?');
-
-  const grants = grantsStatements(db);
-  const devices = devicesStatements(db);
+export function authStore(q: Q, env: StoreEnv) {
+  const { secrets } = env;
+  const grants = grantsStatements(q);
+  const devices = devicesStatements(q);
   return {
     ...grants,
     ...devices,
     /** The signing keys in use, newest first. */
-    signingKeys: () =>
-      keys.all().map((k) => ({ ...k, privateJwk: secrets.open(k.privateJwk, SEALED.signingKey(k.kid)) })),
+    signingKeys: async (): Promise<StoredSigningKey[]> => {
+      const keys = await q
+        .selectFrom('signing_keys')
+        .select(['kid', 'alg', 'private_jwk as privateJwk', 'public_jwk as publicJwk', 'created_at as createdAt'])
+        .where('retired_at', 'is', null)
+        .orderBy('created_at', 'desc')
+        .orderBy('kid')
+        .execute();
+      return keys.map((k) => ({ ...k, privateJwk: secrets.open(k.privateJwk, SEALED.signingKey(k.kid)) }));
+    },
     /** Retires every signing key in use (a new one is made on next use); how many. */
-    retireSigningKeys: (now: string) => retireKeys.run(now).changes,
-    insertSigningKey: (k: StoredSigningKey) =>
-      void insertKey.run({ ...k, privateJwk: secrets.seal(k.privateJwk, SEALED.signingKey(k.kid)) }),
+    retireSigningKeys: async (now: string) => {
+      const r = await q
+        .updateTable('signing_keys')
+        .set({ retired_at: now })
+        .where('retired_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+    insertSigningKey: async (k: StoredSigningKey): Promise<void> => {
+      await q
+        .insertInto('signing_keys')
+        .values({
+          kid: k.kid,
+          alg: k.alg,
+          private_jwk: secrets.seal(k.privateJwk, SEALED.signingKey(k.kid)),
+          public_jwk: k.publicJwk,
+          created_at: k.createdAt,
+        })
+        .execute();
+    },
 
-    insertLoginTicket: (hash: string, userId: string, now: string, expiresAt: string) =>
-      void insertTicket.run(hash, userId, now, expiresAt),
+    insertLoginTicket: async (hash: string, userId: string, now: string, expiresAt: string): Promise<void> => {
+      await q
+        .insertInto('login_tickets')
+        .values({ ticket_hash: hash, user_id: userId, created_at: now, expires_at: expiresAt })
+        .execute();
+    },
     /** Uses a login ticket once (compare-and-set); the user it was issued to, or undefined. */
-    redeemLoginTicket: (hash: string, now: string) => redeemTicket.get(now, hash, now)?.user_id,
+    redeemLoginTicket: async (hash: string, now: string) => {
+      const r = await q
+        .updateTable('login_tickets')
+        .set({ used_at: now })
+        .where('ticket_hash', '=', hash)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returning('user_id')
+        .executeTakeFirst();
+      return r?.user_id;
+    },
 
-    loginAttempts: (key: string) => attempts.get(key),
-    putLoginAttempts: (key: string, a: LoginAttempts) => void putAttempts.run({ key, ...a }),
-    clearLoginAttempts: (key: string) => void clearAttempts.run(key),
+    loginAttempts: async (key: string): Promise<LoginAttempts | undefined> =>
+      q
+        .selectFrom('login_attempts')
+        .select(['failures', 'last_failure_at as lastFailureAt', 'locked_until as lockedUntil'])
+        .where('key', '=', key)
+        .executeTakeFirst(),
+    putLoginAttempts: async (key: string, a: LoginAttempts): Promise<void> => {
+      await q
+        .insertInto('login_attempts')
+        .values({ key, failures: a.failures, last_failure_at: a.lastFailureAt, locked_until: a.lockedUntil })
+        .onConflict((oc) =>
+          oc.column('key').doUpdateSet((eb) => ({
+            failures: eb.ref('excluded.failures'),
+            last_failure_at: eb.ref('excluded.last_failure_at'),
+            locked_until: eb.ref('excluded.locked_until'),
+          })),
+        )
+        .execute();
+    },
+    clearLoginAttempts: async (key: string): Promise<void> => {
+      await q.deleteFrom('login_attempts').where('key', '=', key).execute();
+    },
 
     /** Forgets codes, device codes and tickets that expired before `before` (kept a while for reuse detection). */
-    purgeExpired: (before: string) => {
-      grants.purgeCodes(before);
-      devices.purgeDevices(before);
-      purgeTickets.run(before);
+    purgeExpired: async (before: string): Promise<void> => {
+      await grants.purgeCodes(before);
+      await devices.purgeDevices(before);
+      await q.deleteFrom('login_tickets').where('expires_at', '<', before).execute();
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Event } from '../../contract/events.js';
-import type { Db } from './db.js';
 import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
+import type { Q, StoreEnv } from './sql.js';
 
 type Row = {
   id: string;
@@ -29,35 +29,34 @@ function toEvent(r: Row): Event {
 }
 
 /** The audit log: its SQL in one place. One row per write, inserted in the write's own transaction. */
-export function eventsStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO events (id, org_id, type, actor_type, actor_id, target_type, target_id, request_id, data, created_at)
-     VALUES (@id, @organizationId, @type, @actorType, @actorId, @targetType, @targetId, @requestId, @data, @createdAt)`,
-  );
+export function eventsStore(q: Q, _env: StoreEnv) {
   return {
     /**
      * Logs an event, inside the write's own transaction; a trigger records the projects it is about (migration 2),
      * which `list` reads to leave out what a restricted key may not see.
      */
-    insert: (e: Event) => {
-      insert.run({
-        id: e.id,
-        organizationId: e.organizationId,
-        type: e.type,
-        actorType: e.actor.type,
-        actorId: e.actor.id,
-        targetType: e.target?.type ?? null,
-        targetId: e.target?.id ?? null,
-        requestId: e.requestId,
-        data: JSON.stringify(e.data),
-        createdAt: e.createdAt,
-      });
+    insert: async (e: Event): Promise<void> => {
+      await q
+        .insertInto('events')
+        .values({
+          id: e.id,
+          org_id: e.organizationId,
+          type: e.type,
+          actor_type: e.actor.type,
+          actor_id: e.actor.id,
+          target_type: e.target?.type ?? null,
+          target_id: e.target?.id ?? null,
+          request_id: e.requestId,
+          data: JSON.stringify(e.data),
+          created_at: e.createdAt,
+        })
+        .execute();
     },
     /**
      * Newest first; filters `type` and `since` (inclusive). `reach` (a key restricted to some projects) leaves out
      * every event about a project outside it.
      */
-    list: (
+    list: async (
       orgId: string,
       listing: Listing,
       f: { type?: string; since?: string },
@@ -67,6 +66,8 @@ export function eventsStore(db: Db) {
       const where = ['org_id = ?'];
       const params: unknown[] = [orgId];
       if (reach !== null) {
+        // SQLite-only: the project ids as one JSON parameter read by `json_each`; PostgreSQL will need `<> ALL($n)` (or
+        // jsonb_array_elements_text).
         where.push(
           'NOT EXISTS (SELECT 1 FROM event_projects ep WHERE ep.event_id = events.id AND ep.project_id NOT IN (SELECT value FROM json_each(?)))',
         );
@@ -81,7 +82,7 @@ export function eventsStore(db: Db) {
         params.push(f.since);
       }
       const spec = newestFirst('events', where, params);
-      const { rows, pagination } = runList<Row>(db, spec, listing, next);
+      const { rows, pagination } = await runList<Row>(q, spec, listing, next);
       return { data: rows.map(toEvent), pagination };
     },
   };

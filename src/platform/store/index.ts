@@ -1,13 +1,12 @@
 import { apiKeysStore } from './api-keys.js';
 import { authStore } from './auth.js';
-import type { Db } from './db.js';
 import { eventsStore } from './events.js';
 import { invitationsStore } from './invitations.js';
 import { organizationsStore } from './organizations.js';
 import { outboxStore } from './outbox.js';
 import { projectsStore } from './projects.js';
-import type { SecretBox } from './secret-box.js';
 import { sessionsStore } from './sessions.js';
+import type { Q, StoreEnv } from './sql.js';
 import { ssoStore } from './sso.js';
 import { ssoSignInStore } from './sso-sign-in.js';
 import { teamsStore } from './teams.js';
@@ -32,17 +31,16 @@ const FACTORIES = {
 export type Stores = { readonly [K in keyof typeof FACTORIES]: ReturnType<(typeof FACTORIES)[K]> };
 
 /**
- * Every store over one database, each built (its statements prepared) on first use and then kept: a CLI command
- * that touches two stores does not prepare the statements of all eleven. `secrets` seals what the stores must read
- * back (store/secret-box.ts).
+ * Every store, running its queries on `q` (the database, or a transaction), each built on first use and then kept:
+ * a transaction that touches two stores does not build all twelve.
  */
-export function createStores(db: Db, secrets: SecretBox): Stores {
+export function createStores(q: Q, env: StoreEnv): Stores {
   const stores = {} as Record<string, unknown>;
   for (const [name, factory] of Object.entries(FACTORIES)) {
     Object.defineProperty(stores, name, {
       enumerable: true,
       get() {
-        const store = (factory as (db: Db, secrets: SecretBox) => unknown)(db, secrets);
+        const store = (factory as (q: Q, env: StoreEnv) => unknown)(q, env);
         Object.defineProperty(stores, name, { value: store, enumerable: true });
         return store;
       },

@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import type { OrgRole } from '../../contract/permissions.js';
 import type { Invitation } from '../../contract/users.js';
-import type { Db } from './db.js';
 import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
+import type { Q, StoreEnv } from './sql.js';
 
 /** The stored states; `expired` is a pending invitation read at or after its `expires_at`. */
 type StoredStatus = 'pending' | 'accepted' | 'revoked';
@@ -45,59 +46,65 @@ export type NewInvitation = Omit<Invitation, 'status'> & { tokenHash: string; in
  * Invitations: their SQL in one place. The link token is stored only as its SHA-256 hash. `status` holds
  * pending/accepted/revoked; `expired` is derived from `expires_at` when read, so reads take `now`.
  */
-export function invitationsStore(db: Db) {
-  const get = db.prepare<[string, string], Row>('SELECT * FROM invitations WHERE org_id = ? AND id = ?');
-  const insert = db.prepare(
-    `INSERT INTO invitations (id, org_id, user_id, email, name, role, teams, status, token_hash, invited_by, created_at,
-       expires_at)
-     VALUES (@id, @organizationId, @userId, @email, @name, @role, @teams, 'pending', @tokenHash, @invitedBy, @createdAt,
-       @expiresAt)`,
-  );
-  const pendingByHash = db.prepare<{ hash: string; now: string }, Row>(
-    `SELECT i.* FROM invitations i JOIN org_users m ON m.org_id = i.org_id AND m.user_id = i.user_id
-     WHERE i.token_hash = @hash AND i.status = 'pending' AND i.expires_at > @now AND m.status = 'pending'`,
-  );
-  const accept = db.prepare(
-    `UPDATE invitations SET status = 'accepted', accepted_at = @now
-     WHERE id = @id AND status = 'pending' AND expires_at > @now`,
-  );
-  const renew = db.prepare(
-    `UPDATE invitations SET token_hash = @tokenHash, expires_at = @expiresAt
-     WHERE org_id = @orgId AND id = @id AND status = 'pending'`,
-  );
-  const revoke = db.prepare(
-    "UPDATE invitations SET status = 'revoked', revoked_at = ? WHERE org_id = ? AND id = ? AND status = 'pending'",
-  );
-  const revokeForUser = db.prepare(
-    "UPDATE invitations SET status = 'revoked', revoked_at = ? WHERE org_id = ? AND user_id = ? AND status = 'pending'",
-  );
-  const acceptForUser = db.prepare(
-    "UPDATE invitations SET status = 'accepted', accepted_at = ? WHERE org_id = ? AND user_id = ? AND status = 'pending'",
-  );
-  const reviseForUser = db.prepare(
-    `UPDATE invitations SET name = @name, role = @role, teams = @teams
-     WHERE org_id = @orgId AND user_id = @userId AND status = 'pending'`,
-  );
-  const dropTeam = db.prepare(
-    `UPDATE invitations SET teams = (SELECT json_group_array(value) FROM json_each(invitations.teams) WHERE value != @teamId)
-     WHERE org_id = @orgId AND EXISTS (SELECT 1 FROM json_each(invitations.teams) WHERE value = @teamId)`,
-  );
+export function invitationsStore(q: Q, _env: StoreEnv) {
+  /** The user's pending invitations to the organization. */
+  const pendingOf = (orgId: string, userId: string) =>
+    q
+      .updateTable('invitations')
+      .where('org_id', '=', orgId)
+      .where('user_id', '=', userId)
+      .where('status', '=', 'pending');
 
   return {
     /** The invitation of `orgId`, or undefined (another organization's is undefined too). */
-    get: (orgId: string, id: string, now: string) => {
-      const r = get.get(orgId, id);
+    get: async (orgId: string, id: string, now: string): Promise<Invitation | undefined> => {
+      const r = await q
+        .selectFrom('invitations')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .$narrowType<{ role: OrgRole; status: StoredStatus }>()
+        .executeTakeFirst();
       return r && toInvitation(r, now);
     },
-    insert: (i: NewInvitation) => void insert.run({ ...i, teams: JSON.stringify(i.teams) }),
+    insert: async (i: NewInvitation): Promise<void> => {
+      await q
+        .insertInto('invitations')
+        .values({
+          id: i.id,
+          org_id: i.organizationId,
+          user_id: i.userId,
+          email: i.email,
+          name: i.name,
+          role: i.role,
+          teams: JSON.stringify(i.teams),
+          status: 'pending',
+          token_hash: i.tokenHash,
+          invited_by: i.invitedBy,
+          created_at: i.createdAt,
+          expires_at: i.expiresAt,
+        })
+        .execute();
+    },
     /**
      * For the acceptance page: the invitation whose link token hashes to `tokenHash` (SHA-256, hex; see
      * `hashInvitationToken`), only while it can still be accepted — pending, not expired, and its user still `pending`
      * in the organization (not suspended or removed meanwhile). Undefined otherwise: unknown, resent (the old link is
      * dead), expired, accepted or revoked all read the same.
      */
-    findPendingByTokenHash: (tokenHash: string, now: string): Invitation | undefined => {
-      const r = pendingByHash.get({ hash: tokenHash, now });
+    findPendingByTokenHash: async (tokenHash: string, now: string): Promise<Invitation | undefined> => {
+      const r = await q
+        .selectFrom('invitations as i')
+        .innerJoin('org_users as m', (join) =>
+          join.onRef('m.org_id', '=', 'i.org_id').onRef('m.user_id', '=', 'i.user_id'),
+        )
+        .selectAll('i')
+        .where('i.token_hash', '=', tokenHash)
+        .where('i.status', '=', 'pending')
+        .where('i.expires_at', '>', now)
+        .where('m.status', '=', 'pending')
+        .$narrowType<{ role: OrgRole; status: StoredStatus }>()
+        .executeTakeFirst();
       return r && toInvitation(r, now);
     },
     /**
@@ -105,23 +112,71 @@ export function invitationsStore(db: Db) {
      * and only while it is pending and unexpired. Call it in the transaction that activates the user; on false, roll
      * back and show the link as no longer valid.
      */
-    markAccepted: (id: string, now: string) => accept.run({ id, now }).changes === 1,
+    markAccepted: async (id: string, now: string): Promise<boolean> => {
+      const r = await q
+        .updateTable('invitations')
+        .set({ status: 'accepted', accepted_at: now })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .where('expires_at', '>', now)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
     /** Gives a pending (or expired) invitation a new link token and expiry; false when it is no longer pending. */
-    renew: (orgId: string, id: string, tokenHash: string, expiresAt: string) =>
-      renew.run({ orgId, id, tokenHash, expiresAt }).changes === 1,
+    renew: async (orgId: string, id: string, tokenHash: string, expiresAt: string): Promise<boolean> => {
+      const r = await q
+        .updateTable('invitations')
+        .set({ token_hash: tokenHash, expires_at: expiresAt })
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
     /** Revokes a pending (or expired) invitation; false when it was not pending. */
-    revoke: (orgId: string, id: string, now: string) => revoke.run(now, orgId, id).changes === 1,
+    revoke: async (orgId: string, id: string, now: string): Promise<boolean> => {
+      const r = await q
+        .updateTable('invitations')
+        .set({ status: 'revoked', revoked_at: now })
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
+    },
     /** Revokes the user's open invitations to the organization. */
-    revokeForUser: (orgId: string, userId: string, now: string) => void revokeForUser.run(now, orgId, userId),
+    revokeForUser: async (orgId: string, userId: string, now: string): Promise<void> => {
+      await pendingOf(orgId, userId).set({ status: 'revoked', revoked_at: now }).execute();
+    },
     /** Marks the user's pending invitations accepted (a sign-in through the identity provider joined them). */
-    acceptForUser: (orgId: string, userId: string, now: string) => acceptForUser.run(now, orgId, userId).changes,
-    /** Takes a deleted team out of the `teams` of every invitation of the organization. */
+    acceptForUser: async (orgId: string, userId: string, now: string): Promise<number> => {
+      const r = await pendingOf(orgId, userId).set({ status: 'accepted', accepted_at: now }).executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
     /** Brings the user's pending invitation up to what they were changed to (name, role, teams), so it mails that. */
-    reviseForUser: (orgId: string, userId: string, r: { name: string | null; role: string; teams: string[] }) =>
-      void reviseForUser.run({ orgId, userId, ...r, teams: JSON.stringify(r.teams) }),
-    dropTeam: (orgId: string, teamId: string) => void dropTeam.run({ orgId, teamId }),
+    reviseForUser: async (
+      orgId: string,
+      userId: string,
+      r: { name: string | null; role: string; teams: string[] },
+    ): Promise<void> => {
+      await pendingOf(orgId, userId)
+        .set({ name: r.name, role: r.role, teams: JSON.stringify(r.teams) })
+        .execute();
+    },
+    /** Takes a deleted team out of the `teams` of every invitation of the organization. */
+    dropTeam: async (orgId: string, teamId: string): Promise<void> => {
+      // SQLite-only: `json_group_array` and `json_each` over the `teams` JSON text; PostgreSQL will need jsonb functions.
+      await q
+        .updateTable('invitations')
+        .set({
+          teams: sql<string>`(SELECT json_group_array(value) FROM json_each(invitations.teams) WHERE value != ${teamId})`,
+        })
+        .where('org_id', '=', orgId)
+        .where(sql<boolean>`EXISTS (SELECT 1 FROM json_each(invitations.teams) WHERE value = ${teamId})`)
+        .execute();
+    },
     /** Newest first; `status` filters on the derived status (`pending` excludes expired ones). */
-    list: (
+    list: async (
       orgId: string,
       listing: Listing,
       f: { status?: Invitation['status'] },
@@ -138,7 +193,7 @@ export function invitationsStore(db: Db) {
         params.push(f.status);
       }
       const spec = newestFirst('invitations', where, params);
-      const { rows, pagination } = runList<Row>(db, spec, listing, next);
+      const { rows, pagination } = await runList<Row>(q, spec, listing, next);
       return { data: rows.map((r) => toInvitation(r, now)), pagination };
     },
   };

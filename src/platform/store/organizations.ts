@@ -1,5 +1,5 @@
 import type { Organization, Plan } from '../../contract/organizations.js';
-import type { Db } from './db.js';
+import { compiledOnce, type Q, type StoreEnv } from './sql.js';
 
 type Row = { id: string; name: string; slug: string; plan: Plan; created_at: string; updated_at: string };
 
@@ -7,29 +7,55 @@ function toOrganization(r: Row): Organization {
   return { id: r.id, name: r.name, slug: r.slug, plan: r.plan, createdAt: r.created_at, updatedAt: r.updated_at };
 }
 
+/** One organization by id: every request's rate limit reads its plan, so the query is built once. */
+const byId = compiledOnce((q: Q, id: string) =>
+  q.selectFrom('organizations').selectAll().where('id', '=', id).$narrowType<{ plan: Plan }>(),
+);
+
 /** Organizations: their SQL in one place. */
-export function organizationsStore(db: Db) {
-  const get = db.prepare<[string], Row>('SELECT * FROM organizations WHERE id = ?');
-  const slugTaken = db.prepare<[string], { one: 1 }>('SELECT 1 AS one FROM organizations WHERE slug = ?');
-  const insert = db.prepare(
-    'INSERT INTO organizations (id, name, slug, plan, created_at, updated_at) VALUES (@id, @name, @slug, @plan, @createdAt, @updatedAt)',
-  );
-  const update = db.prepare(
-    'UPDATE organizations SET name = @name, plan = @plan, updated_at = @updatedAt WHERE id = @id',
-  );
-  const forUser = db.prepare<[string], Row>(
-    `SELECT o.* FROM organizations o JOIN org_users m ON m.org_id = o.id
-     WHERE m.user_id = ? AND m.status != 'suspended' ORDER BY o.created_at, o.id`,
-  );
+export function organizationsStore(q: Q, _env: StoreEnv) {
   return {
-    get: (id: string) => {
-      const r = get.get(id);
+    get: async (id: string): Promise<Organization | undefined> => {
+      const [r] = await byId(q, id);
       return r && toOrganization(r);
     },
-    slugTaken: (slug: string) => slugTaken.get(slug) !== undefined,
-    insert: (o: Organization) => void insert.run(o),
-    update: (o: Organization) => void update.run(o),
+    slugTaken: async (slug: string): Promise<boolean> => {
+      const r = await q.selectFrom('organizations').select('id').where('slug', '=', slug).executeTakeFirst();
+      return r !== undefined;
+    },
+    insert: async (o: Organization): Promise<void> => {
+      await q
+        .insertInto('organizations')
+        .values({
+          id: o.id,
+          name: o.name,
+          slug: o.slug,
+          plan: o.plan,
+          created_at: o.createdAt,
+          updated_at: o.updatedAt,
+        })
+        .execute();
+    },
+    update: async (o: Organization): Promise<void> => {
+      await q
+        .updateTable('organizations')
+        .set({ name: o.name, plan: o.plan, updated_at: o.updatedAt })
+        .where('id', '=', o.id)
+        .execute();
+    },
     /** Organizations where the user is a member that is not suspended. */
-    listForUser: (userId: string) => forUser.all(userId).map(toOrganization),
+    listForUser: async (userId: string): Promise<Organization[]> => {
+      const rows = await q
+        .selectFrom('organizations as o')
+        .innerJoin('org_users as m', 'm.org_id', 'o.id')
+        .selectAll('o')
+        .where('m.user_id', '=', userId)
+        .where('m.status', '!=', 'suspended')
+        .orderBy('o.created_at')
+        .orderBy('o.id')
+        .$narrowType<{ plan: Plan }>()
+        .execute();
+      return rows.map(toOrganization);
+    },
   };
 }

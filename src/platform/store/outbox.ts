@@ -1,4 +1,5 @@
-import type { Db } from './db.js';
+import { sql } from 'kysely';
+import type { Q, StoreEnv } from './sql.js';
 
 /** One e-mail as the mailbox shows it. */
 export interface Mail {
@@ -79,77 +80,116 @@ function toDelivery(r: DeliveryRow, now: string): Delivery {
  * sender claims due mails with a lease (one statement, so that two servers on one database never hold the same mail),
  * then reports how each attempt ended — only while its claim is still the mail's latest.
  */
-export function outboxStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO outbox (id, org_id, to_addr, subject, text, links, created_at, next_attempt_at)
-     VALUES (@id, @orgId, @to, @subject, @text, @links, @createdAt, @createdAt)`,
-  );
-  // rowid breaks ties in insertion order: two mails of the same millisecond still list newest first.
-  const list = db.prepare<[number], Row & DeliveryRow>(
-    'SELECT * FROM outbox ORDER BY created_at DESC, rowid DESC LIMIT ?',
-  );
-  const listTo = db.prepare<[string, number], Row & DeliveryRow>(
-    'SELECT * FROM outbox WHERE to_addr = ? COLLATE NOCASE ORDER BY created_at DESC, rowid DESC LIMIT ?',
-  );
-  const delivery = db.prepare<[string], DeliveryRow>(
-    'SELECT attempts, next_attempt_at, lease_owner, sent_at, failed_at, last_error FROM outbox WHERE id = ?',
-  );
-  const waiting = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM outbox WHERE next_attempt_at IS NOT NULL');
-  // The lease is the mail's next attempt time: a claim moves it to the lease's end, so a sender that dies holding it
-  // leaves it due again once the lease is over. Oldest due first.
-  const claim = db.prepare<
-    { owner: string; now: string; leaseUntil: string; limit: number },
-    Row & { attempts: number; last_error: string | null }
-  >(
-    `UPDATE outbox SET attempts = attempts + 1, lease_owner = @owner, next_attempt_at = @leaseUntil
-     WHERE id IN (SELECT id FROM outbox WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= @now
-                  ORDER BY next_attempt_at, rowid LIMIT @limit)
-     RETURNING id, to_addr, subject, text, links, created_at, attempts, last_error`,
-  );
-  // Accepted is accepted, whoever holds the mail now: it is never tried again.
-  const sent = db.prepare(
-    `UPDATE outbox SET sent_at = @now, failed_at = NULL, next_attempt_at = NULL, lease_owner = NULL, last_error = NULL
-     WHERE id = @id AND sent_at IS NULL`,
-  );
-  const ours = 'id = @id AND lease_owner = @owner AND attempts = @attempt AND sent_at IS NULL';
-  const retry = db.prepare(
-    `UPDATE outbox SET next_attempt_at = @at, lease_owner = NULL, last_error = @error WHERE ${ours}`,
-  );
-  const fail = db.prepare(
-    `UPDATE outbox SET failed_at = @now, next_attempt_at = NULL, lease_owner = NULL, last_error = @error WHERE ${ours}`,
-  );
-  /** Who reports on a claim: the sender and the attempt it claimed. */
-  const listRows = (opts: { to?: string; limit?: number }) => {
-    const limit = opts.limit ?? -1; // SQLite: a negative LIMIT is no limit
-    return opts.to === undefined ? list.all(limit) : listTo.all(opts.to, limit);
+export function outboxStore(q: Q, _env: StoreEnv) {
+  /** The mailbox's rows, newest first: every message, or those to one address (case-insensitive); at most `limit`. */
+  const listRows = (opts: { to?: string; limit?: number }): Promise<(Row & DeliveryRow)[]> => {
+    let query = q.selectFrom('outbox').selectAll();
+    // SQLite-only: `COLLATE NOCASE` (the `outbox_to` index's); PostgreSQL will need lower() on both sides.
+    if (opts.to !== undefined) query = query.where(sql<boolean>`to_addr = ${opts.to} COLLATE NOCASE`);
+    // SQLite-only: `rowid` breaks ties in insertion order (two mails of the same millisecond still list newest first);
+    // PostgreSQL will need a sequence column for it.
+    query = query.orderBy('created_at', 'desc').orderBy(sql`rowid`, 'desc');
+    return (opts.limit === undefined ? query : query.limit(opts.limit)).execute();
   };
+  /** Who reports on a claim: the sender and the attempt it claimed. */
   type Claim = { id: string; owner: string; attempt: number };
+  /** The mail while `c` is still its latest claim and it is not sent. */
+  const ours = (c: Claim) =>
+    q
+      .updateTable('outbox')
+      .where('id', '=', c.id)
+      .where('lease_owner', '=', c.owner)
+      .where('attempts', '=', c.attempt)
+      .where('sent_at', 'is', null);
   return {
     /** Queues an e-mail (in the caller's transaction). `orgId` is the organization it was sent for, if any. */
-    enqueue: (m: Mail & { orgId: string | null }) => void insert.run({ ...m, links: JSON.stringify(m.links) }),
+    enqueue: async (m: Mail & { orgId: string | null }): Promise<void> => {
+      await q
+        .insertInto('outbox')
+        .values({
+          id: m.id,
+          org_id: m.orgId,
+          to_addr: m.to,
+          subject: m.subject,
+          text: m.text,
+          links: JSON.stringify(m.links),
+          created_at: m.createdAt,
+          next_attempt_at: m.createdAt,
+        })
+        .execute();
+    },
     /** The mailbox, newest first: every message, or those to one address (case-insensitive); at most `limit` (default all). */
-    list: (opts: { to?: string; limit?: number } = {}): Mail[] => listRows(opts).map(toMail),
+    list: async (opts: { to?: string; limit?: number } = {}): Promise<Mail[]> => (await listRows(opts)).map(toMail),
     /** The same, each mail with where it stands with the SMTP sender as of `now`. */
-    listWithDelivery: (opts: { to?: string; limit?: number }, now: string): (Mail & { delivery: Delivery })[] =>
-      listRows(opts).map((r) => ({ ...toMail(r), delivery: toDelivery(r, now) })),
+    listWithDelivery: async (
+      opts: { to?: string; limit?: number },
+      now: string,
+    ): Promise<(Mail & { delivery: Delivery })[]> =>
+      (await listRows(opts)).map((r) => ({ ...toMail(r), delivery: toDelivery(r, now) })),
     /** Where a mail stands with the SMTP sender, as of `now`. */
-    delivery: (id: string, now: string): Delivery | undefined => {
-      const row = delivery.get(id);
+    delivery: async (id: string, now: string): Promise<Delivery | undefined> => {
+      const row = await q
+        .selectFrom('outbox')
+        .select(['attempts', 'next_attempt_at', 'lease_owner', 'sent_at', 'failed_at', 'last_error'])
+        .where('id', '=', id)
+        .executeTakeFirst();
       return row && toDelivery(row, now);
     },
     /** How many mails are still to be sent (queued or being sent). */
-    waiting: (): number => (waiting.get() as { n: number }).n,
+    waiting: async (): Promise<number> => {
+      const r = await q
+        .selectFrom('outbox')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('next_attempt_at', 'is not', null)
+        .executeTakeFirst();
+      return Number(r?.n ?? 0);
+    },
     /**
      * Claims up to `limit` mails due at `now` for `owner` until `leaseUntil`, in one statement: a mail is claimed by
-     * one sender at a time, however many share the database.
+     * one sender at a time, however many share the database. The lease is the mail's next attempt time: a claim moves
+     * it to the lease's end, so a sender that dies holding it leaves it due again once the lease is over. Oldest due
+     * first.
      */
-    claim: (c: { owner: string; now: string; leaseUntil: string; limit: number }): ClaimedMail[] =>
-      claim.all(c).map((r) => ({ ...toMail(r), attempt: r.attempts, lastError: r.last_error })),
-    /** The SMTP server accepted it. */
-    sent: (id: string, now: string): boolean => sent.run({ id, now }).changes > 0,
+    claim: async (c: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<ClaimedMail[]> => {
+      const rows = await q
+        .updateTable('outbox')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1), lease_owner: c.owner, next_attempt_at: c.leaseUntil }))
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('outbox')
+            .select('id')
+            .where('next_attempt_at', 'is not', null)
+            .where('next_attempt_at', '<=', c.now)
+            // SQLite-only: `rowid` breaks ties in insertion order; PostgreSQL will need a sequence column for it.
+            .orderBy('next_attempt_at')
+            .orderBy(sql`rowid`)
+            .limit(c.limit),
+        )
+        .returning(['id', 'to_addr', 'subject', 'text', 'links', 'created_at', 'attempts', 'last_error'])
+        .execute();
+      return rows.map((r) => ({ ...toMail(r), attempt: r.attempts, lastError: r.last_error }));
+    },
+    /** The SMTP server accepted it. Accepted is accepted, whoever holds the mail now: it is never tried again. */
+    sent: async (id: string, now: string): Promise<boolean> => {
+      const r = await q
+        .updateTable('outbox')
+        .set({ sent_at: now, failed_at: null, next_attempt_at: null, lease_owner: null, last_error: null })
+        .where('id', '=', id)
+        .where('sent_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
     /** The attempt failed: due again at `at`. False when the claim was no longer the mail's (its lease had ended). */
-    retry: (c: Claim & { at: string; error: string }): boolean => retry.run(c).changes > 0,
+    retry: async (c: Claim & { at: string; error: string }): Promise<boolean> => {
+      const r = await ours(c).set({ next_attempt_at: c.at, lease_owner: null, last_error: c.error }).executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
     /** The attempt failed and the sender gives up. False when the claim was no longer the mail's. */
-    fail: (c: Claim & { now: string; error: string }): boolean => fail.run(c).changes > 0,
+    fail: async (c: Claim & { now: string; error: string }): Promise<boolean> => {
+      const r = await ours(c)
+        .set({ failed_at: c.now, next_attempt_at: null, lease_owner: null, last_error: c.error })
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
   };
 }

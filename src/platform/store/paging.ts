@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import { type RawBuilder, sql } from 'kysely';
 import {
   type CursorPagination,
   type OffsetPagination,
@@ -7,7 +7,7 @@ import {
   PER_PAGE_DEFAULT,
 } from '../../contract/common.js';
 import { PlatformError } from '../errors.js';
-import type { Db } from './db.js';
+import type { Q } from './sql.js';
 
 /** Filter and sort values of a listing, as carried inside its cursor. */
 export type Filters = Record<string, string | number | boolean | null>;
@@ -91,7 +91,10 @@ export function resolveListing(
   return { mode: 'offset', page: page ?? 1, perPage: per_page ?? PER_PAGE_DEFAULT, filters };
 }
 
-/** What a list query selects and how it orders. Expressions are trusted SQL written by the store. */
+/**
+ * What a list query selects and how it orders. Expressions are trusted SQL written by the store; each `?` in `where`
+ * stands for the next of `params`, which are bound, never written into the SQL.
+ */
 export interface ListSpec {
   /** `FROM … JOIN …` */
   from: string;
@@ -122,28 +125,26 @@ export function newestFirst(table: string, where: string[], params: unknown[]): 
   };
 }
 
-const statements = new WeakMap<Db, Map<string, Database.Statement>>();
-function prepared(db: Db, sql: string): Database.Statement {
-  let cache = statements.get(db);
-  if (!cache) {
-    cache = new Map();
-    statements.set(db, cache);
-  }
-  let stmt = cache.get(sql);
-  if (!stmt) {
-    stmt = db.prepare(sql);
-    cache.set(sql, stmt);
-  }
-  return stmt;
-}
-
 /** A statement's parts: the conditions (joined with AND) and their parameters, in order. */
 type Where = { sql: string[]; params: unknown[] };
 
-const and = (w: Where, sql: string, ...params: unknown[]): Where => ({
-  sql: [...w.sql, sql],
+const and = (w: Where, condition: string, ...params: unknown[]): Where => ({
+  sql: [...w.sql, condition],
   params: [...w.params, ...params],
 });
+
+/**
+ * SQL text in which each `?` stands for the next of `params`, as a query with those parameters bound (written in each
+ * dialect's own way when compiled).
+ */
+function withParams<R>(text: string, params: readonly unknown[]): RawBuilder<R> {
+  const pieces = text.split('?');
+  if (pieces.length !== params.length + 1) {
+    throw new Error(`${pieces.length - 1} placeholders for ${params.length} parameters in: ${text}`);
+  }
+  const parts = pieces.flatMap((piece, i) => (i === 0 ? [sql.raw(piece)] : [params[i - 1], sql.raw(piece)]));
+  return sql.join<R>(parts, sql.raw(''));
+}
 
 /**
  * How a listing reads, in the order it returns rows: for a sort that is never null, one part (the sort, then the id);
@@ -159,6 +160,7 @@ function partsOf(
   const dir = spec.order === 'asc' ? 'ASC' : 'DESC';
   const order = `ORDER BY ${spec.sort.expr} ${dir}, ${spec.id.expr} ${dir}`;
   if (!spec.sort.nullable) return { valued: { where, order } };
+  // SQLite-only: strips SQLite's collation clause; PostgreSQL will need its case-insensitive sorts recognized here.
   const bare = spec.sort.expr.replace(/ COLLATE NOCASE$/, '');
   return {
     valued: { where: and(where, `${bare} IS NOT NULL`), order },
@@ -183,37 +185,38 @@ function afterValue(spec: ListSpec, value: string | number, id: string): [string
   ];
 }
 
-/** Runs a listing: one page of rows plus the pagination object of the mode the request chose. */
-export function runList<Row extends Record<string, unknown>>(
-  db: Db,
+/** Runs a listing on `q`: one page of rows plus the pagination object of the mode the request chose. */
+export async function runList<Row extends Record<string, unknown>>(
+  q: Q,
   spec: ListSpec,
   listing: Listing,
   nextCursor: (position: SortPosition) => string,
-): { rows: Row[]; pagination: OffsetPagination | CursorPagination } {
+): Promise<{ rows: Row[]; pagination: OffsetPagination | CursorPagination }> {
   const all: Where = { sql: spec.where, params: spec.params };
   const { valued, nulls } = partsOf(spec, all);
   const whereOf = (w: Where) => (w.sql.length ? `WHERE ${w.sql.join(' AND ')}` : '');
-  const count = (w: Where) =>
-    (
-      prepared(db, `SELECT count(*) AS n ${spec.countFrom ?? spec.from} ${whereOf(w)}`).get(...w.params) as {
-        n: number;
-      }
-    ).n;
-  const select = (part: { where: Where; order: string }, limit: number, offset = 0): Row[] =>
-    prepared(db, `SELECT ${spec.columns} ${spec.from} ${whereOf(part.where)} ${part.order} LIMIT ? OFFSET ?`).all(
-      ...part.where.params,
-      limit,
-      offset,
-    ) as Row[];
+  const count = async (w: Where) => {
+    const counted = withParams<{ n: number | string | bigint }>(
+      `SELECT count(*) AS n ${spec.countFrom ?? spec.from} ${whereOf(w)}`,
+      w.params,
+    );
+    const { rows } = await counted.execute(q);
+    return Number(rows[0]?.n ?? 0);
+  };
+  const select = async (part: { where: Where; order: string }, limit: number, offset = 0): Promise<Row[]> => {
+    const text = `SELECT ${spec.columns} ${spec.from} ${whereOf(part.where)} ${part.order} LIMIT ? OFFSET ?`;
+    const { rows } = await withParams<Row>(text, [...part.where.params, limit, offset]).execute(q);
+    return rows;
+  };
 
   if (listing.mode === 'offset') {
-    const total = count(all);
+    const total = await count(all);
     const offset = (listing.page - 1) * listing.perPage;
-    const rows = select(valued, listing.perPage, offset);
+    const rows = await select(valued, listing.perPage, offset);
     if (nulls && rows.length < listing.perPage) {
       // The rows with a value end on this page (the nulls start at their first), or before it: then count them.
-      const nullsOffset = rows.length > 0 ? 0 : offset - count(valued.where);
-      rows.push(...select(nulls, listing.perPage - rows.length, Math.max(0, nullsOffset)));
+      const nullsOffset = rows.length > 0 ? 0 : offset - (await count(valued.where));
+      rows.push(...(await select(nulls, listing.perPage - rows.length, Math.max(0, nullsOffset))));
     }
     const totalPages = Math.ceil(total / listing.perPage);
     return {
@@ -235,11 +238,11 @@ export function runList<Row extends Record<string, unknown>>(
   let rows: Row[] = [];
   if (value !== null) {
     const where = value === undefined ? valued.where : and(valued.where, ...afterValue(spec, value, id as string));
-    rows = select({ where, order: valued.order }, wanted);
+    rows = await select({ where, order: valued.order }, wanted);
   }
   if (nulls && rows.length < wanted) {
     const where = value === null ? and(nulls.where, `${spec.id.expr} ${cmp} ?`, id) : nulls.where;
-    rows.push(...select({ where, order: nulls.order }, wanted - rows.length));
+    rows.push(...(await select({ where, order: nulls.order }, wanted - rows.length)));
   }
   const hasMore = rows.length > listing.limit;
   if (hasMore) rows.length = listing.limit;

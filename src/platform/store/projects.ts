@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import type { ProjectRole } from '../../contract/permissions.js';
 import type { Environment, Member, Project, ProjectSettings, ProjectStatus } from '../../contract/projects.js';
-import type { Db } from './db.js';
 import { type Listing, type ListSpec, newestFirst, runList, type SortPosition } from './paging.js';
+import type { Q, StoreEnv } from './sql.js';
 
 type ProjectRow = {
   id: string;
@@ -71,67 +72,79 @@ const MEMBER_FROM = 'FROM project_members pm JOIN org_users u ON u.org_id = pm.o
 const MEMBER_COLUMNS = 'pm.user_id, pm.role, pm.created_at, u.name, u.email, u.avatar_url';
 
 /** Projects, members and environments: their SQL in one place. Deleting a project cascades to both. */
-export function projectsStore(db: Db) {
-  const get = db.prepare<[string, string], ProjectRow>('SELECT * FROM projects WHERE org_id = ? AND id = ?');
-  const slugTaken = db.prepare<[string, string], { one: 1 }>(
-    'SELECT 1 AS one FROM projects WHERE org_id = ? AND slug = ?',
-  );
-  const insert = db.prepare(
-    `INSERT INTO projects (id, org_id, name, slug, description, status, settings, created_at, updated_at)
-     VALUES (@id, @organizationId, @name, @slug, @description, @status, @settings, @createdAt, @updatedAt)`,
-  );
-  const update = db.prepare(
-    `UPDATE projects SET name = @name, description = @description, status = @status, settings = @settings,
-     updated_at = @updatedAt WHERE org_id = @organizationId AND id = @id`,
-  );
-  const remove = db.prepare('DELETE FROM projects WHERE org_id = ? AND id = ?');
-
-  const memberRole = db.prepare<[string, string], { role: ProjectRole }>(
-    'SELECT role FROM project_members WHERE project_id = ? AND user_id = ?',
-  );
-  const removeUser = db.prepare('DELETE FROM project_members WHERE org_id = ? AND user_id = ?');
-  const getMember = db.prepare<[string, string], MemberRow>(
-    `SELECT ${MEMBER_COLUMNS} ${MEMBER_FROM} WHERE pm.project_id = ? AND pm.user_id = ?`,
-  );
-  const insertMember = db.prepare(
-    `INSERT INTO project_members (project_id, org_id, user_id, role, created_at)
-     VALUES (@projectId, @orgId, @userId, @role, @createdAt)`,
-  );
-  const setMemberRole = db.prepare('UPDATE project_members SET role = ? WHERE project_id = ? AND user_id = ?');
-  const removeMember = db.prepare('DELETE FROM project_members WHERE project_id = ? AND user_id = ?');
-
-  const environments = db.prepare<[string], EnvironmentRow>(
-    'SELECT * FROM environments WHERE project_id = ? ORDER BY created_at, rowid',
-  );
-  const getEnvironment = db.prepare<[string, string], EnvironmentRow>(
-    'SELECT * FROM environments WHERE project_id = ? AND name = ?',
-  );
-  const insertEnvironment = db.prepare(
-    `INSERT INTO environments (id, project_id, name, config, created_at, updated_at)
-     VALUES (@id, @projectId, @name, @config, @createdAt, @updatedAt)`,
-  );
-  const updateEnvironment = db.prepare(
-    'UPDATE environments SET config = @config, updated_at = @updatedAt WHERE project_id = @projectId AND id = @id',
-  );
-  const removeEnvironment = db.prepare('DELETE FROM environments WHERE project_id = ? AND id = ?');
+export function projectsStore(q: Q, _env: StoreEnv) {
+  /** Members with their profile: `MEMBER_FROM` and `MEMBER_COLUMNS` through the query builder. */
+  const members = () =>
+    q
+      .selectFrom('project_members as pm')
+      .innerJoin('org_users as u', (join) =>
+        join.onRef('u.org_id', '=', 'pm.org_id').onRef('u.user_id', '=', 'pm.user_id'),
+      )
+      .select(['pm.user_id', 'pm.role', 'pm.created_at', 'u.name', 'u.email', 'u.avatar_url'])
+      .$castTo<MemberRow>();
 
   return {
     /** The project of `orgId`, or undefined. */
-    get: (orgId: string, id: string) => {
-      const r = get.get(orgId, id);
+    get: async (orgId: string, id: string) => {
+      const r = await q
+        .selectFrom('projects')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .$castTo<ProjectRow>()
+        .executeTakeFirst();
       return r && toProject(r);
     },
-    slugTaken: (orgId: string, slug: string) => slugTaken.get(orgId, slug) !== undefined,
-    insert: (p: Project) => void insert.run({ ...p, settings: JSON.stringify(p.settings) }),
+    slugTaken: async (orgId: string, slug: string) => {
+      const r = await q
+        .selectFrom('projects')
+        .select('id')
+        .where('org_id', '=', orgId)
+        .where('slug', '=', slug)
+        .executeTakeFirst();
+      return r !== undefined;
+    },
+    insert: async (p: Project): Promise<void> => {
+      await q
+        .insertInto('projects')
+        .values({
+          id: p.id,
+          org_id: p.organizationId,
+          name: p.name,
+          slug: p.slug,
+          description: p.description,
+          status: p.status,
+          settings: JSON.stringify(p.settings),
+          created_at: p.createdAt,
+          updated_at: p.updatedAt,
+        })
+        .execute();
+    },
     /** Writes name, description, status, settings and updatedAt back (the slug never changes). */
-    update: (p: Project) => void update.run({ ...p, settings: JSON.stringify(p.settings) }),
+    update: async (p: Project): Promise<void> => {
+      await q
+        .updateTable('projects')
+        .set({
+          name: p.name,
+          description: p.description,
+          status: p.status,
+          settings: JSON.stringify(p.settings),
+          updated_at: p.updatedAt,
+        })
+        .where('org_id', '=', p.organizationId)
+        .where('id', '=', p.id)
+        .execute();
+    },
     /** Deletes the project; its members and environments go with it (foreign keys cascade). */
-    remove: (orgId: string, id: string) => remove.run(orgId, id).changes === 1,
+    remove: async (orgId: string, id: string) => {
+      const r = await q.deleteFrom('projects').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return r.numDeletedRows === 1n;
+    },
     /**
      * Projects of the organization, newest first. `visible` limits them to a key's `projectIds` (null: no limit).
      * `search` is a case-insensitive substring of name or description; `slug` matches exactly.
      */
-    list: (
+    list: async (
       orgId: string,
       listing: Listing,
       f: { status?: ProjectStatus; search?: string; slug?: string },
@@ -141,6 +154,7 @@ export function projectsStore(db: Db) {
       const where = ['org_id = ?'];
       const params: unknown[] = [orgId];
       if (visible) {
+        // SQLite-only: json_each; PostgreSQL needs jsonb_array_elements_text (or an array parameter and ANY).
         where.push('id IN (SELECT value FROM json_each(?))');
         params.push(JSON.stringify(visible));
       }
@@ -153,29 +167,67 @@ export function projectsStore(db: Db) {
         params.push(f.slug);
       }
       if (f.search) {
+        // SQLite-only: instr and the platform's casefold function; PostgreSQL needs strpos and lower (or ILIKE).
         where.push('(instr(casefold(name), ?) > 0 OR instr(casefold(description), ?) > 0)');
         params.push(f.search.toLowerCase(), f.search.toLowerCase());
       }
       const spec = newestFirst('projects', where, params);
-      const { rows, pagination } = runList<ProjectRow>(db, spec, listing, next);
+      const { rows, pagination } = await runList<ProjectRow>(q, spec, listing, next);
       return { data: rows.map(toProject), pagination };
     },
 
     /** Takes the user out of every project of the organization. */
-    removeUser: (orgId: string, userId: string) => void removeUser.run(orgId, userId),
+    removeUser: async (orgId: string, userId: string): Promise<void> => {
+      await q.deleteFrom('project_members').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+    },
     /** The user's role in the project, or null when not a member. */
-    memberRole: (projectId: string, userId: string) => memberRole.get(projectId, userId)?.role ?? null,
-    getMember: (projectId: string, userId: string) => {
-      const r = getMember.get(projectId, userId);
+    memberRole: async (projectId: string, userId: string) => {
+      const r = await q
+        .selectFrom('project_members')
+        .select('role')
+        .where('project_id', '=', projectId)
+        .where('user_id', '=', userId)
+        .$castTo<{ role: ProjectRole }>()
+        .executeTakeFirst();
+      return r?.role ?? null;
+    },
+    getMember: async (projectId: string, userId: string) => {
+      const r = await members()
+        .where('pm.project_id', '=', projectId)
+        .where('pm.user_id', '=', userId)
+        .executeTakeFirst();
       return r && toMember(r);
     },
-    insertMember: (m: { projectId: string; orgId: string; userId: string; role: ProjectRole; createdAt: string }) =>
-      void insertMember.run(m),
-    setMemberRole: (projectId: string, userId: string, role: ProjectRole) =>
-      void setMemberRole.run(role, projectId, userId),
-    removeMember: (projectId: string, userId: string) => removeMember.run(projectId, userId).changes === 1,
+    insertMember: async (m: {
+      projectId: string;
+      orgId: string;
+      userId: string;
+      role: ProjectRole;
+      createdAt: string;
+    }): Promise<void> => {
+      await q
+        .insertInto('project_members')
+        .values({ project_id: m.projectId, org_id: m.orgId, user_id: m.userId, role: m.role, created_at: m.createdAt })
+        .execute();
+    },
+    setMemberRole: async (projectId: string, userId: string, role: ProjectRole): Promise<void> => {
+      await q
+        .updateTable('project_members')
+        .set({ role })
+        .where('project_id', '=', projectId)
+        .where('user_id', '=', userId)
+        .execute();
+    },
+    removeMember: async (projectId: string, userId: string) => {
+      const r = await q
+        .deleteFrom('project_members')
+        .where('project_id', '=', projectId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return r.numDeletedRows === 1n;
+    },
     /** Members of the project, newest first. */
-    listMembers: (projectId: string, listing: Listing, next: (p: SortPosition) => string) => {
+    listMembers: async (projectId: string, listing: Listing, next: (p: SortPosition) => string) => {
       const spec: ListSpec = {
         from: MEMBER_FROM,
         columns: MEMBER_COLUMNS,
@@ -185,19 +237,55 @@ export function projectsStore(db: Db) {
         order: 'desc',
         id: { expr: 'pm.user_id', key: 'user_id' },
       };
-      const { rows, pagination } = runList<MemberRow>(db, spec, listing, next);
+      const { rows, pagination } = await runList<MemberRow>(q, spec, listing, next);
       return { data: rows.map(toMember), pagination };
     },
 
     /** The project's environments in the order they were created. */
-    environments: (projectId: string) => environments.all(projectId).map(toEnvironment),
-    getEnvironment: (projectId: string, name: string) => {
-      const r = getEnvironment.get(projectId, name);
+    environments: async (projectId: string) => {
+      const rows = await q
+        .selectFrom('environments')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .orderBy('created_at')
+        // SQLite-only: rowid (the insertion order of equal timestamps); PostgreSQL needs a column of its own for it.
+        .orderBy(sql`rowid`)
+        .execute();
+      return rows.map(toEnvironment);
+    },
+    getEnvironment: async (projectId: string, name: string) => {
+      const r = await q
+        .selectFrom('environments')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where('name', '=', name)
+        .executeTakeFirst();
       return r && toEnvironment(r);
     },
-    insertEnvironment: (e: Environment) => void insertEnvironment.run({ ...e, config: JSON.stringify(e.config) }),
+    insertEnvironment: async (e: Environment): Promise<void> => {
+      await q
+        .insertInto('environments')
+        .values({
+          id: e.id,
+          project_id: e.projectId,
+          name: e.name,
+          config: JSON.stringify(e.config),
+          created_at: e.createdAt,
+          updated_at: e.updatedAt,
+        })
+        .execute();
+    },
     /** Writes the environment's config and updatedAt back. */
-    updateEnvironment: (e: Environment) => void updateEnvironment.run({ ...e, config: JSON.stringify(e.config) }),
-    removeEnvironment: (projectId: string, id: string) => void removeEnvironment.run(projectId, id),
+    updateEnvironment: async (e: Environment): Promise<void> => {
+      await q
+        .updateTable('environments')
+        .set({ config: JSON.stringify(e.config), updated_at: e.updatedAt })
+        .where('project_id', '=', e.projectId)
+        .where('id', '=', e.id)
+        .execute();
+    },
+    removeEnvironment: async (projectId: string, id: string): Promise<void> => {
+      await q.deleteFrom('environments').where('project_id', '=', projectId).where('id', '=', id).execute();
+    },
   };
 }

@@ -1,5 +1,7 @@
+import type { ExpressionBuilder } from 'kysely';
 import type { SignInMethod } from '../../contract/sessions.js';
-import type { Db } from './db.js';
+import type { Tables } from './schema.js';
+import { compiledOnce, type Q, type StoreEnv } from './sql.js';
 
 /**
  * A membership's session cutoff: sessions of the user's other organizations created at or before `cutAt` may no
@@ -65,76 +67,139 @@ export function isActive(s: StoredSession, now: string): boolean {
   return s.revokedAt === null && (s.expiresAt === null || s.expiresAt > now);
 }
 
-/** The SQL form of `isActive`, with `now` as its one parameter. */
-const ACTIVE = 'revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)';
+/** The SQL form of `isActive` at `now`. */
+const active = (eb: ExpressionBuilder<Tables, 'sessions'>, now: string) =>
+  eb.and([eb('revoked_at', 'is', null), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])]);
+
+/** A session by id: every request with an access token reads it. */
+const byId = compiledOnce((q, id: string) => q.selectFrom('sessions').selectAll().where('id', '=', id).$castTo<Row>());
+
+/** A membership's cutoff: read for every request of a user token in another organization than its own. */
+const cutoff = compiledOnce((q, orgId: string, userId: string) =>
+  q
+    .selectFrom('session_cutoffs')
+    .select(['cut_at', 'kept_session_id'])
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId),
+);
 
 /** Sign-in sessions, one per login, in the organization signed into: their SQL in one place. */
-export function sessionsStore(db: Db) {
-  const insert = db.prepare(
-    `INSERT INTO sessions (id, user_id, org_id, client_id, method, ip_address, user_agent, created_at, last_active,
-       expires_at)
-     VALUES (@id, @userId, @organizationId, @clientId, @method, @ipAddress, @userAgent, @createdAt, @lastActive,
-       @expiresAt)`,
-  );
-  const byId = db.prepare<[string], Row>('SELECT * FROM sessions WHERE id = ?');
-  const get = db.prepare<[string, string, string], Row>(
-    'SELECT * FROM sessions WHERE org_id = ? AND user_id = ? AND id = ?',
-  );
-  const listActive = db.prepare<[string, string, string], Row>(
-    `SELECT * FROM sessions WHERE org_id = ? AND user_id = ? AND ${ACTIVE} ORDER BY created_at DESC, id DESC`,
-  );
-  const touch = db.prepare('UPDATE sessions SET last_active = ? WHERE id = ? AND last_active < ?');
-  const revoke = db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
-  const revokeActive = db.prepare(
-    `UPDATE sessions SET revoked_at = @now WHERE org_id = @orgId AND user_id = @userId AND id IS NOT @keep
-       AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > @now)`,
-  );
-  const revokeForUser = db.prepare(
-    'UPDATE sessions SET revoked_at = ? WHERE org_id = ? AND user_id = ? AND revoked_at IS NULL',
-  );
-  const removeForUser = db.prepare('DELETE FROM sessions WHERE org_id = ? AND user_id = ?');
-  const cutoff = db.prepare<[string, string], { cut_at: string; kept_session_id: string | null }>(
-    'SELECT cut_at, kept_session_id FROM session_cutoffs WHERE org_id = ? AND user_id = ?',
-  );
-  const cutOff = db.prepare(
-    `INSERT INTO session_cutoffs (org_id, user_id, cut_at, kept_session_id) VALUES (@orgId, @userId, @now, @keep)
-     ON CONFLICT (org_id, user_id) DO UPDATE SET cut_at = excluded.cut_at, kept_session_id = excluded.kept_session_id`,
-  );
+export function sessionsStore(q: Q, _env: StoreEnv) {
   return {
     /** Records a new sign-in (sign-in calls this inside its own transaction). */
-    insert: (s: NewSession) => void insert.run({ ...s, lastActive: s.lastActive ?? s.createdAt }),
+    insert: async (s: NewSession): Promise<void> => {
+      await q
+        .insertInto('sessions')
+        .values({
+          id: s.id,
+          user_id: s.userId,
+          org_id: s.organizationId,
+          client_id: s.clientId,
+          method: s.method,
+          ip_address: s.ipAddress,
+          user_agent: s.userAgent,
+          created_at: s.createdAt,
+          last_active: s.lastActive ?? s.createdAt,
+          expires_at: s.expiresAt,
+        })
+        .execute();
+    },
     /** Any session by id, whatever its organization or state (for access-token and refresh checks). */
-    byId: (id: string) => {
-      const r = byId.get(id);
+    byId: async (id: string) => {
+      const [r] = await byId(q, id);
       return r && toSession(r);
     },
     /** A session of this user in this organization, in any state. */
-    get: (orgId: string, userId: string, id: string) => {
-      const r = get.get(orgId, userId, id);
+    get: async (orgId: string, userId: string, id: string) => {
+      const r = await q
+        .selectFrom('sessions')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('user_id', '=', userId)
+        .where('id', '=', id)
+        .$castTo<Row>()
+        .executeTakeFirst();
       return r && toSession(r);
     },
     /** The user's active sessions in the organization, newest first. */
-    listActive: (orgId: string, userId: string, now: string) => listActive.all(orgId, userId, now).map(toSession),
+    listActive: async (orgId: string, userId: string, now: string) => {
+      const rows = await q
+        .selectFrom('sessions')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('user_id', '=', userId)
+        .where((eb) => active(eb, now))
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .$castTo<Row>()
+        .execute();
+      return rows.map(toSession);
+    },
     /** Moves `lastActive` forward to `now` (never back). */
-    touch: (id: string, now: string) => void touch.run(now, id, now),
+    touch: async (id: string, now: string): Promise<void> => {
+      await q
+        .updateTable('sessions')
+        .set({ last_active: now })
+        .where('id', '=', id)
+        .where('last_active', '<', now)
+        .execute();
+    },
     /** Marks one session revoked; false when it already was. */
-    revoke: (id: string, now: string) => revoke.run(now, id).changes === 1,
+    revoke: async (id: string, now: string) => {
+      const r = await q
+        .updateTable('sessions')
+        .set({ revoked_at: now })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return r.numUpdatedRows === 1n;
+    },
     /** Revokes the user's active sessions in the organization except `keepId`; returns how many. */
-    revokeActive: (orgId: string, userId: string, now: string, keepId: string | null = null) =>
-      revokeActive.run({ orgId, userId, now, keep: keepId }).changes,
+    revokeActive: async (orgId: string, userId: string, now: string, keepId: string | null = null) => {
+      const r = await q
+        .updateTable('sessions')
+        .set({ revoked_at: now })
+        .where('org_id', '=', orgId)
+        .where('user_id', '=', userId)
+        .where('id', 'is distinct from', keepId)
+        .where((eb) => active(eb, now))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
     /** Revokes every session of the user in the organization not yet revoked (expired ones too); returns how many. */
-    revokeForUser: (orgId: string, userId: string, now: string) => revokeForUser.run(now, orgId, userId).changes,
-    removeForUser: (orgId: string, userId: string) => void removeForUser.run(orgId, userId),
+    revokeForUser: async (orgId: string, userId: string, now: string) => {
+      const r = await q
+        .updateTable('sessions')
+        .set({ revoked_at: now })
+        .where('org_id', '=', orgId)
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+    removeForUser: async (orgId: string, userId: string): Promise<void> => {
+      await q.deleteFrom('sessions').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+    },
     /** The membership's session cutoff, if its sessions were ever revoked all at once. */
-    cutoff: (orgId: string, userId: string): SessionCutoff | undefined => {
-      const r = cutoff.get(orgId, userId);
+    cutoff: async (orgId: string, userId: string): Promise<SessionCutoff | undefined> => {
+      const [r] = await cutoff(q, orgId, userId);
       return r && { cutAt: r.cut_at, keptSessionId: r.kept_session_id };
     },
     /**
      * Stops every session of the user's other organizations created until `now` from acting in this one, except
      * `keepId` (replacing any earlier cutoff). The membership must exist.
      */
-    cutOff: (orgId: string, userId: string, now: string, keepId: string | null = null) =>
-      void cutOff.run({ orgId, userId, now, keep: keepId }),
+    cutOff: async (orgId: string, userId: string, now: string, keepId: string | null = null): Promise<void> => {
+      await q
+        .insertInto('session_cutoffs')
+        .values({ org_id: orgId, user_id: userId, cut_at: now, kept_session_id: keepId })
+        .onConflict((oc) =>
+          oc.columns(['org_id', 'user_id']).doUpdateSet((eb) => ({
+            cut_at: eb.ref('excluded.cut_at'),
+            kept_session_id: eb.ref('excluded.kept_session_id'),
+          })),
+        )
+        .execute();
+    },
   };
 }

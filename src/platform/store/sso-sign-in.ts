@@ -1,7 +1,7 @@
 import type { Permission } from '../../contract/permissions.js';
 import type { SsoConfig } from '../../contract/sso.js';
-import type { Db } from './db.js';
-import { SEALED, type SecretBox } from './secret-box.js';
+import { SEALED } from './secret-box.js';
+import type { Q, StoreEnv } from './sql.js';
 
 /** What a sign-in through the identity provider goes on to once the person is known. */
 export type SsoContinuation =
@@ -60,47 +60,8 @@ type RequestRow = {
  * compare-and-set redeems one, for its organization only, while it is young enough); an assertion id is recorded
  * once (a second time is a replay); an identity provider's subject is linked to one user per organization.
  */
-export function ssoSignInStore(db: Db, secrets: SecretBox) {
-  const insertRequest = db.prepare(
-    `INSERT INTO sso_requests (id, org_id, protocol, continuation, sealed, created_at, expires_at)
-     VALUES (@id, @orgId, @protocol, @continuation, @sealed, @createdAt, @expiresAt)`,
-  );
-  const redeem = db.prepare<[string, string, string, string], RequestRow>(
-    `UPDATE sso_requests SET used_at = ? WHERE id = ? AND org_id = ? AND used_at IS NULL AND expires_at > ?
-     RETURNING *`,
-  );
-  const requestById = db.prepare<[string], RequestRow>('SELECT * FROM sso_requests WHERE id = ?');
-  const purgeRequests = db.prepare('DELETE FROM sso_requests WHERE expires_at < ?');
-  const recordAssertion = db.prepare(
-    'INSERT OR IGNORE INTO sso_assertions (org_id, assertion_id, expires_at) VALUES (?, ?, ?)',
-  );
-  const purgeAssertions = db.prepare('DELETE FROM sso_assertions WHERE expires_at < ?');
-  const identity = db.prepare<[string, string], { user_id: string }>(
-    'SELECT user_id FROM sso_identities WHERE org_id = ? AND subject = ?',
-  );
-  const link = db.prepare(
-    `INSERT INTO sso_identities (org_id, subject, user_id, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (org_id, subject) DO UPDATE SET last_seen_at = excluded.last_seen_at`,
-  );
-  const unlinkUser = db.prepare('DELETE FROM sso_identities WHERE org_id = ? AND user_id = ?');
-  const unlinkOrg = db.prepare('DELETE FROM sso_identities WHERE org_id = ?');
-  const insertTest = db.prepare(
-    "INSERT INTO sso_tests (id, org_id, status, created_at, expires_at) VALUES (?, ?, 'pending', ?, ?)",
-  );
-  const completeTest = db.prepare("UPDATE sso_tests SET status = ?, result = ? WHERE id = ? AND status = 'pending'");
-  const getTest = db.prepare<
-    [string, string],
-    {
-      id: string;
-      org_id: string;
-      status: StoredSsoTest['status'];
-      result: string | null;
-      created_at: string;
-      expires_at: string;
-    }
-  >('SELECT * FROM sso_tests WHERE org_id = ? AND id = ?');
-  const purgeTests = db.prepare('DELETE FROM sso_tests WHERE expires_at < ?');
-
+export function ssoSignInStore(q: Q, env: StoreEnv) {
+  const { secrets } = env;
   const toRequest = (r: RequestRow): SsoRequest => ({
     id: r.id,
     orgId: r.org_id,
@@ -113,49 +74,88 @@ export function ssoSignInStore(db: Db, secrets: SecretBox) {
 
   return {
     /** Records a sign-in sent to an identity provider (its secret part sealed). */
-    insertRequest: (r: SsoRequest) =>
-      void insertRequest.run({
-        id: r.id,
-        orgId: r.orgId,
-        protocol: r.protocol,
-        continuation: JSON.stringify(r.continuation),
-        sealed: r.secret === null ? null : secrets.seal(JSON.stringify(r.secret), SEALED.ssoRequest(r.id)),
-        createdAt: r.createdAt,
-        expiresAt: r.expiresAt,
-      }),
+    insertRequest: async (r: SsoRequest): Promise<void> => {
+      await q
+        .insertInto('sso_requests')
+        .values({
+          id: r.id,
+          org_id: r.orgId,
+          protocol: r.protocol,
+          continuation: JSON.stringify(r.continuation),
+          sealed: r.secret === null ? null : secrets.seal(JSON.stringify(r.secret), SEALED.ssoRequest(r.id)),
+          created_at: r.createdAt,
+          expires_at: r.expiresAt,
+        })
+        .execute();
+    },
     /** Uses a request of this organization up (compare-and-set): undefined when unknown, used, expired or another's. */
-    redeemRequest: (id: string, orgId: string, now: string) => {
-      const r = redeem.get(now, id, orgId, now);
+    redeemRequest: async (id: string, orgId: string, now: string) => {
+      const r = await q
+        .updateTable('sso_requests')
+        .set({ used_at: now })
+        .where('id', '=', id)
+        .where('org_id', '=', orgId)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .returningAll()
+        .$castTo<RequestRow>()
+        .executeTakeFirst();
       return r && toRequest(r);
     },
     /** A request in any state (to tell why it could not be redeemed). */
-    requestState: (id: string) => {
-      const r = requestById.get(id);
+    requestState: async (id: string) => {
+      const r = await q
+        .selectFrom('sso_requests')
+        .select(['org_id', 'used_at', 'expires_at'])
+        .where('id', '=', id)
+        .executeTakeFirst();
       return r && { orgId: r.org_id, usedAt: r.used_at, expiresAt: r.expires_at };
     },
     /** Records an assertion id of the organization until it expires; false when it was seen already (a replay). */
-    recordAssertion: (orgId: string, assertionId: string, expiresAt: string) =>
-      recordAssertion.run(orgId, assertionId, expiresAt).changes === 1,
-    /** Forgets requests and assertion ids that expired before `before`. */
-    purge: (before: string) => {
-      purgeRequests.run(before);
-      purgeAssertions.run(before);
-      purgeTests.run(before);
+    recordAssertion: async (orgId: string, assertionId: string, expiresAt: string) => {
+      const r = await q
+        .insertInto('sso_assertions')
+        .values({ org_id: orgId, assertion_id: assertionId, expires_at: expiresAt })
+        .onConflict((oc) => oc.columns(['org_id', 'assertion_id']).doNothing())
+        .executeTakeFirst();
+      return r.numInsertedOrUpdatedRows === 1n;
+    },
+    /** Forgets requests, assertion ids and tests that expired before `before`. */
+    purge: async (before: string): Promise<void> => {
+      await q.deleteFrom('sso_requests').where('expires_at', '<', before).execute();
+      await q.deleteFrom('sso_assertions').where('expires_at', '<', before).execute();
+      await q.deleteFrom('sso_tests').where('expires_at', '<', before).execute();
     },
     /** Opens a `plat sso test`, pending until its sign-in comes back. */
-    insertTest: (t: { id: string; orgId: string; createdAt: string; expiresAt: string }) =>
-      void insertTest.run(t.id, t.orgId, t.createdAt, t.expiresAt),
+    insertTest: async (t: { id: string; orgId: string; createdAt: string; expiresAt: string }): Promise<void> => {
+      await q
+        .insertInto('sso_tests')
+        .values({ id: t.id, org_id: t.orgId, status: 'pending', created_at: t.createdAt, expires_at: t.expiresAt })
+        .execute();
+    },
     /** Records a test's outcome once (compare-and-set); false when it had one already. */
-    completeTest: (id: string, status: 'succeeded' | 'failed', result: Record<string, unknown>) =>
-      completeTest.run(status, JSON.stringify(result), id).changes === 1,
+    completeTest: async (id: string, status: 'succeeded' | 'failed', result: Record<string, unknown>) => {
+      const r = await q
+        .updateTable('sso_tests')
+        .set({ status, result: JSON.stringify(result) })
+        .where('id', '=', id)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return r.numUpdatedRows === 1n;
+    },
     /** A test of the organization, or undefined. */
-    test: (orgId: string, id: string): StoredSsoTest | undefined => {
-      const r = getTest.get(orgId, id);
+    test: async (orgId: string, id: string): Promise<StoredSsoTest | undefined> => {
+      const r = await q
+        .selectFrom('sso_tests')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return (
         r && {
           id: r.id,
           orgId: r.org_id,
-          status: r.status,
+          status: r.status as StoredSsoTest['status'],
           result: r.result === null ? null : (JSON.parse(r.result) as Record<string, unknown>),
           createdAt: r.created_at,
           expiresAt: r.expires_at,
@@ -163,13 +163,32 @@ export function ssoSignInStore(db: Db, secrets: SecretBox) {
       );
     },
     /** The user an identity provider's subject is in the organization, if it signed in before. */
-    identity: (orgId: string, subject: string) => identity.get(orgId, subject)?.user_id,
+    identity: async (orgId: string, subject: string) => {
+      const r = await q
+        .selectFrom('sso_identities')
+        .select('user_id')
+        .where('org_id', '=', orgId)
+        .where('subject', '=', subject)
+        .executeTakeFirst();
+      return r?.user_id;
+    },
     /** Links a subject to a user (or notes that it signed in again). */
-    link: (orgId: string, subject: string, userId: string, now: string) =>
-      void link.run(orgId, subject, userId, now, now),
+    link: async (orgId: string, subject: string, userId: string, now: string): Promise<void> => {
+      await q
+        .insertInto('sso_identities')
+        .values({ org_id: orgId, subject, user_id: userId, created_at: now, last_seen_at: now })
+        .onConflict((oc) =>
+          oc.columns(['org_id', 'subject']).doUpdateSet((eb) => ({ last_seen_at: eb.ref('excluded.last_seen_at') })),
+        )
+        .execute();
+    },
     /** Forgets every identity of the organization (it now signs in through another identity provider). */
-    unlinkOrg: (orgId: string) => void unlinkOrg.run(orgId),
+    unlinkOrg: async (orgId: string): Promise<void> => {
+      await q.deleteFrom('sso_identities').where('org_id', '=', orgId).execute();
+    },
     /** Forgets the identities of a user who leaves the organization. */
-    unlinkUser: (orgId: string, userId: string) => void unlinkUser.run(orgId, userId),
+    unlinkUser: async (orgId: string, userId: string): Promise<void> => {
+      await q.deleteFrom('sso_identities').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+    },
   };
 }

@@ -1,6 +1,6 @@
 import type { SsoConfig } from '../../contract/sso.js';
-import type { Db } from './db.js';
-import { SEALED, type SecretBox } from './secret-box.js';
+import { SEALED } from './secret-box.js';
+import type { Q, StoreEnv } from './sql.js';
 
 /** What the platform read from the identity provider: SAML metadata's entity, sign-in URL and certificates. */
 export interface IdpCertificateRecord {
@@ -80,86 +80,116 @@ function toStored(r: Row): StoredSso {
  * (store/secret-box.ts), opened for sign-in only, and never read back out through the API. A domain belongs to one
  * organization at most (`sso_domains`), which is how the sign-in page finds an e-mail's identity provider.
  */
-export function ssoStore(db: Db, secrets: SecretBox) {
-  const get = db.prepare<[string], Row>('SELECT * FROM sso_configs WHERE org_id = ?');
-  const upsert = db.prepare(
-    `INSERT INTO sso_configs (org_id, protocol, provider, enabled, metadata_url, metadata_xml, issuer, client_id,
-       client_secret, attribute_mapping, domains, allow_idp_initiated, default_role, idp_entity_id, idp_sso_url,
-       idp_certificates, oidc_metadata, fetched_at, created_at, updated_at)
-     VALUES (@organizationId, @protocol, @provider, @enabled, @metadataUrl, @metadataXml, @issuer, @clientId,
-       @clientSecret, @attributeMapping, @domains, @allowIdpInitiated, @defaultRole, @idpEntityId, @idpSsoUrl,
-       @certificates, @oidcMetadata, @metadataFetchedAt, @createdAt, @updatedAt)
-     ON CONFLICT (org_id) DO UPDATE SET protocol = excluded.protocol, provider = excluded.provider,
-       enabled = excluded.enabled, metadata_url = excluded.metadata_url, metadata_xml = excluded.metadata_xml,
-       issuer = excluded.issuer, client_id = excluded.client_id, client_secret = excluded.client_secret,
-       attribute_mapping = excluded.attribute_mapping, domains = excluded.domains,
-       allow_idp_initiated = excluded.allow_idp_initiated, default_role = excluded.default_role,
-       idp_entity_id = excluded.idp_entity_id, idp_sso_url = excluded.idp_sso_url,
-       idp_certificates = excluded.idp_certificates, oidc_metadata = excluded.oidc_metadata,
-       fetched_at = excluded.fetched_at, updated_at = excluded.updated_at`,
-  );
-  const remove = db.prepare('DELETE FROM sso_configs WHERE org_id = ?');
-  const forgetSecrets = db.prepare<[string], { org_id: string }>(
-    'UPDATE sso_configs SET client_secret = NULL, updated_at = ? WHERE client_secret IS NOT NULL RETURNING org_id',
-  );
-  const forgetKeyId = db.prepare("DELETE FROM meta WHERE key = 'secret_key_id'");
-
-  const domainOwner = db.prepare<[string], { org_id: string }>('SELECT org_id FROM sso_domains WHERE domain = ?');
-  const dropDomains = db.prepare('DELETE FROM sso_domains WHERE org_id = ?');
-  const addDomain = db.prepare('INSERT INTO sso_domains (domain, org_id) VALUES (?, ?)');
-  const enabledFor = db.prepare<[string], Row>(
-    `SELECT c.* FROM sso_domains d JOIN sso_configs c ON c.org_id = d.org_id WHERE d.domain = ? AND c.enabled = 1`,
-  );
+export function ssoStore(q: Q, env: StoreEnv) {
+  const { secrets } = env;
+  const byOrg = (orgId: string) =>
+    q.selectFrom('sso_configs').selectAll().where('org_id', '=', orgId).$castTo<Row>().executeTakeFirst();
+  const dropDomains = (orgId: string) => q.deleteFrom('sso_domains').where('org_id', '=', orgId).execute();
   return {
     /** The organization's configuration (without its secret), or undefined. */
-    get: (orgId: string) => {
-      const r = get.get(orgId);
+    get: async (orgId: string) => {
+      const r = await byOrg(orgId);
       return r && toStored(r);
     },
     /** The stored OIDC client secret, for sign-in through the identity provider. */
-    clientSecret: (orgId: string) => {
-      const sealed = get.get(orgId)?.client_secret;
+    clientSecret: async (orgId: string) => {
+      const sealed = (await byOrg(orgId))?.client_secret;
       return sealed == null ? null : secrets.open(sealed, SEALED.ssoClientSecret(orgId));
     },
     /**
      * Creates or replaces the configuration (keeping its `createdAt`) and the domains it claims. The caller checked
      * that no other organization claims them (`domainOwner`), in the same transaction.
      */
-    put: (c: SsoWrite) => {
-      upsert.run({
-        ...c,
-        enabled: c.enabled ? 1 : 0,
-        clientSecret:
-          c.clientSecret === null ? null : secrets.seal(c.clientSecret, SEALED.ssoClientSecret(c.organizationId)),
-        attributeMapping: JSON.stringify(c.attributeMapping),
-        domains: JSON.stringify(c.domains),
-        allowIdpInitiated: c.allowIdpInitiated ? 1 : 0,
-        certificates: JSON.stringify(c.certificates),
-        oidcMetadata: c.oidcMetadata === null ? null : JSON.stringify(c.oidcMetadata),
-      });
-      dropDomains.run(c.organizationId);
-      for (const domain of c.domains) addDomain.run(domain, c.organizationId);
+    put: async (c: SsoWrite): Promise<void> => {
+      await q
+        .insertInto('sso_configs')
+        .values({
+          org_id: c.organizationId,
+          protocol: c.protocol,
+          provider: c.provider,
+          enabled: c.enabled ? 1 : 0,
+          metadata_url: c.metadataUrl,
+          metadata_xml: c.metadataXml,
+          issuer: c.issuer,
+          client_id: c.clientId,
+          client_secret:
+            c.clientSecret === null ? null : secrets.seal(c.clientSecret, SEALED.ssoClientSecret(c.organizationId)),
+          attribute_mapping: JSON.stringify(c.attributeMapping),
+          domains: JSON.stringify(c.domains),
+          allow_idp_initiated: c.allowIdpInitiated ? 1 : 0,
+          default_role: c.defaultRole,
+          idp_entity_id: c.idpEntityId,
+          idp_sso_url: c.idpSsoUrl,
+          idp_certificates: JSON.stringify(c.certificates),
+          oidc_metadata: c.oidcMetadata === null ? null : JSON.stringify(c.oidcMetadata),
+          fetched_at: c.metadataFetchedAt,
+          created_at: c.createdAt,
+          updated_at: c.updatedAt,
+        })
+        .onConflict((oc) =>
+          oc.column('org_id').doUpdateSet((eb) => ({
+            protocol: eb.ref('excluded.protocol'),
+            provider: eb.ref('excluded.provider'),
+            enabled: eb.ref('excluded.enabled'),
+            metadata_url: eb.ref('excluded.metadata_url'),
+            metadata_xml: eb.ref('excluded.metadata_xml'),
+            issuer: eb.ref('excluded.issuer'),
+            client_id: eb.ref('excluded.client_id'),
+            client_secret: eb.ref('excluded.client_secret'),
+            attribute_mapping: eb.ref('excluded.attribute_mapping'),
+            domains: eb.ref('excluded.domains'),
+            allow_idp_initiated: eb.ref('excluded.allow_idp_initiated'),
+            default_role: eb.ref('excluded.default_role'),
+            idp_entity_id: eb.ref('excluded.idp_entity_id'),
+            idp_sso_url: eb.ref('excluded.idp_sso_url'),
+            idp_certificates: eb.ref('excluded.idp_certificates'),
+            oidc_metadata: eb.ref('excluded.oidc_metadata'),
+            fetched_at: eb.ref('excluded.fetched_at'),
+            updated_at: eb.ref('excluded.updated_at'),
+          })),
+        )
+        .execute();
+      await dropDomains(c.organizationId);
+      for (const domain of c.domains) {
+        await q.insertInto('sso_domains').values({ domain, org_id: c.organizationId }).execute();
+      }
     },
     /** Deletes the configuration and its domains; false when there was none. */
-    remove: (orgId: string) => {
-      dropDomains.run(orgId);
-      return remove.run(orgId).changes === 1;
+    remove: async (orgId: string) => {
+      await dropDomains(orgId);
+      const r = await q.deleteFrom('sso_configs').where('org_id', '=', orgId).executeTakeFirst();
+      return r.numDeletedRows === 1n;
     },
     /** The organization that claims an e-mail domain (lower-case), if any. */
-    domainOwner: (domain: string) => domainOwner.get(domain)?.org_id,
+    domainOwner: async (domain: string) => {
+      const r = await q.selectFrom('sso_domains').select('org_id').where('domain', '=', domain).executeTakeFirst();
+      return r?.org_id;
+    },
     /** The enabled configuration whose domains hold this one (lower-case): where an e-mail of it signs in. */
-    enabledForDomain: (domain: string) => {
-      const r = enabledFor.get(domain);
+    enabledForDomain: async (domain: string) => {
+      const r = await q
+        .selectFrom('sso_domains as d')
+        .innerJoin('sso_configs as c', 'c.org_id', 'd.org_id')
+        .selectAll('c')
+        .where('d.domain', '=', domain)
+        .where('c.enabled', '=', 1)
+        .$castTo<Row>()
+        .executeTakeFirst();
       return r && toStored(r);
     },
     /**
      * Discards every stored client secret and the record of the key secrets were sealed with (see
      * operations/secrets.ts); the organizations whose secret is gone.
      */
-    forgetClientSecrets: (now: string) => {
-      const orgs = forgetSecrets.all(now).map((r) => r.org_id);
-      forgetKeyId.run();
-      return orgs;
+    forgetClientSecrets: async (now: string) => {
+      const forgotten = await q
+        .updateTable('sso_configs')
+        .set({ client_secret: null, updated_at: now })
+        .where('client_secret', 'is not', null)
+        .returning('org_id')
+        .execute();
+      await q.deleteFrom('meta').where('key', '=', 'secret_key_id').execute();
+      return forgotten.map((r) => r.org_id);
     },
   };
 }

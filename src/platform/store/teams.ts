@@ -1,6 +1,7 @@
+import { sql } from 'kysely';
 import type { Team, TeamMember } from '../../contract/teams.js';
-import type { Db } from './db.js';
 import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
+import type { Q, StoreEnv } from './sql.js';
 
 type Row = { id: string; org_id: string; name: string; created_at: string };
 type MemberRow = {
@@ -23,65 +24,98 @@ function toMember(r: MemberRow): TeamMember {
 }
 
 /** Teams and their members: their SQL in one place. */
-export function teamsStore(db: Db) {
-  const get = db.prepare<[string, string], Row>('SELECT * FROM teams WHERE org_id = ? AND id = ?');
-  const byName = db.prepare<[string, string], Row>('SELECT * FROM teams WHERE org_id = ? AND name = ? COLLATE NOCASE');
-  const insert = db.prepare(
-    'INSERT INTO teams (id, org_id, name, created_at) VALUES (@id, @organizationId, @name, @createdAt)',
-  );
-  const removeMembers = db.prepare('DELETE FROM team_members WHERE team_id = ?');
-  const remove = db.prepare('DELETE FROM teams WHERE org_id = ? AND id = ?');
-  const addMember = db.prepare(
-    'INSERT OR IGNORE INTO team_members (team_id, org_id, user_id, created_at) VALUES (?, ?, ?, ?)',
-  );
-  const removeUser = db.prepare('DELETE FROM team_members WHERE org_id = ? AND user_id = ?');
-  const teamsOf = db.prepare<[string, string], { team_id: string }>(
-    'SELECT team_id FROM team_members WHERE org_id = ? AND user_id = ? ORDER BY team_id',
-  );
-  const teamsOfUsers = db.prepare<[string, string], { user_id: string; team_id: string }>(
-    `SELECT m.user_id, m.team_id FROM team_members m JOIN teams t ON t.id = m.team_id AND t.org_id = m.org_id
-     WHERE m.org_id = ? AND m.user_id IN (SELECT value FROM json_each(?)) ORDER BY t.name COLLATE NOCASE, t.id`,
-  );
-  const member = db.prepare<[string, string, string], MemberRow>(
-    `SELECT t.user_id, t.created_at, m.name, m.email, m.avatar_url
-     FROM team_members t JOIN org_users m ON m.org_id = t.org_id AND m.user_id = t.user_id
-     WHERE t.org_id = ? AND t.team_id = ? AND t.user_id = ?`,
-  );
-  const removeMember = db.prepare('DELETE FROM team_members WHERE org_id = ? AND team_id = ? AND user_id = ?');
+export function teamsStore(q: Q, _env: StoreEnv) {
   return {
     /** One member of the team, or undefined. */
-    member: (orgId: string, teamId: string, userId: string) => {
-      const r = member.get(orgId, teamId, userId);
+    member: async (orgId: string, teamId: string, userId: string): Promise<TeamMember | undefined> => {
+      const r = await q
+        .selectFrom('team_members as t')
+        .innerJoin('org_users as m', (join) =>
+          join.onRef('m.org_id', '=', 't.org_id').onRef('m.user_id', '=', 't.user_id'),
+        )
+        .select(['t.user_id', 't.created_at', 'm.name', 'm.email', 'm.avatar_url'])
+        .where('t.org_id', '=', orgId)
+        .where('t.team_id', '=', teamId)
+        .where('t.user_id', '=', userId)
+        .executeTakeFirst();
       return r && toMember(r);
     },
     /** Takes the user out of one team; false when they were not in it. */
-    removeMember: (orgId: string, teamId: string, userId: string) =>
-      removeMember.run(orgId, teamId, userId).changes === 1,
+    removeMember: async (orgId: string, teamId: string, userId: string): Promise<boolean> => {
+      const r = await q
+        .deleteFrom('team_members')
+        .where('org_id', '=', orgId)
+        .where('team_id', '=', teamId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return Number(r.numDeletedRows) === 1;
+    },
     /** The team of `orgId`, or undefined (another organization's is undefined too). */
-    get: (orgId: string, id: string) => {
-      const r = get.get(orgId, id);
+    get: async (orgId: string, id: string): Promise<Team | undefined> => {
+      const r = await q
+        .selectFrom('teams')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return r && toTeam(r);
     },
     /** The team of `orgId` with this name, compared case-insensitively. */
-    byName: (orgId: string, name: string) => {
-      const r = byName.get(orgId, name);
+    byName: async (orgId: string, name: string): Promise<Team | undefined> => {
+      const r = await q
+        .selectFrom('teams')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        // SQLite-only: `COLLATE NOCASE` (the `teams_name` index's); PostgreSQL will need lower() on both sides.
+        .where(sql<boolean>`name = ${name} COLLATE NOCASE`)
+        .executeTakeFirst();
       return r && toTeam(r);
     },
-    insert: (t: Team) => void insert.run(t),
+    insert: async (t: Team): Promise<void> => {
+      await q
+        .insertInto('teams')
+        .values({ id: t.id, org_id: t.organizationId, name: t.name, created_at: t.createdAt })
+        .execute();
+    },
     /** Deletes the team and its memberships. */
-    remove: (orgId: string, id: string) => {
-      removeMembers.run(id);
-      remove.run(orgId, id);
+    remove: async (orgId: string, id: string): Promise<void> => {
+      await q.deleteFrom('team_members').where('team_id', '=', id).execute();
+      await q.deleteFrom('teams').where('org_id', '=', orgId).where('id', '=', id).execute();
     },
     /** Puts a member of the organization in the team (no-op when already there). */
-    addMember: (orgId: string, teamId: string, userId: string, now: string) =>
-      void addMember.run(teamId, orgId, userId, now),
+    addMember: async (orgId: string, teamId: string, userId: string, now: string): Promise<void> => {
+      await q
+        .insertInto('team_members')
+        .values({ team_id: teamId, org_id: orgId, user_id: userId, created_at: now })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    },
     /** The ids of the teams the user is in, sorted. */
-    teamIdsOf: (orgId: string, userId: string) => teamsOf.all(orgId, userId).map((r) => r.team_id),
+    teamIdsOf: async (orgId: string, userId: string): Promise<string[]> => {
+      const rows = await q
+        .selectFrom('team_members')
+        .select('team_id')
+        .where('org_id', '=', orgId)
+        .where('user_id', '=', userId)
+        .orderBy('team_id')
+        .execute();
+      return rows.map((r) => r.team_id);
+    },
     /** The ids of each user's teams (users in none are left out), A to Z by team name: one read for a page of users. */
-    teamIdsOfUsers: (orgId: string, userIds: readonly string[]) => {
+    teamIdsOfUsers: async (orgId: string, userIds: readonly string[]): Promise<Map<string, string[]>> => {
+      const rows = await q
+        .selectFrom('team_members as m')
+        .innerJoin('teams as t', (join) => join.onRef('t.id', '=', 'm.team_id').onRef('t.org_id', '=', 'm.org_id'))
+        .select(['m.user_id', 'm.team_id'])
+        .where('m.org_id', '=', orgId)
+        // SQLite-only: the ids as one JSON parameter read by `json_each`, and `COLLATE NOCASE`; PostgreSQL will need
+        // `= ANY($n)` (or jsonb_array_elements_text) and lower().
+        .where(sql<boolean>`m.user_id IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`)
+        .orderBy(sql`t.name COLLATE NOCASE`)
+        .orderBy('t.id')
+        .execute();
       const teams = new Map<string, string[]>();
-      for (const r of teamsOfUsers.all(orgId, JSON.stringify(userIds))) {
+      for (const r of rows) {
         const list = teams.get(r.user_id);
         if (list) list.push(r.team_id);
         else teams.set(r.user_id, [r.team_id]);
@@ -89,23 +123,26 @@ export function teamsStore(db: Db) {
       return teams;
     },
     /** Takes the user out of every team of the organization. */
-    removeUser: (orgId: string, userId: string) => void removeUser.run(orgId, userId),
+    removeUser: async (orgId: string, userId: string): Promise<void> => {
+      await q.deleteFrom('team_members').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+    },
     /** Teams of the organization by name (case-insensitive), A to Z. */
-    list: (orgId: string, listing: Listing, next: (p: SortPosition) => string) => {
+    list: async (orgId: string, listing: Listing, next: (p: SortPosition) => string) => {
       const spec: ListSpec = {
         from: 'FROM teams',
         columns: '*',
         where: ['org_id = ?'],
         params: [orgId],
+        // SQLite-only: `COLLATE NOCASE`; PostgreSQL will need lower() (and an index on it).
         sort: { expr: 'name COLLATE NOCASE', key: 'name', nullable: false },
         order: 'asc',
         id: { expr: 'id', key: 'id' },
       };
-      const { rows, pagination } = runList<Row>(db, spec, listing, next);
+      const { rows, pagination } = await runList<Row>(q, spec, listing, next);
       return { data: rows.map(toTeam), pagination };
     },
     /** Members of the team with their organization profile, earliest joined first. */
-    members: (orgId: string, teamId: string, listing: Listing, next: (p: SortPosition) => string) => {
+    members: async (orgId: string, teamId: string, listing: Listing, next: (p: SortPosition) => string) => {
       const spec: ListSpec = {
         from: 'FROM team_members t JOIN org_users m ON m.org_id = t.org_id AND m.user_id = t.user_id',
         columns: 't.user_id, t.created_at, m.name, m.email, m.avatar_url',
@@ -115,7 +152,7 @@ export function teamsStore(db: Db) {
         order: 'asc',
         id: { expr: 't.user_id', key: 'user_id' },
       };
-      const { rows, pagination } = runList<MemberRow>(db, spec, listing, next);
+      const { rows, pagination } = await runList<MemberRow>(q, spec, listing, next);
       return { data: rows.map(toMember), pagination };
     },
   };

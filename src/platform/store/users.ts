@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import type { OrgRole } from '../../contract/permissions.js';
 import type { User, UserSort, UserStatus } from '../../contract/users.js';
-import type { Db } from './db.js';
 import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
+import { compiledOnce, type Q, type StoreEnv } from './sql.js';
 
 type Row = {
   org_id: string;
@@ -39,6 +40,7 @@ function toUser(r: Row): User {
 const COLUMNS = 'm.*, a.email_verified';
 const FROM = 'FROM org_users m JOIN accounts a ON a.id = m.user_id';
 
+// SQLite-only: `COLLATE NOCASE` sorts; PostgreSQL will need lower() (or a case-insensitive collation) and its indexes.
 const SORT_EXPR: Record<UserSort, ListSpec['sort']> = {
   created_at: { expr: 'm.created_at', key: 'created_at', nullable: false },
   name: { expr: 'm.name COLLATE NOCASE', key: 'name', nullable: true },
@@ -49,82 +51,88 @@ const SORT_EXPR: Record<UserSort, ListSpec['sort']> = {
 /** An account as stored (for sign-in and invitations). */
 export type Account = { id: string; email: string; emailVerified: boolean; passwordHash: string | null };
 
+type AccountRow = { id: string; email: string; email_verified: number; password_hash: string | null };
+
+const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  email: r.email,
+  emailVerified: r.email_verified === 1,
+  passwordHash: r.password_hash,
+});
+
+/** A member with their account's verification: what every authenticated request reads of its user. */
+const memberById = compiledOnce((q: Q, orgId: string, userId: string) =>
+  q
+    .selectFrom('org_users as m')
+    .innerJoin('accounts as a', 'a.id', 'm.user_id')
+    .selectAll('m')
+    .select('a.email_verified')
+    .where('m.org_id', '=', orgId)
+    .where('m.user_id', '=', userId)
+    .$narrowType<{ role: OrgRole; status: UserStatus }>(),
+);
+
+/** A member's role and status alone. */
+const standingOf = compiledOnce((q: Q, orgId: string, userId: string) =>
+  q
+    .selectFrom('org_users')
+    .select(['role', 'status'])
+    .where('org_id', '=', orgId)
+    .where('user_id', '=', userId)
+    .$narrowType<{ role: OrgRole; status: UserStatus }>(),
+);
+
 /**
  * Users and their memberships: their SQL in one place. A user is an account (e-mail, password, verification) plus one
  * membership per organization. The membership holds everything an organization may change (name, avatar, role, status,
  * metadata), so no organization can write what another sees. The account's e-mail is copied into the membership (it
  * never changes) for sorting and search.
  */
-export function usersStore(db: Db) {
-  const get = db.prepare<[string, string], Row>(`SELECT ${COLUMNS} ${FROM} WHERE m.org_id = ? AND m.user_id = ?`);
-  const standing = db.prepare<[string, string], Pick<User, 'role' | 'status'>>(
-    'SELECT role, status FROM org_users WHERE org_id = ? AND user_id = ?',
-  );
-  const accountByEmail = db.prepare<
-    [string],
-    { id: string; email: string; email_verified: number; password_hash: string | null }
-  >('SELECT id, email, email_verified, password_hash FROM accounts WHERE email = ?');
-  const accountById = db.prepare<
-    [string],
-    { id: string; email: string; email_verified: number; password_hash: string | null }
-  >('SELECT id, email, email_verified, password_hash FROM accounts WHERE id = ?');
-  const insertAccount = db.prepare(
-    'INSERT INTO accounts (id, email, email_verified, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
-  );
-  const insertMember = db.prepare(
-    `INSERT INTO org_users (org_id, user_id, email, name, role, status, metadata, joined_at, created_at, updated_at)
-     VALUES (@orgId, @userId, @email, @name, @role, @status, @metadata, CASE WHEN @status = 'active' THEN @now END,
-       @now, @now)`,
-  );
-  const update = db.prepare(
-    `UPDATE org_users SET name = @name, avatar_url = @avatarUrl, role = @role, status = @status, metadata = @metadata,
-     joined_at = CASE WHEN @status = 'active' THEN coalesce(joined_at, @updatedAt) ELSE joined_at END,
-     updated_at = @updatedAt WHERE org_id = @orgId AND user_id = @id`,
-  );
-  const activeOwners = db.prepare<[string], { n: number }>(
-    "SELECT count(*) AS n FROM org_users WHERE org_id = ? AND role = 'owner' AND status = 'active'",
-  );
-  const removeMember = db.prepare('DELETE FROM org_users WHERE org_id = ? AND user_id = ?');
-  const search = searchUpkeep(db);
-  const membershipCount = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM org_users WHERE user_id = ?');
-  const removeAccount = db.prepare('DELETE FROM accounts WHERE id = ?');
-  const joined = db.prepare<[string, string], { joined_at: string | null }>(
-    'SELECT joined_at FROM org_users WHERE org_id = ? AND user_id = ?',
-  );
-  const setPassword = db.prepare('UPDATE accounts SET password_hash = ?, updated_at = ? WHERE id = ?');
-  const verifyEmail = db.prepare('UPDATE accounts SET email_verified = 1, updated_at = ? WHERE id = ?');
-  const recordLogin = db.prepare('UPDATE org_users SET last_login_at = ? WHERE org_id = ? AND user_id = ?');
-  const toAccount = (r: {
-    id: string;
-    email: string;
-    email_verified: number;
-    password_hash: string | null;
-  }): Account => ({
-    id: r.id,
-    email: r.email,
-    emailVerified: r.email_verified === 1,
-    passwordHash: r.password_hash,
-  });
+export function usersStore(q: Q, _env: StoreEnv) {
+  const search = searchUpkeep(q);
+  const account = (column: 'id' | 'email', value: string) =>
+    q
+      .selectFrom('accounts')
+      .select(['id', 'email', 'email_verified', 'password_hash'])
+      // SQLite-only: `email` compares case-insensitively by the column's NOCASE collation; PostgreSQL will need lower()
+      // (or citext) for the same.
+      .where(column, '=', value)
+      .executeTakeFirst();
+  const membershipCount = async (userId: string) => {
+    const r = await q
+      .selectFrom('org_users')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
+  };
 
   return {
     /** The user as a member of `orgId`, or undefined when not a member there. */
-    get: (orgId: string, userId: string) => {
-      const r = get.get(orgId, userId);
+    get: async (orgId: string, userId: string): Promise<User | undefined> => {
+      const [r] = await memberById(q, orgId, userId);
       return r && toUser(r);
     },
     /** A member's role and status in `orgId` alone (what every request asks of its caller), or undefined. */
-    standing: (orgId: string, userId: string) => standing.get(orgId, userId),
-    accountByEmail: (email: string) => {
-      const r = accountByEmail.get(email);
+    standing: async (orgId: string, userId: string): Promise<Pick<User, 'role' | 'status'> | undefined> => {
+      const [r] = await standingOf(q, orgId, userId);
+      return r;
+    },
+    accountByEmail: async (email: string): Promise<Account | undefined> => {
+      const r = await account('email', email);
       return r && toAccount(r);
     },
-    accountById: (id: string) => {
-      const r = accountById.get(id);
+    accountById: async (id: string): Promise<Account | undefined> => {
+      const r = await account('id', id);
       return r && toAccount(r);
     },
-    insertAccount: (id: string, email: string, emailVerified: boolean, now: string) =>
-      void insertAccount.run(id, email, emailVerified ? 1 : 0, now, now),
-    insertMembership: (m: {
+    insertAccount: async (id: string, email: string, emailVerified: boolean, now: string): Promise<void> => {
+      await q
+        .insertInto('accounts')
+        .values({ id, email, email_verified: emailVerified ? 1 : 0, created_at: now, updated_at: now })
+        .execute();
+    },
+    insertMembership: async (m: {
       orgId: string;
       userId: string;
       email: string;
@@ -133,41 +141,98 @@ export function usersStore(db: Db) {
       status: UserStatus;
       metadata?: Record<string, string | number | boolean>;
       now: string;
-    }) => {
-      const { lastInsertRowid } = insertMember.run({ ...m, metadata: JSON.stringify(m.metadata ?? {}) });
-      search.added(Number(lastInsertRowid), m.name, m.email);
+    }): Promise<void> => {
+      const { seq } = await q
+        .insertInto('org_users')
+        .values({
+          org_id: m.orgId,
+          user_id: m.userId,
+          email: m.email,
+          name: m.name,
+          role: m.role,
+          status: m.status,
+          metadata: JSON.stringify(m.metadata ?? {}),
+          joined_at: m.status === 'active' ? m.now : null,
+          created_at: m.now,
+          updated_at: m.now,
+        })
+        .returning('seq')
+        .executeTakeFirstOrThrow();
+      await search.added(seq, m.name, m.email);
     },
     /** Writes the organization-owned fields of a user back. */
-    update: (orgId: string, u: User) => {
-      const before = search.entryOf(orgId, u.id);
-      update.run({ ...u, orgId, metadata: JSON.stringify(u.metadata) });
-      if (before && before.name !== u.name) search.changed(before, u.name);
+    update: async (orgId: string, u: User): Promise<void> => {
+      const before = await search.entryOf(orgId, u.id);
+      await q
+        .updateTable('org_users')
+        .set((eb) => ({
+          name: u.name,
+          avatar_url: u.avatarUrl,
+          role: u.role,
+          status: u.status,
+          metadata: JSON.stringify(u.metadata),
+          joined_at: u.status === 'active' ? eb.fn.coalesce('joined_at', eb.val(u.updatedAt)) : eb.ref('joined_at'),
+          updated_at: u.updatedAt,
+        }))
+        .where('org_id', '=', orgId)
+        .where('user_id', '=', u.id)
+        .execute();
+      if (before && before.name !== u.name) await search.changed(before, u.name);
     },
     /**
-     * Runs `fn` (in the caller's transaction) with the search index brought up to date once, at its end, instead of
-     * at each membership written: FTS5 writes what it holds to disk at every savepoint, so a batch that keeps one per
-     * item would otherwise write the index a thousand times.
+     * Runs `fn` (in the caller's transaction: this store must run on it) with the search index brought up to date once,
+     * at its end, instead of at each membership written: FTS5 writes what it holds to disk at every savepoint, so a
+     * batch that keeps one per item would otherwise write the index a thousand times. The deferral holds for every
+     * store on the same transaction, savepoints included.
      */
-    deferSearch: <T>(fn: () => T): T => search.deferred(fn),
-    activeOwnerCount: (orgId: string) => activeOwners.get(orgId)?.n ?? 0,
+    deferSearch: <T>(fn: () => Promise<T>): Promise<T> => search.deferred(fn),
+    activeOwnerCount: async (orgId: string): Promise<number> => {
+      const r = await q
+        .selectFrom('org_users')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('org_id', '=', orgId)
+        .where('role', '=', 'owner')
+        .where('status', '=', 'active')
+        .executeTakeFirst();
+      return Number(r?.n ?? 0);
+    },
     /** Whether the user ever became an active member of the organization (accepted, or added active). */
-    hasJoined: (orgId: string, userId: string) => Boolean(joined.get(orgId, userId)?.joined_at),
+    hasJoined: async (orgId: string, userId: string): Promise<boolean> => {
+      const r = await q
+        .selectFrom('org_users')
+        .select('joined_at')
+        .where('org_id', '=', orgId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      return Boolean(r?.joined_at);
+    },
     /** How many organizations the account is a member of, pending memberships included. */
-    membershipCount: (userId: string) => membershipCount.get(userId)?.n ?? 0,
+    membershipCount,
     /** Sign-in: stores the account's password hash (PHC string, see auth/passwords.ts). */
-    setPassword: (userId: string, hash: string, now: string) => void setPassword.run(hash, now, userId),
+    setPassword: async (userId: string, hash: string, now: string): Promise<void> => {
+      await q.updateTable('accounts').set({ password_hash: hash, updated_at: now }).where('id', '=', userId).execute();
+    },
     /** Sign-in: the account proved it reads its e-mail (an invitation link was followed). */
-    markEmailVerified: (userId: string, now: string) => void verifyEmail.run(now, userId),
+    markEmailVerified: async (userId: string, now: string): Promise<void> => {
+      await q.updateTable('accounts').set({ email_verified: 1, updated_at: now }).where('id', '=', userId).execute();
+    },
     /** Sign-in: the membership's `lastLoginAt`. */
-    recordLogin: (orgId: string, userId: string, now: string) => void recordLogin.run(now, orgId, userId),
+    recordLogin: async (orgId: string, userId: string, now: string): Promise<void> => {
+      await q
+        .updateTable('org_users')
+        .set({ last_login_at: now })
+        .where('org_id', '=', orgId)
+        .where('user_id', '=', userId)
+        .execute();
+    },
     /** Removes the membership, and the account when it belonged to no other organization. */
-    remove: (orgId: string, userId: string) => {
+    remove: async (orgId: string, userId: string): Promise<void> => {
       // A trigger takes the membership out of the search index (as it does for rows an organization's deletion takes).
       search.refuseDeferred('remove a member');
-      removeMember.run(orgId, userId);
-      if ((membershipCount.get(userId)?.n ?? 0) === 0) removeAccount.run(userId);
+      await q.deleteFrom('org_users').where('org_id', '=', orgId).where('user_id', '=', userId).execute();
+      if ((await membershipCount(userId)) === 0) await q.deleteFrom('accounts').where('id', '=', userId).execute();
     },
-    list: (
+    list: async (
       orgId: string,
       listing: Listing,
       f: { status?: UserStatus; search?: string; sort: UserSort; order: 'asc' | 'desc' },
@@ -181,6 +246,7 @@ export function usersStore(db: Db) {
       }
       if (f.search) {
         // A trigram index answers substrings of three characters or more; shorter ones scan, case-folded.
+        // SQLite-only: the FTS5 index and the `casefold` function; PostgreSQL will need pg_trgm and lower().
         if ([...f.search].length >= 3) {
           where.push('m.seq IN (SELECT rowid FROM org_users_search WHERE org_users_search MATCH ?)');
           params.push(`"${f.search.replaceAll('"', '""')}"`);
@@ -199,7 +265,7 @@ export function usersStore(db: Db) {
         order: f.order,
         id: { expr: 'm.user_id', key: 'user_id' },
       };
-      const { rows, pagination } = runList<Row>(db, spec, listing, nextCursor);
+      const { rows, pagination } = await runList<Row>(q, spec, listing, nextCursor);
       return { data: rows.map(toUser), pagination };
     },
   };
@@ -209,64 +275,75 @@ export function usersStore(db: Db) {
 type SearchEntry = { seq: number; name: string | null; email: string };
 
 /**
+ * The deferrals under way (see `deferred`), by the transaction they run in: every store over that transaction (a
+ * savepoint's context builds its own) shares its deferral. Each touched row → its entry as the index holds it (null:
+ * not indexed).
+ */
+const deferrals = new WeakMap<Q, Map<number, SearchEntry | null>>();
+
+/**
  * Upkeep of `org_users_search` (trigram FTS5 over name and e-mail, its content the `org_users` table): memberships
  * inserted or renamed are indexed here, removed ones by the table's delete trigger. Outside `deferred` each change is
  * indexed at once; inside it, the first state of each touched row is remembered and the index brought up to date at
  * the end — rows a savepoint rolled back in between are skipped, as they no longer exist. No member may be deleted
  * during a deferral (nor by a cascade). A row written to `org_users` other than through this store is not in the
  * index until `INSERT INTO org_users_search (org_users_search) VALUES ('rebuild')`.
+ * SQLite-only: the FTS5 index and `json_each`; PostgreSQL will need a trigram (pg_trgm) index, kept by the database.
  */
-function searchUpkeep(db: Db) {
-  const insert = db.prepare('INSERT INTO org_users_search (rowid, name, email) VALUES (?, ?, ?)');
-  const remove = db.prepare(
-    "INSERT INTO org_users_search (org_users_search, rowid, name, email) VALUES ('delete', ?, ?, ?)",
-  );
-  const entryOf = db.prepare<[string, string], SearchEntry>(
-    'SELECT seq, name, email FROM org_users WHERE org_id = ? AND user_id = ?',
-  );
-  const insertRows = db.prepare(
-    'INSERT INTO org_users_search (rowid, name, email) SELECT seq, name, email FROM org_users WHERE seq IN (SELECT value FROM json_each(?))',
-  );
-  /** While deferred: each touched row → its entry as the index holds it (null: not indexed). */
-  let touched: Map<number, SearchEntry | null> | undefined;
-
-  const flush = () => {
-    if (!touched || touched.size === 0) return;
-    for (const entry of touched.values()) if (entry) remove.run(entry.seq, entry.name, entry.email);
-    insertRows.run(JSON.stringify([...touched.keys()]));
+function searchUpkeep(q: Q) {
+  const insert = (seq: number, name: string | null, email: string) =>
+    sql`INSERT INTO org_users_search (rowid, name, email) VALUES (${seq}, ${name}, ${email})`.execute(q);
+  const remove = (entry: SearchEntry) =>
+    sql`INSERT INTO org_users_search (org_users_search, rowid, name, email)
+      VALUES ('delete', ${entry.seq}, ${entry.name}, ${entry.email})`.execute(q);
+  const flush = async (touched: Map<number, SearchEntry | null>) => {
+    if (touched.size === 0) return;
+    for (const entry of touched.values()) if (entry) await remove(entry);
+    const seqs = JSON.stringify([...touched.keys()]);
+    await sql`INSERT INTO org_users_search (rowid, name, email)
+      SELECT seq, name, email FROM org_users WHERE seq IN (SELECT value FROM json_each(${seqs}))`.execute(q);
     touched.clear();
   };
   return {
-    entryOf: (orgId: string, userId: string) => entryOf.get(orgId, userId),
-    added: (seq: number, name: string | null, email: string) => {
-      if (!touched) insert.run(seq, name, email);
+    entryOf: (orgId: string, userId: string): Promise<SearchEntry | undefined> =>
+      q
+        .selectFrom('org_users')
+        .select(['seq', 'name', 'email'])
+        .where('org_id', '=', orgId)
+        .where('user_id', '=', userId)
+        .executeTakeFirst(),
+    added: async (seq: number, name: string | null, email: string) => {
+      const touched = deferrals.get(q);
+      if (!touched) await insert(seq, name, email);
       // A row a rolled-back savepoint left may have had this number, never indexed.
       else if (!touched.has(seq)) touched.set(seq, null);
     },
-    changed: (before: SearchEntry, name: string | null) => {
+    changed: async (before: SearchEntry, name: string | null) => {
+      const touched = deferrals.get(q);
       if (touched) {
         if (!touched.has(before.seq)) touched.set(before.seq, before);
         return;
       }
-      remove.run(before.seq, before.name, before.email);
-      insert.run(before.seq, name, before.email);
+      await remove(before);
+      await insert(before.seq, name, before.email);
     },
     /**
      * A deletion's trigger must find the index as the table was, which a deferral does not promise (and a flush inside
      * an item's savepoint could be rolled back with the item): no member leaves during one.
      */
     refuseDeferred: (what: string) => {
-      if (touched) throw new Error(`cannot ${what} while the search index is deferred (deferSearch)`);
+      if (deferrals.has(q)) throw new Error(`cannot ${what} while the search index is deferred (deferSearch)`);
     },
-    deferred: <T>(fn: () => T): T => {
-      if (!db.inTransaction || touched) throw new Error('deferSearch runs inside a transaction, once');
-      touched = new Map();
+    deferred: async <T>(fn: () => Promise<T>): Promise<T> => {
+      if (!q.isTransaction || deferrals.has(q)) throw new Error('deferSearch runs inside a transaction, once');
+      const touched = new Map<number, SearchEntry | null>();
+      deferrals.set(q, touched);
       try {
-        const result = fn();
-        flush();
+        const result = await fn();
+        await flush(touched);
         return result;
       } finally {
-        touched = undefined;
+        deferrals.delete(q);
       }
     },
   };

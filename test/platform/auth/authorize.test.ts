@@ -276,7 +276,7 @@ describe('POST {auth_url}/authorize', () => {
   it('lets a user of several organizations pick one; the token acts there', async () => {
     const t = await authorizePlatform();
     const base = t.platform.base();
-    const other = base.stores.organizations.get(t.orgId);
+    const other = await base.stores.organizations.get(t.orgId);
     expect(other).toBeDefined();
     const second = await t.call('POST', '/organizations', { body: { name: 'Second Org' } });
     expect(second.status).toBe(201);

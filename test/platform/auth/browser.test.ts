@@ -33,7 +33,7 @@ async function callbackServer(host: string): Promise<Server | undefined> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'plat-browser-'));
   server = await startServer({ db: join(dir, 'plat.db'), port: 0, logger: () => {} });
-  bootstrap(server.platform.base(), { email: 'owner@acme.test', orgName: 'Acme', password: PASSWORD });
+  await bootstrap(server.platform.base(), { email: 'owner@acme.test', orgName: 'Acme', password: PASSWORD });
   callbacks.v4 = await callbackServer('127.0.0.1');
   callbacks.v6 = await callbackServer('::1');
   browser = await launchChromium();
@@ -109,14 +109,14 @@ describe('in a real browser (Chromium, JavaScript off)', () => {
 
   it('accepts an invitation on its page', async () => {
     const base = server.platform.base();
-    const key = bootstrap(base, { email: 'admin2@acme.test', orgName: 'Invites', password: PASSWORD });
+    const key = await bootstrap(base, { email: 'admin2@acme.test', orgName: 'Invites', password: PASSWORD });
     const invited = await fetch(`${server.url}/v2/organizations/${key.organizationId}/users`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'X-API-Key': key.apiKey },
       body: JSON.stringify({ email: 'ivy@acme.test', name: 'Ivy' }),
     });
     expect(invited.status).toBe(201);
-    const link = base.stores.outbox.list({ to: 'ivy@acme.test' })[0]?.links[0] as string;
+    const link = (await base.stores.outbox.list({ to: 'ivy@acme.test' }))[0]?.links[0] as string;
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
     await page.goto(link);

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { dbRun } from '../../helpers/db.js';
 import { type AuthTestPlatform, authorizePlatform, tokenRequest, tokensFor, withToken } from './helpers.js';
 
 const UMA = { email: 'uma@acme.test', password: 'uma has a long password' };
@@ -109,10 +110,10 @@ describe('sessions of another organization acting here (X-Org-Id)', () => {
   it('keep their cutoff with the membership: deleting the user from A deletes it', async () => {
     const { t, a, b, uma } = await twoOrgs();
     expect((await t.call('DELETE', `/users/${uma}/sessions`)).status).toBe(200);
-    expect(t.platform.base().stores.sessions.cutoff(a, uma)).toBeDefined();
+    expect(await t.platform.base().stores.sessions.cutoff(a, uma)).toBeDefined();
     expect((await t.call('DELETE', `/users/${uma}`)).status).toBe(204);
-    expect(t.platform.base().stores.sessions.cutoff(a, uma)).toBeUndefined();
-    expect(t.platform.base().stores.sessions.cutoff(b, uma)).toBeUndefined();
+    expect(await t.platform.base().stores.sessions.cutoff(a, uma)).toBeUndefined();
+    expect(await t.platform.base().stores.sessions.cutoff(b, uma)).toBeUndefined();
   });
 
   it('never act in another organization when single sign-on signed them in: the provider vouches for B only', async () => {
@@ -122,7 +123,7 @@ describe('sessions of another organization acting here (X-Org-Id)', () => {
     // The session as a sign-in through Beta's identity provider opens it (sso/sign-in.ts sets the method).
     const sid = decodeJwt(tokens.access_token).sid as string;
     for (const method of ['saml', 'oidc']) {
-      t.platform.db.prepare('UPDATE sessions SET method = ? WHERE id = ?').run(method, sid);
+      await dbRun(t.platform, 'UPDATE sessions SET method = ? WHERE id = ?', method, sid);
       const refused = await t.call(
         'GET',
         `/organizations/${a}/projects`,

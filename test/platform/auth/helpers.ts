@@ -57,7 +57,7 @@ export async function authorizePlatform(opts: { auth?: AuthOptions } = {}): Prom
     auth: opts.auth,
   });
   const base = platform.base();
-  const boot = bootstrap(base, { orgName: 'Acme', email: OWNER_EMAIL, name: 'Olive Owner' });
+  const boot = await bootstrap(base, { orgName: 'Acme', email: OWNER_EMAIL, name: 'Olive Owner' });
   const setPassword = async (userId: string, password: string) =>
     base.stores.users.setPassword(userId, await hashPassword(password, SEED_COST), base.now());
   await setPassword(boot.userId, OWNER_PASSWORD);
@@ -72,10 +72,10 @@ export async function authorizePlatform(opts: { auth?: AuthOptions } = {}): Prom
     fetch: (r) => platform.fetch(r),
     setPassword,
     addUser: async (u) => {
-      const existing = base.stores.users.accountByEmail(u.email);
+      const existing = await base.stores.users.accountByEmail(u.email);
       const userId = existing?.id ?? base.ids('user');
-      if (!existing) base.stores.users.insertAccount(userId, u.email, true, base.now());
-      base.stores.users.insertMembership({
+      if (!existing) await base.stores.users.insertAccount(userId, u.email, true, base.now());
+      await base.stores.users.insertMembership({
         orgId: u.orgId ?? boot.organizationId,
         userId,
         email: u.email,

@@ -39,7 +39,7 @@ async function harness(opts: { limits?: boolean } = {}): Promise<Harness> {
     limits: opts.limits === false ? { enabled: false } : undefined,
   });
   open.push({ server, dir });
-  bootstrap(server.platform.base(), { email: 'owner@acme.test', orgName: 'Acme', password: PASSWORD });
+  await bootstrap(server.platform.base(), { email: 'owner@acme.test', orgName: 'Acme', password: PASSWORD });
   return { server, issuer: `${server.url}/v2/auth`, lines, secrets: [PASSWORD] };
 }
 

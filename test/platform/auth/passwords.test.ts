@@ -54,22 +54,22 @@ describe('bootstrap()', () => {
 
   it('generates the owner a password, returned once, when none is given', async () => {
     const p = platform();
-    const r = bootstrap(p.base(), { email: 'admin@localhost' });
+    const r = await bootstrap(p.base(), { email: 'admin@localhost' });
     expect(r.password).toMatch(/^[A-Za-z0-9]{24}$/);
-    const stored = p.base().stores.users.accountById(r.userId)?.passwordHash as string;
+    const stored = (await p.base().stores.users.accountById(r.userId))?.passwordHash as string;
     expect(await verifyPassword(r.password as string, stored)).toBe(true);
     // A second organization for the same account keeps its password.
-    expect(bootstrap(p.base(), { email: 'admin@localhost', orgName: 'Two' }).password).toBeNull();
-    expect(p.base().stores.users.accountById(r.userId)?.passwordHash).toBe(stored);
+    expect((await bootstrap(p.base(), { email: 'admin@localhost', orgName: 'Two' })).password).toBeNull();
+    expect((await p.base().stores.users.accountById(r.userId))?.passwordHash).toBe(stored);
   });
 
   it('takes the password given (plat local init --password), at full cost, or refuses a weak one', async () => {
     const p = platform();
-    const r = bootstrap(p.base(), { password: 'the chosen init password' });
+    const r = await bootstrap(p.base(), { password: 'the chosen init password' });
     expect(r.password).toBeNull();
-    const stored = p.base().stores.users.accountById(r.userId)?.passwordHash as string;
+    const stored = (await p.base().stores.users.accountById(r.userId))?.passwordHash as string;
     expect(stored).toMatch(/^\$scrypt\$ln=17,/);
     expect(await verifyPassword('the chosen init password', stored)).toBe(true);
-    expect(() => bootstrap(platform().base(), { password: 'short' })).toThrow(PlatformError);
+    await expect(bootstrap(platform().base(), { password: 'short' })).rejects.toThrow(PlatformError);
   });
 });

@@ -125,7 +125,7 @@ describe('whom a claim governs, and when (contract §9)', () => {
     expect((await hint()).status).toBe(200);
     // Accepted: Beta's identity provider signs them in, and their password is refused…
     const base = t.platform.base();
-    base.stores.users.update(beta, { ...(base.stores.users.get(beta, maxId) as User), status: 'active' });
+    await base.stores.users.update(beta, { ...((await base.stores.users.get(beta, maxId)) as User), status: 'active' });
     const refused = await passwordSignIn(t, MEMBER);
     expect(refused.status).toBe(403);
     expect(refused.text).toContain(REFUSED);

@@ -375,7 +375,7 @@ describe('bearer authentication', () => {
   ) {
     const good = await tokensFor(t);
     const claims = { ...decodeJwt(good.access_token), ...change.claims };
-    const key = currentSigningKey(t.platform.base());
+    const key = await currentSigningKey(t.platform.base());
     const signingKey =
       change.key === 'foreign' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey : key.privateKey;
     return new SignJWT(claims)
@@ -390,7 +390,7 @@ describe('bearer authentication', () => {
     const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const header = JSON.parse(Buffer.from(h, 'base64url').toString());
     const none = `${b64({ ...header, alg: 'none' })}.${p}.`;
-    const key = currentSigningKey(t.platform.base());
+    const key = await currentSigningKey(t.platform.base());
     const pem = key.publicKey.export({ type: 'spki', format: 'pem' });
     const hs256 = await new SignJWT(decodeJwt(good.access_token))
       .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid })
@@ -473,14 +473,14 @@ describe('bearer authentication', () => {
     const t = await authorizePlatform();
     const tokens = await tokensFor(t);
     const sid = decodeJwt(tokens.access_token).sid as string;
-    const lastActive = () => t.platform.base().stores.sessions.byId(sid)?.lastActive;
-    expect(lastActive()).toBe('2026-01-01T00:00:00.000Z');
+    const lastActive = async () => (await t.platform.base().stores.sessions.byId(sid))?.lastActive;
+    expect(await lastActive()).toBe('2026-01-01T00:00:00.000Z');
     t.clock.advance(59_000);
     await whoamiStatus(t, tokens.access_token);
-    expect(lastActive()).toBe('2026-01-01T00:00:00.000Z');
+    expect(await lastActive()).toBe('2026-01-01T00:00:00.000Z');
     t.clock.advance(1000);
     await whoamiStatus(t, tokens.access_token);
-    expect(lastActive()).toBe('2026-01-01T00:01:00.000Z');
+    expect(await lastActive()).toBe('2026-01-01T00:01:00.000Z');
   });
 
   it('records the session with address, user agent and client; sessions lists it as current', async () => {

@@ -5,10 +5,10 @@ import { limitedPlatform, limitsOf, setPlan, T0S } from './helpers.js';
 
 /** The bootstrap organization on `free`, and a second one of the owner's on `enterprise`. */
 async function freeAndEnterprise(t: TestPlatform): Promise<string> {
-  setPlan(t, 'free');
+  await setPlan(t, 'free');
   const created = await t.call('POST', '/organizations', { body: { name: 'Big Co' } });
   expect(created.status).toBe(201);
-  setPlan(t, 'enterprise', created.body.id);
+  await setPlan(t, 'enterprise', created.body.id);
   // Spend the free bucket's creation request back: every test starts with a full free bucket.
   t.clock.advance(60_000);
   return created.body.id as string;
@@ -16,7 +16,7 @@ async function freeAndEnterprise(t: TestPlatform): Promise<string> {
 
 describe('rate limits of a credential acting in another organization (contract ยง7)', () => {
   it("give a multi-organization key the acting organization's plan, in a bucket of its own there", async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     const big = await freeAndEnterprise(t);
     const home = `/organizations/${t.orgId}`;
     for (let i = 0; i < 10; i++) expect((await t.call('GET', home)).status).toBe(200);
@@ -39,9 +39,9 @@ describe('rate limits of a credential acting in another organization (contract ย
   });
 
   it("give a user's token the acting organization's plan, per user within each organization", async () => {
-    const t = limitedPlatform({ bearer: sessionBearer });
+    const t = await limitedPlatform({ bearer: sessionBearer });
     const big = await freeAndEnterprise(t);
-    const session = createSession(t, t.ownerId);
+    const session = await createSession(t, t.ownerId);
     for (let i = 0; i < 10; i++) await t.call('GET', '/organizations', bearer(session));
     expect((await t.call('GET', '/organizations', bearer(session))).status).toBe(429);
     const there = await t.call('GET', `/organizations/${big}/projects`, bearer(session));
@@ -52,10 +52,10 @@ describe('rate limits of a credential acting in another organization (contract ย
   });
 
   it('spend the own bucket when naming an organization the credential may not act in', async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     await freeAndEnterprise(t);
-    const stranger = t.otherOrg();
-    setPlan(t, 'enterprise', stranger.orgId);
+    const stranger = await t.otherOrg();
+    await setPlan(t, 'enterprise', stranger.orgId);
     const r = await t.call('GET', `/organizations/${stranger.orgId}`);
     expect(r.status).toBe(404);
     expect(limitsOf(r)).toMatchObject({ limit: 60, remaining: 9 });

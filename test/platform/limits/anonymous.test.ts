@@ -8,7 +8,7 @@ const B = '198.51.100.2';
 
 describe('requests without valid credentials', () => {
   it('are limited per client IP: 10 at once, then 429 for every credential from that address', async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     const seen: (number | undefined)[] = [];
     for (let i = 0; i < 5; i++) {
       const r = await callFrom(t, A, 'GET', '/organizations', { key: `plat_live_guess${i}` });
@@ -41,7 +41,7 @@ describe('requests without valid credentials', () => {
   });
 
   it('spend nothing on public pages, which still carry the address budget', async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     for (let i = 0; i < 30; i++) {
       const r = await callFrom(t, A, 'GET', '/health', { key: null });
       expect(r.status).toBe(200);
@@ -56,7 +56,7 @@ describe('requests without valid credentials', () => {
   });
 
   it('share one address bucket in-process, where there is no peer address', async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     for (let i = 0; i < 10; i++) expect((await t.call('GET', '/organizations', { key: null })).status).toBe(401);
     expect((await t.call('GET', '/organizations', { key: null })).status).toBe(429);
   });
@@ -64,8 +64,8 @@ describe('requests without valid credentials', () => {
 
 describe('headers on every response', () => {
   it('are on 401, 404, 405, 422 and 429 as on 200, with the request id', async () => {
-    const t = limitedPlatform();
-    setPlan(t, 'free');
+    const t = await limitedPlatform();
+    await setPlan(t, 'free');
     const cases = [
       [401, await t.call('GET', '/organizations', { key: 'plat_live_nope' })],
       [404, await t.call('GET', '/no-such-thing')],
@@ -103,7 +103,7 @@ describe("identity providers' answers (contract §9)", () => {
     });
 
   it("spend the sender's address budget, SAML and OIDC alike: anyone can post one, and each costs checks", async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     const remaining: (number | undefined)[] = [];
     for (let i = 0; i < 5; i++) {
       const acs = await forgedAcs(t, null);
@@ -129,7 +129,7 @@ describe("identity providers' answers (contract §9)", () => {
   });
 
   it('spend it whatever credentials ride along: a valid API key opens no other budget', async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     const remaining: (number | undefined)[] = [];
     for (let i = 0; i < 3; i++) {
       const acs = await forgedAcs(t);

@@ -16,7 +16,7 @@ const form = (fields: Record<string, string>) => ({
 
 describe('the auth endpoints’ own limits', () => {
   it('limits POST /auth/token per client_id (form or JSON), in the OAuth error form', async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     const rule = AUTH_ENDPOINT_LIMITS.token;
     for (let i = 0; i < rule.burst; i++) {
       const r = await t.call(
@@ -49,7 +49,7 @@ describe('the auth endpoints’ own limits', () => {
   });
 
   it('limits POST /auth/refresh per clientId and POST /auth/revoke per client_id', async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     for (let i = 0; i < 15; i++) {
       const r = await t.call('POST', '/auth/refresh', { key: null, body: { refreshToken: 'x', clientId: 'plat-cli' } });
       expect(r.status).not.toBe(429);
@@ -71,7 +71,7 @@ describe('the auth endpoints’ own limits', () => {
   });
 
   it('limits GET /auth/whoami per credential, apart from the plan', async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     for (let i = 0; i < 30; i++) {
       const r = await t.call('GET', '/auth/whoami');
       expect(r.status).not.toBe(429);
@@ -80,16 +80,16 @@ describe('the auth endpoints’ own limits', () => {
     const refused = await t.call('GET', '/auth/whoami');
     expect(refused.status).toBe(429);
     expect(limitsOf(refused)).toMatchObject({ limit: 60, remaining: 0, retryAfter: 1 });
-    expect((await t.call('GET', '/auth/whoami', { key: t.keyFor(t.ownerId) })).status).not.toBe(429);
+    expect((await t.call('GET', '/auth/whoami', { key: await t.keyFor(t.ownerId) })).status).not.toBe(429);
     expect(limitsOf(await t.call('GET', '/organizations'))).toMatchObject({ limit: 6000, remaining: 999 });
   });
 });
 
 describe('the hooks for other routes', () => {
   /** An app with a token endpoint that reads its body, and a sign-in form that charges failures. */
-  function app() {
-    const t = testPlatform();
-    const limiter = createLimiter({ store: memoryBucketStore(), clock: t.clock, planOf: () => 'enterprise' });
+  async function app() {
+    const t = await testPlatform();
+    const limiter = createLimiter({ store: memoryBucketStore(), clock: t.clock, planOf: async () => 'enterprise' });
     const routes = [
       publicRoute({
         method: 'POST',
@@ -137,7 +137,7 @@ describe('the hooks for other routes', () => {
   }
 
   it('leaves the body readable for the route', async () => {
-    const { fetch } = app();
+    const { fetch } = await app();
     const r = await fetch(
       new Request('http://plat.test/v2/auth/token', {
         method: 'POST',
@@ -151,7 +151,7 @@ describe('the hooks for other routes', () => {
   });
 
   it('puts its headers on responses whose headers are immutable', async () => {
-    const { fetch } = app();
+    const { fetch } = await app();
     const r = await fetch(new Request('http://plat.test/v2/elsewhere'));
     expect(r.status).toBe(302);
     expect(r.headers.get('location')).toBe('http://plat.test/v2/health');
@@ -159,7 +159,7 @@ describe('the hooks for other routes', () => {
   });
 
   it('lets sign-in charge failures to the address bucket and refuse once it is empty', async () => {
-    const { t, fetch } = app();
+    const { t, fetch } = await app();
     const login = (password: string) =>
       fetch(
         new Request('http://plat.test/v2/login', {

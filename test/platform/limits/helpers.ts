@@ -1,16 +1,16 @@
 import { type Reply, send, type TestPlatform, testPlatform } from '../../helpers/platform.js';
 
 /** A test platform with limits on, buckets in memory, on the fixed clock. */
-export function limitedPlatform(opts: Parameters<typeof testPlatform>[0] = {}): TestPlatform {
+export function limitedPlatform(opts: Parameters<typeof testPlatform>[0] = {}): Promise<TestPlatform> {
   return testPlatform({ limits: { enabled: true }, ...opts });
 }
 
 /** Sets an organization's plan through the store, spending nothing. */
-export function setPlan(t: TestPlatform, plan: 'free' | 'pro' | 'enterprise', orgId = t.orgId): void {
+export async function setPlan(t: TestPlatform, plan: 'free' | 'pro' | 'enterprise', orgId = t.orgId): Promise<void> {
   const stores = t.platform.base().stores;
-  const org = stores.organizations.get(orgId);
+  const org = await stores.organizations.get(orgId);
   if (!org) throw new Error(`no organization ${orgId}`);
-  stores.organizations.update({ ...org, plan });
+  await stores.organizations.update({ ...org, plan });
 }
 
 /** `call`, as from a peer at `ip`. */

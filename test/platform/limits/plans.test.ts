@@ -5,8 +5,8 @@ import { limitedPlatform, limitsOf, setPlan, T0S } from './helpers.js';
 
 describe('rate limits by plan', () => {
   it('allows a free organization its burst of 10, then 429 with a truthful Retry-After, then refills', async () => {
-    const t = limitedPlatform();
-    setPlan(t, 'free');
+    const t = await limitedPlatform();
+    await setPlan(t, 'free');
     const path = `/organizations/${t.orgId}`;
     const remaining: (number | undefined)[] = [];
     for (let i = 0; i < 10; i++) {
@@ -37,8 +37,8 @@ describe('rate limits by plan', () => {
   });
 
   it.each(Object.entries(PLAN_LIMITS))('gives %s its figures', async (plan, rule) => {
-    const t = limitedPlatform();
-    setPlan(t, plan as keyof typeof PLAN_LIMITS);
+    const t = await limitedPlatform();
+    await setPlan(t, plan as keyof typeof PLAN_LIMITS);
     let last = await t.call('GET', '/organizations');
     for (let i = 1; i < rule.burst; i++) last = await t.call('GET', '/organizations');
     expect(last.status).toBe(200);
@@ -54,7 +54,7 @@ describe('rate limits by plan', () => {
   });
 
   it('applies a plan change at once, keeping at most the new capacity of tokens', async () => {
-    const t = limitedPlatform();
+    const t = await limitedPlatform();
     const path = `/organizations/${t.orgId}`;
     expect(limitsOf(await t.call('GET', path))).toMatchObject({ limit: 6000, remaining: 999 });
     const down = await t.call('PATCH', path, { body: { plan: 'free' } });
@@ -68,9 +68,9 @@ describe('rate limits by plan', () => {
   });
 
   it('gives every API key its own bucket', async () => {
-    const t = limitedPlatform();
-    setPlan(t, 'free');
-    const other = t.keyFor(t.ownerId);
+    const t = await limitedPlatform();
+    await setPlan(t, 'free');
+    const other = await t.keyFor(t.ownerId);
     for (let i = 0; i < 10; i++) await t.call('GET', '/organizations');
     expect((await t.call('GET', '/organizations')).status).toBe(429);
     const r = await t.call('GET', '/organizations', { key: other });
@@ -79,17 +79,17 @@ describe('rate limits by plan', () => {
   });
 
   it('gives an OAuth user one bucket per organization, shared by the sessions, apart from the keys', async () => {
-    const t = limitedPlatform({ bearer: sessionBearer });
-    setPlan(t, 'free');
-    const first = createSession(t, t.ownerId);
-    const second = createSession(t, t.ownerId);
+    const t = await limitedPlatform({ bearer: sessionBearer });
+    await setPlan(t, 'free');
+    const first = await createSession(t, t.ownerId);
+    const second = await createSession(t, t.ownerId);
     for (let i = 0; i < 5; i++) await t.call('GET', '/organizations', bearer(first));
     const r = await t.call('GET', '/organizations', bearer(second));
     expect(limitsOf(r)).toMatchObject({ limit: 60, remaining: 4 });
     expect(limitsOf(await t.call('GET', '/organizations')).remaining).toBe(9);
-    const o = t.otherOrg();
-    const elsewhere = createSession(t, t.ownerId, { orgId: o.orgId });
-    t.platform.base().stores.users.insertMembership({
+    const o = await t.otherOrg();
+    const elsewhere = await createSession(t, t.ownerId, { orgId: o.orgId });
+    await t.platform.base().stores.users.insertMembership({
       orgId: o.orgId,
       userId: t.ownerId,
       email: 'owner@acme.test',
@@ -105,8 +105,8 @@ describe('rate limits by plan', () => {
   });
 
   it('is off when configured so: no headers, no 429', async () => {
-    const t = limitedPlatform({ limits: { enabled: false } });
-    setPlan(t, 'free');
+    const t = await limitedPlatform({ limits: { enabled: false } });
+    await setPlan(t, 'free');
     for (let i = 0; i < 30; i++) {
       const r = await t.call('GET', '/organizations');
       expect(r.status).toBe(200);

@@ -41,8 +41,8 @@ describe('two processes sharing one database', () => {
     cleanup.push(scratch, dir);
     const modulePath = transpileTree('src/platform/limits/index.ts', scratch);
     const db = join(dir, 'plat.db');
-    const t = testPlatform({ db, limits: { enabled: true } });
-    const keyId = t.platform.base().stores.apiKeys.byHash(hashSecret(t.ownerKey))?.id as string;
+    const t = await testPlatform({ db, limits: { enabled: true } });
+    const keyId = (await t.platform.base().stores.apiKeys.byHash(hashSecret(t.ownerKey)))?.id as string;
     const now = t.clock().getTime();
 
     const stderr: string[] = [];
@@ -63,7 +63,7 @@ describe('two processes sharing one database', () => {
     }
     const childAllowed = Number(await next());
     expect(await exited).toBe(0);
-    t.platform.close();
+    await t.platform.close();
     // Enterprise: a burst of 1,000 and a clock that stands still; 1,401 attempts, exactly 1,000 allowed in all.
     expect(childAllowed).toBeGreaterThan(0);
     expect(parentAllowed).toBeGreaterThanOrEqual(300);

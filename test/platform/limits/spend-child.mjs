@@ -10,7 +10,7 @@ const limiter = openLimiter(
   { enabled: true, store: 'sqlite' },
   {
     clock: () => new Date(Number(nowMs)),
-    planOf: () => 'enterprise',
+    planOf: async () => 'enterprise',
   },
 );
 const credential = { type: 'api_key', keyId, userId: 'unused', homeOrgId: orgId };
@@ -19,7 +19,7 @@ process.stdout.write('ready\n');
 for await (const _ of createInterface({ input: process.stdin })) break;
 let allowed = 0;
 for (let i = 0; i < Number(attempts); i++) {
-  if (limiter.takeCredential(credential, orgId).allowed) allowed++;
+  if ((await limiter.takeCredential(credential, orgId)).allowed) allowed++;
   // Paced, so the parent's requests land in between rather than after.
   await new Promise((resolve) => setTimeout(resolve, 0));
 }

@@ -109,8 +109,8 @@ describe('the SQLite bucket store', () => {
 });
 
 describe('platforms over one database file', () => {
-  function open(db: string, limits?: { store?: 'memory' | 'sqlite' }): TestPlatform {
-    const t = testPlatform({ db, limits: { enabled: true, ...limits } });
+  async function open(db: string, limits?: { store?: 'memory' | 'sqlite' }): Promise<TestPlatform> {
+    const t = await testPlatform({ db, limits: { enabled: true, ...limits } });
     closers.push(() => t.platform.close());
     return t;
   }
@@ -123,8 +123,8 @@ describe('platforms over one database file', () => {
 
   it('share one budget by default (the bucket file beside the database)', async () => {
     const db = tempDb();
-    const first = open(db);
-    setPlan(first, 'free');
+    const first = await open(db);
+    await setPlan(first, 'free');
     for (let i = 0; i < 6; i++) expect((await first.call('GET', '/organizations')).status).toBe(200);
     const r = await reopen(first, db, first.ownerKey)('/organizations');
     expect(r.status).toBe(200);
@@ -133,8 +133,8 @@ describe('platforms over one database file', () => {
 
   it('keep budgets apart with the memory store', async () => {
     const db = tempDb();
-    const first = open(db, { store: 'memory' });
-    setPlan(first, 'free');
+    const first = await open(db, { store: 'memory' });
+    await setPlan(first, 'free');
     for (let i = 0; i < 6; i++) await first.call('GET', '/organizations');
     const r = await reopen(first, db, first.ownerKey, { store: 'memory' })('/organizations');
     expect(limitsOf(r)).toMatchObject({ limit: 60, remaining: 9 });
