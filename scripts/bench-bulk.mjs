@@ -10,7 +10,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPlatform } from '../dist/platform/index.js';
+import Database from 'better-sqlite3';
 
 const PLAT_JS = fileURLToPath(new URL('../bin/plat.js', import.meta.url));
 const ROWS = Number(process.env.BENCH_BULK_USERS ?? 100_000);
@@ -127,9 +127,9 @@ export async function bulkBench() {
     // A served platform of its own, on the Enterprise plan, rate limits on.
     const served = join(dir, 'served.db');
     const init = JSON.parse(plat(['--db', served, 'local', 'init', '--json'], env).stdout);
-    const platform = createPlatform({ db: served, logger: () => {} });
-    platform.db.prepare("UPDATE organizations SET plan = 'enterprise'").run();
-    platform.close();
+    const db = new Database(served);
+    db.prepare("UPDATE organizations SET plan = 'enterprise'").run();
+    db.close();
     const server = await serve(env, served);
     try {
       plat(['profiles', 'add', 'served', '--base-url', server.url, '--api-key-stdin'], env, init.apiKey);

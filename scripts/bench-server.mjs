@@ -75,7 +75,11 @@ async function platformServer(db) {
   const { startServer } = await import('../dist/platform/server.js');
   const { bootstrap } = await import('../dist/platform/index.js');
   const server = await startServer({ db, port: 0, limits: { enabled: false }, logger: () => {} });
-  const made = bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test', name: 'Olive Owner' });
+  const made = await bootstrap(server.platform.base(), {
+    orgName: 'Acme',
+    email: 'owner@acme.test',
+    name: 'Olive Owner',
+  });
   const url = `${server.url}/v2/users/${made.userId}`;
   const res = await fetch(url, { headers: { 'x-api-key': made.apiKey } });
   if (res.status !== 200) throw new Error(`GET /users/{id} answered ${res.status}`);

@@ -16,6 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { bootstrap, createPlatform } from '../dist/platform/index.js';
 
 /**
@@ -34,8 +35,9 @@ function median(xs) {
 }
 
 /** Seeds `n` active users with names, e-mails and (for half of them) a last login, in one transaction. */
-function seedUsers(platform, orgId, n) {
-  const db = platform.db;
+/** Adds `n` users to the organization, straight into the SQLite file at `path` (a connection of its own). */
+function seedUsers(path, orgId, n) {
+  const db = new Database(path);
   const account = db.prepare(
     'INSERT INTO accounts (id, email, email_verified, created_at, updated_at) VALUES (?, ?, 1, ?, ?)',
   );
@@ -67,6 +69,7 @@ function seedUsers(platform, orgId, n) {
   // Raw rows bypass the users store, which keeps the search index (store/users.ts): index them all at once.
   db.exec("INSERT INTO org_users_search (org_users_search) VALUES ('rebuild')");
   db.exec('ANALYZE');
+  db.close();
 }
 
 async function timeRequest(platform, key, path) {
@@ -84,10 +87,11 @@ async function timeRequest(platform, key, path) {
 async function platformBench() {
   const dir = mkdtempSync(join(tmpdir(), 'plat-bench-'));
   try {
-    const platform = createPlatform({ db: join(dir, 'bench.db'), logger: () => {}, limits: { enabled: false } });
-    const { organizationId, apiKey } = bootstrap(platform.base());
+    const path = join(dir, 'bench.db');
+    const platform = await createPlatform({ db: path, logger: () => {}, limits: { enabled: false } });
+    const { organizationId, apiKey } = await bootstrap(platform.base());
     const t0 = performance.now();
-    seedUsers(platform, organizationId, USERS);
+    seedUsers(path, organizationId, USERS);
     console.log(`seeded ${USERS.toLocaleString('en')} users in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const list = `/organizations/${organizationId}/users`;
     const cases = [
@@ -107,7 +111,7 @@ async function platformBench() {
       const ms = await timeRequest(platform, apiKey, path);
       console.log(`  ${label.padEnd(46)} ${ms.toFixed(2).padStart(8)} ms`);
     }
-    platform.close();
+    await platform.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -137,8 +141,8 @@ async function limitsBench() {
           now += 1000;
           return new Date(now);
         };
-        const platform = createPlatform({ db: join(dir, `limits-${round}-${i}.db`), clock, logger: () => {}, limits });
-        const { organizationId, apiKey } = bootstrap(platform.base());
+        const platform = await createPlatform({ db: join(dir, `limits-${round}-${i}.db`), clock, logger: () => {}, limits });
+        const { organizationId, apiKey } = await bootstrap(platform.base());
         const times = [];
         for (let j = 0; j < n + 200; j++) {
           const t0 = performance.now();
@@ -149,7 +153,7 @@ async function limitsBench() {
           if (res.status !== 200) throw new Error(`limits ${label}: HTTP ${res.status}`);
           if (j >= 200) times.push(performance.now() - t0);
         }
-        platform.close();
+        await platform.close();
         medians.push([label, median(times)]);
       }
     }
@@ -200,14 +204,11 @@ async function cliBench() {
     };
     // The first command bootstraps the embedded platform; then 10,000 users are added to it.
     runOnce([...PLAT, 'users', 'list', '-o', 'ids'], env);
-    const platform = createPlatform({
-      db: join(dir, 'data', 'local.db'),
-      logger: () => {},
-      limits: { enabled: false },
-    });
-    const orgId = platform.db.prepare('SELECT id FROM organizations LIMIT 1').get().id;
-    seedUsers(platform, orgId, 10_000);
-    platform.close();
+    const local = join(dir, 'data', 'local.db');
+    const read = new Database(local, { readonly: true });
+    const orgId = read.prepare('SELECT id FROM organizations LIMIT 1').get().id;
+    read.close();
+    seedUsers(local, orgId, 10_000);
 
     const commands = [
       ['node -e 0', [process.execPath, '-e', '0']],

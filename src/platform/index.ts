@@ -9,7 +9,7 @@ import { type Limiter, type LimitsOptions, openLimiter } from './limits/index.js
 import { openDatabase, readMeta } from './store/db.js';
 import { createStores, type Stores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
-import { type SecretBox, type SecretKeySource, secretKeyFilePath } from './store/secret-box.js';
+import { type SecretBox, SecretKeyError, type SecretKeySource, secretKeyFilePath } from './store/secret-box.js';
 import { type Q, type SqlDb, sqliteSql } from './store/sql.js';
 
 export { generateApiKey } from './auth/api-keys.js';
@@ -32,7 +32,10 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
 
 /** How to build a platform. */
 export interface PlatformOptions {
-  /** A SQLite file path, or `:memory:`. */
+  /**
+   * Where the platform's data lives: a SQLite file path or `:memory:` (the embedded platform), or a PostgreSQL URL
+   * (`postgres://…`, `postgresql://…`), which any number of platforms may share (contract §11).
+   */
   db: string;
   clock?: Clock;
   ids?: IdFactory;
@@ -78,8 +81,14 @@ export interface Platform {
   readonly sql: SqlDb;
 }
 
+/** Whether `db` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
 /** Opens the database at `opts.db` (migrating it) and returns the platform over it. */
-export function createPlatform(opts: PlatformOptions): Platform {
+export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
+  if (isPostgresUrl(opts.db)) return createOnPostgres(opts);
   const source: SecretKeySource =
     opts.secretKey !== undefined
       ? { kind: 'env', value: opts.secretKey }
@@ -96,6 +105,29 @@ export function createPlatform(opts: PlatformOptions): Platform {
   });
   const cursorSecret = readMeta(db, 'cursor_secret') as string;
   return platformOver({ sql, stores, cursorSecret, limiter, secrets }, opts);
+}
+
+/**
+ * The platform on PostgreSQL: the secret key comes from `secretKey` (`PLAT_SECRET_KEY`), shared by every server, as
+ * no file beside a database can be. Rate-limit buckets live in the database, shared by every server too.
+ */
+async function createOnPostgres(opts: PlatformOptions): Promise<Platform> {
+  if (opts.secretKey === undefined) {
+    throw new SecretKeyError(
+      'a platform on PostgreSQL needs its secret key in PLAT_SECRET_KEY (32 bytes, base64 or hex), the same for ' +
+        'every server: the key its secrets are sealed with',
+    );
+  }
+  const { openPostgres } = await import('./store/postgres.js');
+  const { sql, secrets } = await openPostgres(opts.db, { kind: 'env', value: opts.secretKey });
+  const stores = createStores(sql.q, { sql, secrets });
+  const clock = opts.clock ?? systemClock;
+  const limiter = openLimiter(':memory:', opts.limits ?? {}, {
+    clock,
+    planOf: (orgId) => stores.organizations.get(orgId).then((org) => org?.plan),
+  });
+  const meta = await sql.q.selectFrom('meta').select('value').where('key', '=', 'cursor_secret').executeTakeFirst();
+  return platformOver({ sql, stores, cursorSecret: meta?.value as string, limiter, secrets }, opts);
 }
 
 /** What a platform runs over: its database, the stores over it, the secret cursors are signed with, its limiter. */

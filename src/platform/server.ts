@@ -86,7 +86,12 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let delivery: MailDelivery | undefined;
   try {
-    platform = createPlatform({ ...opts, logger, publicUrl: opts.publicUrl ?? origin, routeMatching: 'compiled' });
+    platform = await createPlatform({
+      ...opts,
+      logger,
+      publicUrl: opts.publicUrl ?? origin,
+      routeMatching: 'compiled',
+    });
     // A server that could not sign a token or open an SSO secret must not start as if it could.
     platform.checkSecretKey();
     if (opts.mail) delivery = await startMailDelivery(platform, opts.mail, logger);

@@ -106,7 +106,7 @@ function warmUpPlatform(apiKey: string, page: List<User>, logged: string[]): Pla
 async function warmUpSqliteSide(dir: string, apiKey: string): Promise<void> {
   await withSqliteAddon(SQLITE_STAND_IN, async () => {
     const logged: string[] = [];
-    const platform = createPlatform({ db: join(dir, 'stand-in.db'), logger: (line) => void logged.push(line) });
+    const platform = await createPlatform({ db: join(dir, 'stand-in.db'), logger: (line) => void logged.push(line) });
     try {
       const url = `${EMBEDDED_BASE_URL}/organizations/${ORG}/users?limit=20`;
       const res = await platform.fetch(new Request(url, { headers: { 'X-API-Key': apiKey } }));

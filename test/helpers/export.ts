@@ -64,7 +64,7 @@ export async function manyUsers(w: CliWorld, n: number, crowd: number): Promise<
     counters.set(kind, next);
     return `${ID_PREFIX[kind]}_s${String(next).padStart(4, '0')}`;
   };
-  const platform = createPlatform({
+  const platform = await createPlatform({
     db: join(w.dataDir, 'local.db'),
     clock: w.clock,
     ids,

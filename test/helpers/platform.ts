@@ -4,6 +4,7 @@ import { displayParts, generateApiKey, hashSecret } from '../../src/platform/aut
 import type { BearerVerifier } from '../../src/platform/auth/credentials.js';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { bootstrap, createPlatform, type LimitsOptions, type Platform, type Stores } from '../../src/platform/index.js';
+import { testDatabase } from './backend.js';
 
 /** A real platform on an in-memory SQLite database with a fixed clock and sequential ids. */
 export interface TestPlatform {
@@ -76,7 +77,10 @@ export async function send(
   return { status: res.status, headers: res.headers, body: parsed };
 }
 
-/** A fresh in-memory platform with one bootstrapped organization. */
+/**
+ * A fresh platform with one bootstrapped organization: in memory on SQLite, or in a database of its own on PostgreSQL
+ * (the PostgreSQL run; see backend.ts).
+ */
 export async function testPlatform(
   opts: {
     db?: string;
@@ -89,8 +93,10 @@ export async function testPlatform(
   } = {},
 ): Promise<TestPlatform> {
   const clock = fixedClock('2026-01-01T00:00:00.000Z');
-  const platform = createPlatform({
-    db: opts.db ?? ':memory:',
+  const { db, secretKey } = await testDatabase(opts.db);
+  const platform = await createPlatform({
+    db,
+    secretKey,
     clock,
     ids: sequentialIds(),
     mode: opts.mode,

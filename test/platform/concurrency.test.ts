@@ -44,7 +44,7 @@ describe('several processes on one database file', () => {
   it('lose nothing when they write at the same time', async () => {
     expect(existsSync(DIST), 'run `npm run build` first (npm test does)').toBe(true);
     const db = join(dir, 'shared.db');
-    const setup = createPlatform({ db, logger: () => {} });
+    const setup = await createPlatform({ db, logger: () => {} });
     const { organizationId, apiKey } = await bootstrap(setup.base());
     setup.close();
 
@@ -71,7 +71,7 @@ describe('database files', () => {
     const old = process.umask(0o022);
     try {
       const db = join(dir, 'private.db');
-      const p = createPlatform({ db, logger: () => {}, limits: { enabled: true, store: 'sqlite' } });
+      const p = await createPlatform({ db, logger: () => {}, limits: { enabled: true, store: 'sqlite' } });
       const { apiKey, organizationId } = await bootstrap(p.base());
       const r = await p.fetch(
         new Request(`http://x/v2/organizations/${organizationId}`, { headers: { 'X-API-Key': apiKey } }),

@@ -47,7 +47,7 @@ async function tour(
 
 describe('the same cases in-process and over real HTTP on a SQLite file', () => {
   it('gives identical answers on every route', async () => {
-    const local = createPlatform({
+    const local = await createPlatform({
       db: ':memory:',
       clock: fixedClock(),
       ids: sequentialIds(),
@@ -90,7 +90,12 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
 
   it("gives the same answers, headers included, with plat's light in-process fetch classes as with Node's", async () => {
     const run = async () => {
-      const platform = createPlatform({ db: ':memory:', clock: fixedClock(), ids: sequentialIds(), logger: () => {} });
+      const platform = await createPlatform({
+        db: ':memory:',
+        clock: fixedClock(),
+        ids: sequentialIds(),
+        logger: () => {},
+      });
       try {
         const boot = await bootstrap(platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
         return await tour(

@@ -41,7 +41,7 @@ async function filePlatform(dbPath?: string): Promise<{ platform: Platform; db: 
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     db = join(dir, 'platform.db');
   }
-  const platform = createPlatform({
+  const platform = await createPlatform({
     db,
     publicUrl: 'https://plat.example.test',
     logger: () => {},

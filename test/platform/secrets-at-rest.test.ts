@@ -60,8 +60,8 @@ function tempDir(): string {
   dirs.push(dir);
   return dir;
 }
-function platformAt(db: string, secretKey?: string): Platform {
-  const p = createPlatform({ db, secretKey, logger: () => {}, limits: { enabled: false } });
+async function platformAt(db: string, secretKey?: string): Promise<Platform> {
+  const p = await createPlatform({ db, secretKey, logger: () => {}, limits: { enabled: false } });
   open.push(p);
   return p;
 }
@@ -73,7 +73,7 @@ function onDisk(db: string): Buffer {
 
 /** A platform on a file with an OIDC configuration saved through the API, and a signing key made. */
 async function configured(db: string, secretKey?: string) {
-  const p = platformAt(db, secretKey);
+  const p = await platformAt(db, secretKey);
   const boot = await bootstrap(p.base(), { orgName: 'Acme', email: 'owner@acme.test' });
   const r = await send(p.fetch, 'http://plat.test', boot.apiKey, 'PUT', `/organizations/${boot.organizationId}/sso`, {
     body: OIDC,
@@ -101,7 +101,7 @@ describe('secrets at rest', () => {
     expect((await signingKeys(p.base(), true))[0]?.privateKey.asymmetricKeyType).toBe('ec');
     // The key lives beside the database, readable by its owner only; another process opens with it.
     expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600);
-    expect(await platformAt(db).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect(await (await platformAt(db)).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
   });
 
   it('takes the key from PLAT_SECRET_KEY instead of a file, and says plainly when the key is another', async () => {
@@ -110,8 +110,8 @@ describe('secrets at rest', () => {
     const key = randomBytes(32).toString('base64');
     const { orgId } = await configured(db, key);
     expect(existsSync(`${db}.key`)).toBe(false);
-    expect(await platformAt(db, key).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
-    const other = platformAt(db, randomBytes(32).toString('hex'));
+    expect(await (await platformAt(db, key)).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    const other = await platformAt(db, randomBytes(32).toString('hex'));
     await expect(other.base().stores.sso.clientSecret(orgId)).rejects.toThrow(SecretKeyError);
     await expect(other.base().stores.sso.clientSecret(orgId)).rejects.toThrow(
       /^a secret in the database was sealed with key [\w-]{8}, but the key in use \(PLAT_SECRET_KEY\) is [\w-]{8}: restore the key the database was written with/,
@@ -159,7 +159,7 @@ describe('secrets at rest', () => {
     const { orgId } = await configured(db);
     for (const p of open.splice(0)) p.close();
     rmSync(`${db}.key`);
-    const p = platformAt(db);
+    const p = await platformAt(db);
     const message =
       `the secret key file ${db}.key is missing, but the database holds secrets sealed with its key (` +
       `${keyIdOf(db)}): restore the key the database was written with (the file <database>.key from your backup, or ` +
@@ -182,7 +182,7 @@ describe('secrets at rest', () => {
     const db = join(dir, 'local.db');
     const key = randomBytes(32).toString('base64');
     const { orgId } = await configured(db, key);
-    const other = platformAt(db, randomBytes(32).toString('base64'));
+    const other = await platformAt(db, randomBytes(32).toString('base64'));
     expect(() => other.checkSecretKey()).toThrow(SecretKeyError);
     const r = await send(other.fetch, 'http://plat.test', null, 'GET', '/auth/jwks');
     expect(r.status).toBe(500);
@@ -191,7 +191,7 @@ describe('secrets at rest', () => {
     await expect(other.base().stores.sso.put({ ...config, clientSecret: 'x' })).rejects.toThrow(
       /^the database's secrets are sealed with key [\w-]{8}, but the key in use \(PLAT_SECRET_KEY\) is [\w-]{8}: /,
     );
-    expect(await platformAt(db, key).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect(await (await platformAt(db, key)).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
   });
 
   it('gives every process opening a new database at once the one key file one of them made', async () => {

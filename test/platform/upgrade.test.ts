@@ -56,7 +56,7 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     send(platform.fetch, ORIGIN, key, method, path, opts);
   const org = `/organizations/${m.organizationId}`;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), `plat-upgrade-${release}-`));
     db = join(dir, 'local.db');
     // A copy: opening the fixture itself would migrate it.
@@ -66,7 +66,7 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     // An hour after the fixture was made: its session (30 days) and refresh token are still valid.
     const clock = fixedClock(new Date(Date.parse(m.madeAt) + 3_600_000).toISOString());
     // The public URL an embedded platform has, as the release had when it answered (the SP addresses follow it).
-    platform = createPlatform({ db, clock, logger: () => {} });
+    platform = await createPlatform({ db, clock, logger: () => {} });
   });
   afterAll(() => {
     platform.close();
@@ -254,7 +254,7 @@ describe('single sign-on saved by plat 0.1.0, enabled, and a domain two organiza
   let platform: Platform;
   const call = (method: string, path: string) => send(platform.fetch, ORIGIN, m.ownerKey, method, path);
 
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'plat-upgrade-sso-'));
     for (const file of ['local.db', 'local.db.limits']) copyFileSync(join(fixture, file), join(dir, file));
     const raw = new Database(join(dir, 'local.db'));
@@ -269,7 +269,7 @@ describe('single sign-on saved by plat 0.1.0, enabled, and a domain two organiza
       .run(m.secondOrganizationId);
     raw.close();
     const clock = fixedClock(new Date(Date.parse(m.madeAt) + 3_600_000).toISOString());
-    platform = createPlatform({ db: join(dir, 'local.db'), clock, logger: () => {} });
+    platform = await createPlatform({ db: join(dir, 'local.db'), clock, logger: () => {} });
   });
   afterAll(() => {
     platform.close();

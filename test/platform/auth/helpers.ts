@@ -47,7 +47,7 @@ export interface AuthTestPlatform {
 export async function authorizePlatform(opts: { auth?: AuthOptions } = {}): Promise<AuthTestPlatform> {
   const clock = fixedClock('2026-01-01T00:00:00.000Z');
   const logs: string[] = [];
-  const platform = createPlatform({
+  const platform = await createPlatform({
     db: ':memory:',
     clock,
     ids: sequentialIds(),

@@ -53,7 +53,7 @@ describe('bootstrap()', () => {
     });
 
   it('generates the owner a password, returned once, when none is given', async () => {
-    const p = platform();
+    const p = await platform();
     const r = await bootstrap(p.base(), { email: 'admin@localhost' });
     expect(r.password).toMatch(/^[A-Za-z0-9]{24}$/);
     const stored = (await p.base().stores.users.accountById(r.userId))?.passwordHash as string;
@@ -64,12 +64,12 @@ describe('bootstrap()', () => {
   });
 
   it('takes the password given (plat local init --password), at full cost, or refuses a weak one', async () => {
-    const p = platform();
+    const p = await platform();
     const r = await bootstrap(p.base(), { password: 'the chosen init password' });
     expect(r.password).toBeNull();
     const stored = (await p.base().stores.users.accountById(r.userId))?.passwordHash as string;
     expect(stored).toMatch(/^\$scrypt\$ln=17,/);
     expect(await verifyPassword('the chosen init password', stored)).toBe(true);
-    await expect(bootstrap(platform().base(), { password: 'short' })).rejects.toThrow(PlatformError);
+    await expect(bootstrap((await platform()).base(), { password: 'short' })).rejects.toThrow(PlatformError);
   });
 });

@@ -115,8 +115,13 @@ describe('platforms over one database file', () => {
     return t;
   }
   /** A second platform over the same file, as a second `plat` process would open it; calls with `key`. */
-  function reopen(t: TestPlatform, db: string, key: string, limits?: { store?: 'memory' | 'sqlite' }) {
-    const platform = createPlatform({ db, clock: t.clock, logger: () => {}, limits: { enabled: true, ...limits } });
+  async function reopen(t: TestPlatform, db: string, key: string, limits?: { store?: 'memory' | 'sqlite' }) {
+    const platform = await createPlatform({
+      db,
+      clock: t.clock,
+      logger: () => {},
+      limits: { enabled: true, ...limits },
+    });
     closers.push(() => platform.close());
     return (path: string) => send(platform.fetch, 'http://plat.test', key, 'GET', path);
   }
@@ -126,7 +131,7 @@ describe('platforms over one database file', () => {
     const first = await open(db);
     await setPlan(first, 'free');
     for (let i = 0; i < 6; i++) expect((await first.call('GET', '/organizations')).status).toBe(200);
-    const r = await reopen(first, db, first.ownerKey)('/organizations');
+    const r = await (await reopen(first, db, first.ownerKey))('/organizations');
     expect(r.status).toBe(200);
     expect(limitsOf(r)).toMatchObject({ limit: 60, remaining: 3 });
   });
@@ -136,7 +141,7 @@ describe('platforms over one database file', () => {
     const first = await open(db, { store: 'memory' });
     await setPlan(first, 'free');
     for (let i = 0; i < 6; i++) await first.call('GET', '/organizations');
-    const r = await reopen(first, db, first.ownerKey, { store: 'memory' })('/organizations');
+    const r = await (await reopen(first, db, first.ownerKey, { store: 'memory' }))('/organizations');
     expect(limitsOf(r)).toMatchObject({ limit: 60, remaining: 9 });
   });
 });
