@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { bootstrap } from '../../src/platform/index.js';
 import { type RunningServer, startServer } from '../../src/platform/server.js';
 import { FormBrowser, formFields } from '../platform/auth/helpers.js';
+import { testDatabase } from './backend.js';
 
 export const OWNER_EMAIL = 'owner@acme.test';
 export const OWNER_PASSWORD = 'an owner password for the CLI tests';
@@ -21,7 +22,7 @@ export interface SignInServer {
 export async function signInServer(opts: { limits?: boolean; port?: number } = {}): Promise<SignInServer> {
   const dir = mkdtempSync(join(tmpdir(), 'plat-signin-'));
   const server = await startServer({
-    db: join(dir, 'plat.db'),
+    ...(await testDatabase(join(dir, 'plat.db'))),
     port: opts.port ?? 0,
     logger: () => {},
     limits: opts.limits ? undefined : { enabled: false },

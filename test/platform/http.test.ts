@@ -6,6 +6,7 @@ import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { bootstrap, createPlatform } from '../../src/platform/index.js';
 import { startServer } from '../../src/platform/server.js';
 import { LightResponse, useLightFetch } from '../../src/startup/light-fetch.js';
+import { testDatabase } from '../helpers/backend.js';
 import { dbRows } from '../helpers/db.js';
 import { type Reply, send } from '../helpers/platform.js';
 import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
@@ -48,7 +49,7 @@ async function tour(
 describe('the same cases in-process and over real HTTP on a SQLite file', () => {
   it('gives identical answers on every route', async () => {
     const local = await createPlatform({
-      db: ':memory:',
+      ...(await testDatabase()),
       clock: fixedClock(),
       ids: sequentialIds(),
       logger: () => {},
@@ -63,7 +64,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
     );
 
     const server = await startServer({
-      db: join(dir, 'http.db'),
+      ...(await testDatabase(join(dir, 'http.db'))),
       port: 0,
       clock: fixedClock(),
       ids: sequentialIds(),
@@ -91,7 +92,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
   it("gives the same answers, headers included, with plat's light in-process fetch classes as with Node's", async () => {
     const run = async () => {
       const platform = await createPlatform({
-        db: ':memory:',
+        ...(await testDatabase()),
         clock: fixedClock(),
         ids: sequentialIds(),
         logger: () => {},
@@ -128,7 +129,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
   });
 
   it('finishes an in-flight request on close, then closes the database and refuses connections', async () => {
-    const server = await startServer({ db: join(dir, 'close.db'), port: 0, logger: () => {} });
+    const server = await startServer({ ...(await testDatabase(join(dir, 'close.db'))), port: 0, logger: () => {} });
     const boot = await bootstrap(server.platform.base());
     // A request whose body is still arriving when close() is called.
     let finish: (() => void) | undefined;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningServer, SERVER_LIMITS, type ServerLimits, startServer } from '../../src/platform/server.js';
+import { testDatabase } from '../helpers/backend.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'plat-server-'));
 const servers: RunningServer[] = [];
@@ -14,7 +15,7 @@ afterAll(async () => {
 
 async function serve(name: string, serverLimits: Partial<ServerLimits> = {}, log: string[] = []) {
   const server = await startServer({
-    db: join(dir, `${name}.db`),
+    ...(await testDatabase(join(dir, `${name}.db`))),
     port: 0,
     logger: () => {},
     accessLog: (line) => log.push(line),

@@ -5,6 +5,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../src/platform/index.js';
 import { type RunningServer, startServer } from '../../src/platform/server.js';
+import { testDatabase } from '../helpers/backend.js';
 import type { OidcIdp } from '../helpers/oidc-idp.js';
 import { send } from '../helpers/platform.js';
 import { begin, secretsOf, ssoBody, useTestIdp } from '../helpers/sso-oidc.js';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   idp = testIdp();
   dir = mkdtempSync(join(tmpdir(), 'plat-sso-oidc-'));
   server = await startServer({
-    db: join(dir, 'plat.db'),
+    ...(await testDatabase(join(dir, 'plat.db'))),
     port: 0,
     logger: (line) => logs.push(line),
     accessLog: (line) => accessLog.push(line),

@@ -6,6 +6,7 @@ import { bootstrap } from '../../src/platform/index.js';
 import { startServer } from '../../src/platform/server.js';
 import { newSsoRequest } from '../../src/platform/sso/sign-in.js';
 import type { StoredSso } from '../../src/platform/store/sso.js';
+import { testDatabase } from '../helpers/backend.js';
 import { send } from '../helpers/platform.js';
 import { DEFAULT_USER, startSamlIdp } from '../helpers/saml-idp.js';
 import {
@@ -287,7 +288,7 @@ describe('over a real socket (plat serve)', () => {
   it('signs in through the IdP: AuthnRequest, the IdP page posted to the ACS, the code redeemed, a saml session', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'plat-saml-'));
     const server = await startServer({
-      db: join(dir, 'plat.db'),
+      ...(await testDatabase(join(dir, 'plat.db'))),
       port: 0,
       logger: () => {},
       limits: { enabled: false },

@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../../src/platform/index.js';
 import { type RunningServer, startServer } from '../../../src/platform/server.js';
+import { testDatabase } from '../../helpers/backend.js';
 import { launchChromium } from '../../helpers/browser.js';
 import { pkce } from './helpers.js';
 
@@ -32,7 +33,7 @@ async function callbackServer(host: string): Promise<Server | undefined> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'plat-browser-'));
-  server = await startServer({ db: join(dir, 'plat.db'), port: 0, logger: () => {} });
+  server = await startServer({ ...(await testDatabase(join(dir, 'plat.db'))), port: 0, logger: () => {} });
   await bootstrap(server.platform.base(), { email: 'owner@acme.test', orgName: 'Acme', password: PASSWORD });
   callbacks.v4 = await callbackServer('127.0.0.1');
   callbacks.v6 = await callbackServer('::1');

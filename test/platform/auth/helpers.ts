@@ -4,6 +4,7 @@ import type { UserStatus } from '../../../src/contract/users.js';
 import { hashPassword, type ScryptCost } from '../../../src/platform/auth/passwords.js';
 import { fixedClock, sequentialIds } from '../../../src/platform/clock.js';
 import { type AuthOptions, bootstrap, createPlatform, type Platform } from '../../../src/platform/index.js';
+import { testDatabase } from '../../helpers/backend.js';
 import { type CallOptions, type Reply, send } from '../../helpers/platform.js';
 
 export const ORIGIN = 'http://plat.test';
@@ -48,7 +49,7 @@ export async function authorizePlatform(opts: { auth?: AuthOptions } = {}): Prom
   const clock = fixedClock('2026-01-01T00:00:00.000Z');
   const logs: string[] = [];
   const platform = await createPlatform({
-    db: ':memory:',
+    ...(await testDatabase()),
     clock,
     ids: sequentialIds(),
     publicUrl: ORIGIN,

@@ -5,6 +5,7 @@ import * as client from 'openid-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../../src/platform/index.js';
 import { type RunningServer, startServer } from '../../../src/platform/server.js';
+import { testDatabase } from '../../helpers/backend.js';
 import { FormBrowser, formFields } from './helpers.js';
 
 const PASSWORD = 'an owner password over a socket';
@@ -31,7 +32,7 @@ async function harness(opts: { limits?: boolean } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'plat-auth-'));
   const lines: string[] = [];
   const server = await startServer({
-    db: join(dir, 'plat.db'),
+    ...(await testDatabase(join(dir, 'plat.db'))),
     port: 0,
     logger: (line) => lines.push(line),
     accessLog: (line) => lines.push(line),

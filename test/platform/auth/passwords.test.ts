@@ -10,6 +10,7 @@ import {
 import { fixedClock, sequentialIds } from '../../../src/platform/clock.js';
 import { PlatformError } from '../../../src/platform/errors.js';
 import { bootstrap, createPlatform } from '../../../src/platform/index.js';
+import { testDatabase } from '../../helpers/backend.js';
 
 describe('passwords', () => {
   it('are hashed with scrypt at OWASP cost (N=2^17, r=8, p=1) in PHC form, salted, and verified', async () => {
@@ -43,9 +44,9 @@ describe('passwords', () => {
 });
 
 describe('bootstrap()', () => {
-  const platform = () =>
+  const platform = async () =>
     createPlatform({
-      db: ':memory:',
+      ...(await testDatabase()),
       clock: fixedClock(),
       ids: sequentialIds(),
       logger: () => {},
