@@ -118,11 +118,14 @@ async function createOnPostgres(opts: PlatformOptions): Promise<Platform> {
         'every server: the key its secrets are sealed with',
     );
   }
-  const { openPostgres } = await import('./store/postgres.js');
+  const [{ openPostgres }, { pgBucketStore }] = await Promise.all([
+    import('./store/postgres.js'),
+    import('./store/pg-buckets.js'),
+  ]);
   const { sql, secrets } = await openPostgres(opts.db, { kind: 'env', value: opts.secretKey });
   const stores = createStores(sql.q, { sql, secrets });
   const clock = opts.clock ?? systemClock;
-  const limiter = openLimiter(':memory:', opts.limits ?? {}, {
+  const limiter = openLimiter({ buckets: pgBucketStore(sql.q) }, opts.limits ?? {}, {
     clock,
     planOf: (orgId) => stores.organizations.get(orgId).then((org) => org?.plan),
   });
@@ -205,7 +208,7 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
   return {
     fetch: async (request, bindings) => app.fetch(request, { ...bindings, platform }),
     close: async () => {
-      limiter?.close();
+      await limiter?.close();
       await sql.close();
     },
     base: () => makeBase('internal'),

@@ -16,11 +16,11 @@ export async function checkFormPassword(
   email: string,
   password: string,
 ): Promise<PasswordCheck> {
-  const budget = signInBudget(c);
+  const budget = await signInBudget(c);
   if (budget && !budget.allowed)
     return { ok: false, reason: 'locked', retryAfter: Math.max(1, budget.retryAfter ?? 1) };
   const result = await checkPassword(ctx, email, password, clientAddress(c));
-  if (!result.ok && result.reason === 'invalid') chargeFailedSignIn(c);
+  if (!result.ok && result.reason === 'invalid') await chargeFailedSignIn(c);
   return result;
 }
 

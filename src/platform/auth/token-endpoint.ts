@@ -23,7 +23,7 @@ async function oauthEndpoint(c: Context, run: () => Promise<Response>): Promise<
   } catch (err) {
     if (err instanceof OAuthError) {
       // A wrong code, verifier or refresh token is a failed authentication of the address, as a wrong password is.
-      if (err.error === 'invalid_grant') chargeFailedSignIn(c);
+      if (err.error === 'invalid_grant') await chargeFailedSignIn(c);
       return oauthErrorResponse(err);
     }
     throw err;

@@ -3,34 +3,44 @@ import type { Clock } from '../clock.js';
 import { bucketsFilePath, sqliteBucketStore } from '../store/limits.js';
 import { createLimiter, type Limiter } from './limiter.js';
 import { memoryBucketStore } from './memory-store.js';
+import type { BucketStore } from './store.js';
 
 export type { Limiter } from './limiter.js';
 export { type RequestLimits, rateLimits } from './middleware.js';
 export { chargeFailedSignIn, rateLimitedError, signInBudget } from './sign-in.js';
+export type { BucketStore } from './store.js';
 
 /** The rate-limit switches of `createPlatform`. */
 export interface LimitsOptions {
   /** Off for local development; on by default. */
   enabled?: boolean;
   /**
-   * Where buckets live. `sqlite` (the default for a database file): a file beside it, `<db>.limits`, so that every
-   * process using the database shares one budget. `memory`: this process only (the default, and the only choice, for
-   * `:memory:`).
+   * Where buckets live. `sqlite` (the default) shares them with every process using the database: for a database
+   * file, in a file beside it, `<db>.limits`; for a database that brings its own bucket store (PostgreSQL), in that
+   * store. `memory`: this process only (the default, and the only choice, for `:memory:`).
    */
   store?: 'memory' | 'sqlite';
 }
 
-/** The limiter a platform over `dbPath` uses, or undefined when limits are off. */
+/**
+ * Where a limiter's buckets are shared: the path of the platform's SQLite database (`:memory:` for none), or the
+ * bucket store of a database that keeps them itself (`{ buckets: pgBucketStore(q) }` on PostgreSQL).
+ */
+export type LimiterSource = string | { buckets: BucketStore };
+
+/** The limiter a platform over `source` uses, or undefined when limits are off. It closes its store when closed. */
 export function openLimiter(
-  dbPath: string,
+  source: LimiterSource,
   opts: LimitsOptions,
   deps: { clock: Clock; planOf(orgId: string): Promise<Plan | undefined> },
 ): Limiter | undefined {
   if (opts.enabled === false) return undefined;
-  const inMemory = dbPath === ':memory:' || dbPath === '';
-  const store =
-    (opts.store ?? 'sqlite') === 'sqlite' && !inMemory
-      ? sqliteBucketStore(bucketsFilePath(dbPath))
-      : memoryBucketStore();
-  return createLimiter({ store, ...deps });
+  return createLimiter({ store: bucketStore(source, opts.store ?? 'sqlite'), ...deps });
+}
+
+function bucketStore(source: LimiterSource, choice: 'memory' | 'sqlite'): BucketStore {
+  if (choice === 'memory') return memoryBucketStore();
+  if (typeof source !== 'string') return source.buckets;
+  const inMemory = source === ':memory:' || source === '';
+  return inMemory ? memoryBucketStore() : sqliteBucketStore(bucketsFilePath(source));
 }

@@ -8,7 +8,7 @@ import {
 import type { Plan } from '../../contract/organizations.js';
 import type { Clock } from '../clock.js';
 import type { Credential } from '../context.js';
-import { charge, type LimitState, peek, take } from './bucket.js';
+import { type LimitState, peek } from './bucket.js';
 import type { BucketStore } from './store.js';
 
 /** Which bucket a request spends, and by which rule: the policy of contract §7 over a bucket store. */
@@ -22,12 +22,13 @@ export interface Limiter {
    * Takes a token from an OAuth client's bucket for one of the client-limited auth endpoints; a request that names
    * no client spends a bucket of its IP under the same rule.
    */
-  takeClient(endpoint: Exclude<AuthEndpoint, 'whoami'>, clientId: string | undefined, ip: string): LimitState;
+  takeClient(endpoint: Exclude<AuthEndpoint, 'whoami'>, clientId: string | undefined, ip: string): Promise<LimitState>;
   /** The client IP's budget for failed authentication, without spending it. */
-  peekAddress(ip: string): LimitState;
+  peekAddress(ip: string): Promise<LimitState>;
   /** Charges one failed authentication (bad credential, failed sign-in) to the client IP. */
-  chargeAddress(ip: string): LimitState;
-  close(): void;
+  chargeAddress(ip: string): Promise<LimitState>;
+  /** Closes the bucket store (waiting for a sweep under way). */
+  close(): Promise<void>;
 }
 
 export interface LimiterDeps {
@@ -49,13 +50,7 @@ function credentialKey(c: Credential, orgId: string): string {
 /** Builds the limiter. */
 export function createLimiter(deps: LimiterDeps): Limiter {
   const { store, clock } = deps;
-  const takeBy = (key: string, rule: RateRule) => {
-    const now = clock().getTime();
-    return store.update(key, now, (prev) => {
-      const { next, state } = take(prev, rule, now);
-      return { next, result: state };
-    });
-  };
+  const takeBy = (key: string, rule: RateRule) => store.take(key, rule, clock().getTime());
   return {
     async takeCredential(credential, orgId, endpoint) {
       const key = credentialKey(credential, orgId);
@@ -69,14 +64,8 @@ export function createLimiter(deps: LimiterDeps): Limiter {
         clientId === undefined ? `client:${endpoint}:ip=${ip}` : `client:${endpoint}:id=${clientId}`,
         AUTH_ENDPOINT_LIMITS[endpoint],
       ),
-    peekAddress: (ip) => peek(store.get(`ip:${ip}`), ANONYMOUS_LIMIT, clock().getTime()),
-    chargeAddress(ip) {
-      const now = clock().getTime();
-      return store.update(`ip:${ip}`, now, (prev) => {
-        const { next, state } = charge(prev, ANONYMOUS_LIMIT, now);
-        return { next, result: state };
-      });
-    },
+    peekAddress: async (ip) => peek(await store.get(`ip:${ip}`), ANONYMOUS_LIMIT, clock().getTime()),
+    chargeAddress: (ip) => store.charge(`ip:${ip}`, ANONYMOUS_LIMIT, clock().getTime()),
     close: () => store.close(),
   };
 }

@@ -1,5 +1,5 @@
 import type { Bucket } from './bucket.js';
-import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY } from './store.js';
+import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY, steppedBucketStore } from './store.js';
 
 /** Buckets in this process's memory: for one `plat serve` process, or a `:memory:` database. */
 export function memoryBucketStore(): BucketStore {
@@ -8,7 +8,7 @@ export function memoryBucketStore(): BucketStore {
   const sweep = (now: number) => {
     for (const [key, b] of buckets) if (now - b.at >= IDLE_MS) buckets.delete(key);
   };
-  return {
+  return steppedBucketStore({
     get: (key) => buckets.get(key),
     update<T>(key: string, now: number, step: BucketStep<T>): T {
       // One thread and no await between read and write: this is already atomic.
@@ -20,5 +20,5 @@ export function memoryBucketStore(): BucketStore {
       return result;
     },
     close: () => buckets.clear(),
-  };
+  });
 }

@@ -125,7 +125,7 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
     const path = c.req.path;
     const endpoint = authEndpoint(method, path);
     if (endpoint && endpoint !== 'whoami') {
-      const state = limiter.takeClient(endpoint, await clientIdOf(c.req.raw), ip);
+      const state = await limiter.takeClient(endpoint, await clientIdOf(c.req.raw), ip);
       const refusal = `too many ${path} requests for this client: ${state.limit} a minute; ${retryIn(state)}`;
       return { state, byAddress: false, ...(!state.allowed && { refusal }) };
     }
@@ -133,7 +133,7 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
       // An identity provider's answer costs the platform signature checks (SAML) or a token request (OIDC), and
       // anyone can send one, whatever credentials ride along: each refused one spends from the address's budget, as
       // a failed credential does (charged once answered, see below); a person signing in spends nothing.
-      const gate = limiter.peekAddress(ip);
+      const gate = await limiter.peekAddress(ip);
       const refusal = `too many refused sign-ins through an identity provider from this address; ${retryIn(gate)}`;
       return { state: gate, byAddress: true, chargeRefused: true, ...(!gate.allowed && { refusal }) };
     }
@@ -145,11 +145,11 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
       headers.has('x-api-key') || (needs ? authorization !== null : /^Bearer /i.test(authorization ?? ''));
     if (!presented && !needs) {
       // A public page without credentials spends nothing; its headers show the address's budget.
-      return { state: { ...limiter.peekAddress(ip), allowed: true }, byAddress: true };
+      return { state: { ...(await limiter.peekAddress(ip)), allowed: true }, byAddress: true };
     }
     // Checked before the credential: once an address has used up its failures, whether a guess is right must not
     // show (a 429 for wrong guesses and a 200 for the right one would leave guessing as fast as ever).
-    const gate = limiter.peekAddress(ip);
+    const gate = await limiter.peekAddress(ip);
     if (!gate.allowed) {
       return {
         state: gate,
@@ -161,7 +161,7 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
     const credential = await authenticate(base, headers, platform.bearer).catch(() => undefined);
     if (!credential) {
       // The route authenticates again and answers the 401 (or 400) itself; here the failure is only counted.
-      return { state: limiter.chargeAddress(ip), byAddress: true };
+      return { state: await limiter.chargeAddress(ip), byAddress: true };
     }
     c.set('credential', credential);
     const whoami = endpoint === 'whoami';
@@ -188,7 +188,7 @@ export function rateLimits(deps: RateLimitDeps): MiddlewareHandler<LimitsEnv & {
     const handle: RequestLimits = { limiter, ip, byAddress, state };
     c.set('rateLimits', handle);
     await next();
-    if (chargeRefused && c.res.status >= 400) handle.state = limiter.chargeAddress(ip);
+    if (chargeRefused && c.res.status >= 400) handle.state = await limiter.chargeAddress(ip);
     // The handle's state, not `state`: a route may have charged a failed sign-in meanwhile.
     const { retryAfter: _, ...info } = handle.state;
     // `Response.redirect()` and fetched responses have immutable headers: copy those once (Hono's setter may copy

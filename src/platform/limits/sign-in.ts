@@ -13,10 +13,10 @@ function handleOf(c: Context): RequestLimits | undefined {
  * failed authentication, the one that also counts bad keys and tokens. Returns the bucket's state after the charge
  * (undefined when limits are off). Call it after the failure, whatever the route answers.
  */
-export function chargeFailedSignIn(c: Context): LimitState | undefined {
+export async function chargeFailedSignIn(c: Context): Promise<LimitState | undefined> {
   const handle = handleOf(c);
   if (!handle) return undefined;
-  const state = handle.limiter.chargeAddress(handle.ip);
+  const state = await handle.limiter.chargeAddress(handle.ip);
   if (handle.byAddress) handle.state = state;
   return state;
 }
@@ -26,9 +26,9 @@ export function chargeFailedSignIn(c: Context): LimitState | undefined {
  * the attempt before checking anything (`rateLimitedError(state)`), so a guess cannot be told right from wrong.
  * Undefined when limits are off.
  */
-export function signInBudget(c: Context): LimitState | undefined {
+export async function signInBudget(c: Context): Promise<LimitState | undefined> {
   const handle = handleOf(c);
-  return handle && handle.limiter.peekAddress(handle.ip);
+  return handle && (await handle.limiter.peekAddress(handle.ip));
 }
 
 /** The `429 rate_limit_exceeded` of a refused attempt, with `Retry-After` and the `X-RateLimit-*` headers. */

@@ -1,5 +1,5 @@
 import type { Bucket } from '../limits/bucket.js';
-import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY } from '../limits/store.js';
+import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY, steppedBucketStore } from '../limits/store.js';
 import { removeDatabaseFiles } from './files.js';
 import { type Db, openSqlite } from './sqlite.js';
 
@@ -101,10 +101,10 @@ export function sqliteBucketStore(path: string): BucketStore {
   };
   // Opened now, so that a file that cannot be opened fails the platform's start, not its first request.
   withFile(() => undefined);
-  return {
+  return steppedBucketStore({
     get: (key) => withFile((f) => f.get.get(key)),
     update: <T>(key: string, now: number, step: BucketStep<T>) =>
       withFile((f) => f.update.immediate(key, now, step) as T),
     close: () => file?.db.close(),
-  };
+  });
 }

@@ -117,11 +117,11 @@ describe('the hooks for other routes', () => {
         tag: 'auth',
         access: 'public',
         handler: async (_ctx, c) => {
-          const budget = signInBudget(c);
+          const budget = await signInBudget(c);
           if (budget && !budget.allowed) throw rateLimitedError(budget, 'too many failed sign-ins');
           const { password } = await c.req.json();
           if (password === 'right') return c.json({ ok: true });
-          chargeFailedSignIn(c);
+          await chargeFailedSignIn(c);
           return c.json({ ok: false }, 401);
         },
       }),

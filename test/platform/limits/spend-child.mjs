@@ -23,5 +23,5 @@ for (let i = 0; i < Number(attempts); i++) {
   // Paced, so the parent's requests land in between rather than after.
   await new Promise((resolve) => setTimeout(resolve, 0));
 }
-limiter.close();
+await limiter.close();
 process.stdout.write(`${allowed}\n`);

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLAN_LIMITS } from '../../../src/contract/limits.js';
 import { createPlatform } from '../../../src/platform/index.js';
-import { take } from '../../../src/platform/limits/bucket.js';
 import type { BucketStore } from '../../../src/platform/limits/store.js';
 import { IDLE_MS, SWEEP_EVERY } from '../../../src/platform/limits/store.js';
 import { bucketsFilePath, sqliteBucketStore } from '../../../src/platform/store/limits.js';
@@ -14,9 +13,9 @@ import { limitsOf, setPlan } from './helpers.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const dirs: string[] = [];
-const closers: (() => void)[] = [];
-afterEach(() => {
-  for (const close of closers.splice(0)) close();
+const closers: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -30,39 +29,36 @@ function store(path: string): BucketStore {
   closers.push(() => s.close());
   return s;
 }
-function takeOne(s: BucketStore, key: string, now = T0): boolean {
-  return s.update(key, now, (prev) => {
-    const { next, state } = take(prev, PLAN_LIMITS.free, now);
-    return { next, result: state.allowed };
-  });
+async function takeOne(s: BucketStore, key: string, now = T0): Promise<boolean> {
+  return (await s.take(key, PLAN_LIMITS.free, now)).allowed;
 }
 
 describe('the SQLite bucket store', () => {
-  it('shares buckets between connections to one file, never spending a token twice', () => {
+  it('shares buckets between connections to one file, never spending a token twice', async () => {
     const file = bucketsFilePath(tempDb());
     const [a, b] = [store(file), store(file)];
     let allowed = 0;
-    for (let i = 0; i < 20; i++) allowed += Number(takeOne(i % 2 ? a : b, 'key:one'));
+    for (let i = 0; i < 20; i++) allowed += Number(await takeOne(i % 2 ? a : b, 'key:one'));
     expect(allowed).toBe(10);
-    expect(takeOne(a, 'key:two')).toBe(true);
+    expect(await takeOne(a, 'key:two')).toBe(true);
   });
 
-  it('keeps the buckets when another process opens the file', () => {
+  it('keeps the buckets when another process opens the file', async () => {
     const file = bucketsFilePath(tempDb());
-    takeOne(store(file), 'key:one');
-    expect(store(file).get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
+    await takeOne(store(file), 'key:one');
+    expect(await store(file).get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
   });
 
-  it('leaves no journal or WAL file beside it, while open or after', () => {
+  it('leaves no journal or WAL file beside it, while open or after', async () => {
     const file = bucketsFilePath(tempDb());
     const s = store(file);
-    takeOne(s, 'key:one');
+    await takeOne(s, 'key:one');
     expect(readdirSync(join(file, '..'))).toEqual(['plat.db.limits']);
-    s.close();
+    await s.close();
     expect(readdirSync(join(file, '..'))).toEqual(['plat.db.limits']);
   });
 
-  it('takes over a file an earlier plat kept in WAL mode, buckets and all', () => {
+  it('takes over a file an earlier plat kept in WAL mode, buckets and all', async () => {
     const file = bucketsFilePath(tempDb());
     const old = openSqlite(file);
     old.pragma('journal_mode = WAL');
@@ -71,40 +67,40 @@ describe('the SQLite bucket store', () => {
     old.pragma('user_version = 1');
     old.close();
     const s = store(file);
-    expect(s.get('key:one')).toEqual({ level: 42, at: T0 });
+    expect(await s.get('key:one')).toEqual({ level: 42, at: T0 });
     expect(readdirSync(join(file, '..'))).toEqual(['plat.db.limits']);
   });
 
-  it('starts anew from a file that is not a database, and keeps working', () => {
+  it('starts anew from a file that is not a database, and keeps working', async () => {
     const file = bucketsFilePath(tempDb());
     writeFileSync(file, 'not a database, '.repeat(512));
     const s = store(file);
-    expect(s.get('key:one')).toBeUndefined();
-    expect(takeOne(s, 'key:one')).toBe(true);
-    expect(store(file).get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
+    expect(await s.get('key:one')).toBeUndefined();
+    expect(await takeOne(s, 'key:one')).toBe(true);
+    expect(await store(file).get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
   });
 
-  it('starts anew when the file is damaged while open, and runs the step again on the new one', () => {
+  it('starts anew when the file is damaged while open, and runs the step again on the new one', async () => {
     const file = bucketsFilePath(tempDb());
     const s = store(file);
-    takeOne(s, 'key:one');
+    await takeOne(s, 'key:one');
     // What a crash in the middle of a write (no journal on disk, no fsync) could leave.
     writeFileSync(file, Buffer.alloc(8192, 0xa5));
-    expect(takeOne(s, 'key:one')).toBe(true);
-    expect(s.get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
+    expect(await takeOne(s, 'key:one')).toBe(true);
+    expect(await s.get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
     expect(existsSync(file)).toBe(true);
-    expect(store(file).get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
+    expect(await store(file).get('key:one')).toEqual({ level: 9 * 60_000, at: T0 });
   });
 
-  it('sweeps buckets idle long enough to be full anyway', () => {
+  it('sweeps buckets idle long enough to be full anyway', async () => {
     const s = store(bucketsFilePath(tempDb()));
-    takeOne(s, 'key:idle');
+    await takeOne(s, 'key:idle');
     const later = T0 + IDLE_MS;
-    for (let i = 0; i < SWEEP_EVERY - 2; i++) takeOne(s, `key:${i}`, later);
-    expect(s.get('key:idle')).toBeDefined();
-    takeOne(s, 'key:0', later);
-    expect(s.get('key:idle')).toBeUndefined();
-    expect(s.get('key:0')).toBeDefined();
+    for (let i = 0; i < SWEEP_EVERY - 2; i++) await takeOne(s, `key:${i}`, later);
+    expect(await s.get('key:idle')).toBeDefined();
+    await takeOne(s, 'key:0', later);
+    expect(await s.get('key:idle')).toBeUndefined();
+    expect(await s.get('key:0')).toBeDefined();
   });
 });
 
