@@ -5,6 +5,7 @@ import type { CredentialStore } from '../auth/credential-store.js';
 import type { TokenSession } from '../auth/token-session.js';
 import type { PlatformClient } from '../client/client.js';
 import type { Config, ConfigFile } from '../config/config.js';
+import { isDatabaseUrl, shownDb } from '../config/database-url.js';
 import { configDir, dataDir } from '../config/paths.js';
 import type { Resolved } from '../config/resolve.js';
 import { newClient, oauthTransport, openTransport } from './connection.js';
@@ -138,8 +139,11 @@ export function createContext(
       throw new NotAuthenticatedError(
         r.kind === 'embedded'
           ? // An embedded platform has no sign-in: a file made elsewhere (copied, or by another plat) has no key here.
-            `no API key is stored for the embedded platform at ${r.db} (credential account "${r.account}"): ` +
-              'set PLAT_API_KEY to an API key of that platform'
+            `no API key is stored for the embedded platform at ${shownDb(r.db as string)} ` +
+              `(credential account "${r.account}"): set PLAT_API_KEY to an API key of that platform` +
+              (isDatabaseUrl(r.db as string)
+                ? ', or create the platform there with plat local init --database-url'
+                : '')
           : applies
             ? `no credentials for profile "${r.profile}": run plat login, or set PLAT_API_KEY (or PLAT_TOKEN)`
             : `no credentials for ${r.baseUrl} (${r.why.endpoint}): set PLAT_API_KEY or PLAT_TOKEN ` +
@@ -239,7 +243,14 @@ export function createContext(
   async function resolveFor(config: Config): Promise<Resolved> {
     const { resolveSettings } = await import('../config/resolve.js');
     const g = globals();
-    const flags = { profile: g.profile, baseUrl: g.baseUrl, org: g.org, db: g.db, sandbox: g.sandbox };
+    const flags = {
+      profile: g.profile,
+      baseUrl: g.baseUrl,
+      org: g.org,
+      db: g.db,
+      databaseUrl: g.databaseUrl,
+      sandbox: g.sandbox,
+    };
     const r = resolveSettings({ flags, env: deps.env, config, dataDir: dirs.data, cwd: deps.cwd });
     if (g.db !== undefined && r.db) checkDbDirectory(g.db, r.db, dirs.data);
     return r;

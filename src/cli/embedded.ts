@@ -3,8 +3,10 @@ import { dirname } from 'node:path';
 import type { CredentialStore } from '../auth/credential-store.js';
 import type { Fetch } from '../client/client.js';
 import type { ConfigFile } from '../config/config.js';
+import { isDatabaseUrl, shownDb } from '../config/database-url.js';
 import type { Resolved } from '../config/resolve.js';
 import type { Platform, PlatformOptions } from '../platform/index.js';
+import { CliError, UsageError } from './errors.js';
 import { notice, type Terminal } from './output/terminal.js';
 
 /** What `plat local` reads of the embedded platform's mailbox and sealed secrets. */
@@ -35,6 +37,7 @@ export interface LocalPlatform {
   apiKey: string;
   /** The owner's generated sign-in password (null when one was given); shown once, by `local init` only. */
   password: string | null;
+  /** The database as it may be shown: the file, or the PostgreSQL URL without its password. */
   db: string;
 }
 
@@ -46,9 +49,65 @@ export function secretKeyOf(env: Record<string, string | undefined>): string | u
   return env.PLAT_SECRET_KEY || undefined;
 }
 
-/** Whether the embedded platform of these settings still has to be created. */
+/**
+ * `secretKeyOf`, for a platform over `db`: one on PostgreSQL cannot do without it (no key file can sit beside a
+ * database every server shares), and says so before anything is opened — a usage error (2) naming PLAT_SECRET_KEY.
+ */
+export function secretKeyFor(env: Record<string, string | undefined>, db: string): string | undefined {
+  const key = secretKeyOf(env);
+  if (key === undefined && isDatabaseUrl(db)) {
+    throw new UsageError(
+      'a platform on PostgreSQL needs PLAT_SECRET_KEY: the key its secrets are sealed with, 32 bytes in base64 or ' +
+        'hex (make one with: openssl rand -base64 32), the same for every plat that opens the database; keep it ' +
+        'as safe as the database',
+    );
+  }
+  return key;
+}
+
+/**
+ * Whether the embedded platform of these settings still has to be created on first use: a file that does not exist
+ * yet. A PostgreSQL database never is (servers starting together on an empty one would each make an organization):
+ * `plat local init --database-url` makes its platform, explicitly.
+ */
 export function needsBootstrap(r: Resolved): boolean {
-  return r.kind === 'embedded' && r.db !== undefined && r.db !== ':memory:' && !existsSync(r.db);
+  return (
+    r.kind === 'embedded' && r.db !== undefined && r.db !== ':memory:' && !isDatabaseUrl(r.db) && !existsSync(r.db)
+  );
+}
+
+/**
+ * Whether the platform over `platform`'s database holds an organization: what tells an empty PostgreSQL database
+ * (migrated, but not yet made a platform by `local init`) from one in use.
+ */
+export async function hasOrganization(platform: Platform): Promise<boolean> {
+  const row = await platform.sql.q.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Whether the embedded platform of these settings exists already (`local init` reports it rather than making one):
+ * its file exists, or its PostgreSQL database holds an organization.
+ */
+export async function platformExists(ctx: Pick<EmbeddedContext, 'deps'>, r: Resolved & { db: string }) {
+  if (!isDatabaseUrl(r.db)) return !needsBootstrap(r);
+  const platform = await openPlatform(ctx, r.db, r.sandbox);
+  try {
+    return await hasOrganization(platform);
+  } finally {
+    await platform.close();
+  }
+}
+
+/**
+ * A PostgreSQL database that cannot be reached (refused, unknown host, timed out) as a network failure (9), told
+ * with the database's masked URL; any other error as it is. pg's messages name addresses, never the password.
+ */
+export function databaseFailure(err: unknown, db: string): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (!isDatabaseUrl(db) || typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return err;
+  const why = (err as Error).message || code;
+  return new CliError('network', `cannot reach the PostgreSQL database ${shownDb(db)}: ${why}`);
 }
 
 /**
@@ -61,24 +120,29 @@ export async function openPlatform(
   sandbox: boolean,
 ): Promise<Platform> {
   const { env, platform } = ctx.deps;
-  return createAt(db, { mode: sandbox ? 'sandbox' : 'live', secretKey: secretKeyOf(env), ...platform });
+  return createAt(db, { mode: sandbox ? 'sandbox' : 'live', secretKey: secretKeyFor(env, db), ...platform });
 }
 
 /**
- * Creates the platform over the database file `db` (its folder made, private, when missing): the one place the CLI
- * loads the platform and SQLite, on demand, so that remote commands never do.
+ * Creates the platform over the database file `db` (its folder made, private, when missing) or the PostgreSQL
+ * database `db` names: the one place the CLI loads the platform and SQLite, on demand, so that remote commands never
+ * do.
  */
 async function createAt(db: string, opts: Omit<PlatformOptions, 'db'>): Promise<Platform> {
-  if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
+  if (isDatabaseUrl(db)) secretKeyFor({ PLAT_SECRET_KEY: opts.secretKey }, db);
+  else if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
   const { createPlatform } = await platformModule();
-  return createPlatform({ db, ...opts });
+  return createPlatform({ db, ...opts }).catch((err: unknown) => {
+    throw databaseFailure(err, db);
+  });
 }
 
 /**
  * Creates the embedded platform: an organization on `enterprise`, its owner, and the owner's multi-organization API
  * key, which goes to the credential store under the settings' account (the profile's, its sandbox's, or that of the
- * `--db` file). The new organization is recorded as the profile's (or its sandbox's); a `--db` other than the
- * profile's own changes nothing in the profile, and its key acts in its own organization by default.
+ * `--db` file or the PostgreSQL database). The new organization is recorded as the profile's (or its sandbox's); a
+ * `--db` other than the profile's own, or a PostgreSQL database, changes nothing in the profile, and its key acts in
+ * its own organization by default. The result names the database as it may be shown (`shownDb`).
  */
 export async function bootstrapEmbedded(
   ctx: EmbeddedContext,
@@ -103,7 +167,7 @@ export async function bootstrapEmbedded(
     const profile = { ...config.profiles[r.profile], [r.orgSlot]: made.organizationId };
     await file.save({ ...config, profiles: { ...config.profiles, [r.profile]: profile } });
   }
-  return { ...made, db };
+  return { ...made, db: shownDb(db) };
 }
 
 /**
@@ -152,7 +216,10 @@ export async function embeddedTransport(opts: {
   db: string;
   mode?: 'live' | 'sandbox';
   lightFetch?: () => Promise<void>;
-  /** `PLAT_SECRET_KEY`: the key the database's secrets are sealed with (default: the key file beside it). */
+  /**
+   * `PLAT_SECRET_KEY`: the key the database's secrets are sealed with (default: the key file beside it; required on
+   * PostgreSQL, a usage error without it).
+   */
   secretKey?: string;
 }): Promise<{ fetch: Fetch; baseUrl: string; close(): Promise<void> }> {
   await opts.lightFetch?.();

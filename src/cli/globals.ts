@@ -7,6 +7,7 @@ export interface GlobalOptions {
   baseUrl?: string;
   sandbox?: boolean;
   db?: string;
+  databaseUrl?: string;
   json?: boolean;
   output?: OutputMode;
   color: boolean;

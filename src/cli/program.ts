@@ -80,6 +80,7 @@ const VALUE_OPTIONS = new Set([
   '--org',
   '--base-url',
   '--db',
+  '--database-url',
   '-o',
   '--output',
   '--request-id',
@@ -124,6 +125,7 @@ export function rootCommand(version: string): Command {
     .option('--base-url <url>', 'talk to the instance at this URL (…/v2)')
     .option('--sandbox', "use the profile's sandbox instance")
     .option('--db <path>', 'embedded platform database file')
+    .option('--database-url <url>', 'embedded platform on this PostgreSQL database (also PLAT_DATABASE_URL)')
     .option('--json', 'print JSON (same as -o json)')
     // Checked before the action (routeOutput), not here: `users export --output FILE` takes it for a file name.
     .addOption(

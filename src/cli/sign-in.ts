@@ -56,11 +56,19 @@ export async function signInTarget(ctx: Context): Promise<SignInTarget> {
   const { DEFAULT_PROFILE, normalizeBaseUrl, pickProfile, resolveSettings } = await import('../config/resolve.js');
   const g = ctx.globals();
   const env = ctx.deps.env as NodeJS.ProcessEnv;
-  const flags = { profile: g.profile, baseUrl: g.baseUrl, org: g.org, db: g.db, sandbox: g.sandbox };
+  const flags = {
+    profile: g.profile,
+    baseUrl: g.baseUrl,
+    org: g.org,
+    db: g.db,
+    databaseUrl: g.databaseUrl,
+    sandbox: g.sandbox,
+  };
   const config = (await ctx.config()).current;
   const [picked, why] = pickProfile(flags, env, config);
-  // A flag wins over the environment: --db asks for the embedded platform, so PLAT_BASE_URL does not apply.
-  const url = g.baseUrl ?? (g.db ? undefined : env.PLAT_BASE_URL);
+  // A flag wins over the environment: --db (or --database-url) asks for the embedded platform, so PLAT_BASE_URL does
+  // not apply.
+  const url = g.baseUrl ?? (g.db || g.databaseUrl !== undefined ? undefined : env.PLAT_BASE_URL);
   const urlWhy = g.baseUrl ? '--base-url' : 'PLAT_BASE_URL';
   const stored = config.profiles[picked];
   const embedded = (stored || picked === DEFAULT_PROFILE) && !stored?.baseUrl && !stored?.sandboxBaseUrl;

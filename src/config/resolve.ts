@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { Config, Profile } from './config.js';
+import { checkDatabaseUrl, databaseKey, isDatabaseUrl } from './database-url.js';
 import { UsageError } from './errors.js';
 
 /** The profile used when nothing names one: the embedded platform in `<dataDir>/local.db`. */
@@ -11,6 +12,8 @@ export interface SettingsFlags {
   baseUrl?: string;
   org?: string;
   db?: string;
+  /** `--database-url`: the embedded platform on this PostgreSQL database (exclusive with `db`). */
+  databaseUrl?: string;
   sandbox?: boolean;
 }
 
@@ -20,14 +23,18 @@ export interface Resolved {
   kind: 'embedded' | 'remote';
   /** Remote only: the instance's base URL, ending in `/v2`. */
   baseUrl?: string;
-  /** Embedded only: the database file. */
+  /**
+   * Embedded only: the database file, or the PostgreSQL database's URL — with its password, to connect with: show it
+   * only through `shownDb` (config/database-url.ts).
+   */
   db?: string;
   /** The organization to send as `X-Org-Id`, if any. */
   org?: string;
   sandbox: boolean;
   /**
-   * The credential store account of this endpoint: `<profile>`, `<profile>:sandbox` for its sandbox, and
-   * `<profile>@<database file>` for a `--db` other than the profile's own — each database keeps its own key.
+   * The credential store account of this endpoint: `<profile>`, `<profile>:sandbox` for its sandbox,
+   * `<profile>@<database file>` for a `--db` other than the profile's own, and `<profile>@postgres://HOST:PORT/NAME`
+   * for a PostgreSQL database (no credentials in it) — each database keeps its own key.
    */
   account: string;
   /**
@@ -97,9 +104,9 @@ function pickRemote(
 ): { url: string; why: string } | undefined {
   // An explicit --base-url is taken as the instance wanted, sandbox or not.
   if (flags.baseUrl) return { url: flags.baseUrl, why: 'from --base-url' };
-  // A flag wins over the environment: --db (without --base-url) asks for the embedded platform, so PLAT_BASE_URL
-  // does not apply. A remote profile's own URL still does, and makes --db a usage error below.
-  if (env.PLAT_BASE_URL && !flags.db) {
+  // A flag wins over the environment: --db or --database-url (without --base-url) asks for the embedded platform, so
+  // PLAT_BASE_URL does not apply. A remote profile's own URL still does, and makes either a usage error below.
+  if (env.PLAT_BASE_URL && !flags.db && flags.databaseUrl === undefined) {
     if (sandbox) {
       throw new UsageError('--sandbox cannot switch PLAT_BASE_URL to a sandbox: give the sandbox URL with --base-url');
     }
@@ -118,11 +125,36 @@ function pickRemote(
 }
 
 /**
+ * The embedded platform's PostgreSQL database, if one is named: `--database-url`, else `PLAT_DATABASE_URL` unless
+ * `--db` names a file (flags win). Checked, never echoed.
+ */
+function pickDatabaseUrl(flags: SettingsFlags, env: NodeJS.ProcessEnv): { url: string; source: string } | undefined {
+  if (flags.db !== undefined && flags.databaseUrl !== undefined) {
+    throw new UsageError(
+      "--db and --database-url both name the embedded platform's database: give one (a SQLite file, or a PostgreSQL URL)",
+    );
+  }
+  if (flags.db && isDatabaseUrl(flags.db)) {
+    throw new UsageError('--db takes a SQLite database file; give a PostgreSQL URL with --database-url instead');
+  }
+  if (flags.databaseUrl !== undefined) {
+    return { url: checkDatabaseUrl(flags.databaseUrl, '--database-url'), source: '--database-url' };
+  }
+  if (env.PLAT_DATABASE_URL && !flags.db) {
+    return { url: checkDatabaseUrl(env.PLAT_DATABASE_URL, 'PLAT_DATABASE_URL'), source: 'PLAT_DATABASE_URL' };
+  }
+  return undefined;
+}
+
+/**
  * Decides profile, endpoint and organization with the contract's precedence: flags > environment > profile.
  * With nothing configured the result is the embedded profile `local` on `<dataDir>/local.db`.
- * `--db` without `--base-url` selects the embedded platform even when `PLAT_BASE_URL` is set (flags win).
- * Throws `UsageError` for an unknown profile, `--db` with `--base-url` or a remote profile, or `--sandbox` with no
- * sandbox to go to.
+ * `--db` or `--database-url` without `--base-url` selects the embedded platform even when `PLAT_BASE_URL` is set
+ * (flags win). `PLAT_DATABASE_URL` replaces the embedded platform's file, never a remote endpoint: it applies only
+ * where the endpoint is embedded and no `--db` is given. A PostgreSQL database is, like a foreign `--db`, a database
+ * of its own: its own credential account, and none of the profile's organization.
+ * Throws `UsageError` for an unknown profile, `--db` or `--database-url` with `--base-url` or a remote profile, both
+ * of them, a database URL that cannot be used, or `--sandbox` with no sandbox to go to.
  */
 export function resolveSettings(input: ResolveInput): Resolved {
   const { flags, env, config, dataDir } = input;
@@ -140,6 +172,13 @@ export function resolveSettings(input: ResolveInput): Resolved {
   if (remote && flags.db) {
     throw new UsageError(`--db applies to the embedded platform only, but the endpoint is remote (${remote.why})`);
   }
+  if (remote && flags.databaseUrl !== undefined) {
+    throw new UsageError(
+      `--database-url applies to the embedded platform only, but the endpoint is remote (${remote.why})`,
+    );
+  }
+  // Checked only where it applies: a PLAT_DATABASE_URL left in the environment does not stop remote commands.
+  const postgres = remote ? undefined : pickDatabaseUrl(flags, env);
 
   // The embedded platform's file: --db, else the profile's own; the sandbox is a second file beside the live one.
   // A --db is "foreign" when it names another file than the profile's own (relative paths compared from the working
@@ -149,10 +188,11 @@ export function resolveSettings(input: ResolveInput): Resolved {
   const cwd = input.cwd ?? process.cwd();
   const memory = flags.db === ':memory:';
   const liveDb = flags.db && !memory ? resolve(cwd, flags.db) : (flags.db ?? ownDb);
-  const foreign = !remote && flags.db !== undefined && (memory || liveDb !== resolve(cwd, ownDb));
+  const foreign =
+    postgres !== undefined || (!remote && flags.db !== undefined && (memory || liveDb !== resolve(cwd, ownDb)));
   const orgSlot = foreign ? undefined : sandbox ? ('sandboxOrg' as const) : ('org' as const);
   const account = foreign
-    ? `${profile}@${liveDb}${sandbox ? ':sandbox' : ''}`
+    ? `${profile}@${postgres ? databaseKey(postgres.url) : liveDb}${sandbox ? ':sandbox' : ''}`
     : sandbox
       ? `${profile}:sandbox`
       : profile;
@@ -171,6 +211,11 @@ export function resolveSettings(input: ResolveInput): Resolved {
     return { profile, kind: 'remote', baseUrl, org, sandbox, account, orgSlot, why };
   }
 
+  if (postgres) {
+    // An explicit URL is taken as the database wanted, sandbox or not (as --base-url is): no second database is derived.
+    const why = { profile: whyProfile, endpoint: `embedded PostgreSQL, from ${postgres.source}`, org: whyOrg };
+    return { profile, kind: 'embedded', db: postgres.url, org, sandbox, account, orgSlot, why };
+  }
   let whyEndpoint: string;
   if (flags.db) whyEndpoint = foreign ? 'embedded, from --db' : `embedded, from --db (profile "${profile}"'s own)`;
   else if (p.db) whyEndpoint = `embedded, from profile "${profile}"`;

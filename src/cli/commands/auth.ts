@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { shownDb } from '../../config/database-url.js';
 import { PLAN_LIMITS } from '../../contract/limits.js';
 import type { Context } from '../context.js';
 import { type ActiveCredential, isSignedIn } from '../credential.js';
@@ -107,7 +108,8 @@ const status = verb<Record<string, never>>({
     const credential = await ctx.credential();
     const store = await ctx.credentials();
     const token = tokenFacts(credential);
-    const endpoint = r.kind === 'embedded' ? `embedded ${r.db}` : (r.baseUrl as string);
+    const db = r.db === undefined ? null : shownDb(r.db);
+    const endpoint = r.kind === 'embedded' ? `embedded ${db}` : (r.baseUrl as string);
     const rows: StatusRow[] = [
       { field: 'profile', value: r.profile, why: r.why.profile },
       { field: 'endpoint', value: `${endpoint}${r.sandbox ? ' (sandbox)' : ''}`, why: r.why.endpoint },
@@ -120,7 +122,7 @@ const status = verb<Record<string, never>>({
     rows.push(limits);
     const json = {
       profile: { name: r.profile, why: r.why.profile },
-      endpoint: { kind: r.kind, url: r.baseUrl ?? null, db: r.db ?? null, sandbox: r.sandbox, why: r.why.endpoint },
+      endpoint: { kind: r.kind, url: r.baseUrl ?? null, db, sandbox: r.sandbox, why: r.why.endpoint },
       organization: { id: r.org ?? null, why: r.why.org },
       credential: credential
         ? { type: credential.type, source: credential.source, why: credential.why, ...(token && { token }) }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
+import { isDatabaseUrl, shownDb } from '../../config/database-url.js';
 import type { Resolved } from '../../config/resolve.js';
 import { passwordProblem } from '../../contract/passwords.js';
 import type { Context } from '../context.js';
@@ -9,8 +10,8 @@ import {
   type Delivery,
   type ForgottenSecrets,
   type Mail,
-  needsBootstrap,
   openPlatform,
+  platformExists,
   platformModule,
 } from '../embedded.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
@@ -31,6 +32,21 @@ async function embedded(ctx: Context, what: string): Promise<Resolved & { db: st
     );
   }
   return r as Resolved & { db: string };
+}
+
+/**
+ * The embedded settings of a verb that works on a database file only (`path`, `reset`): on a PostgreSQL database, a
+ * usage error that says what to do instead (never quoting the URL's password).
+ */
+async function embeddedFile(ctx: Context, what: string, instead: string): Promise<Resolved & { db: string }> {
+  const r = await embedded(ctx, what);
+  if (isDatabaseUrl(r.db)) {
+    throw new UsageError(
+      `${what} works on a SQLite database file, but the embedded platform is on the PostgreSQL database ` +
+        `${shownDb(r.db)} (${r.why.endpoint}): ${instead}`,
+    );
+  }
+  return r;
 }
 
 const initView = {
@@ -91,6 +107,7 @@ const init = verb<InitOptions>({
     'plat local init --password-stdin          # asks for it, without echo',
     'printf %s "$OWNER_PASSWORD" | plat local init --password-stdin',
     'plat local init --db ./dev.db --org "Acme Dev" --email me@acme.test --json',
+    'PLAT_SECRET_KEY=… plat local init --database-url postgres://plat:PASSWORD@db.example.com/plat --json',
   ],
   options: (c) => {
     c.option('--email <email>', 'e-mail of the owner (default admin@localhost)');
@@ -115,8 +132,9 @@ const init = verb<InitOptions>({
     const g = ctx.globals();
     const email = o.email ?? 'admin@localhost';
     const password = o.passwordStdin ? await passwordFromStdin(ctx, email) : o.password;
-    if (!needsBootstrap(r)) {
-      notice(ctx, `The embedded platform at ${r.db} exists already.`);
+    const db = shownDb(r.db);
+    if (await platformExists(ctx, r)) {
+      notice(ctx, `The embedded platform at ${db} exists already.`);
       // Hashed before the platform is opened: the stretching takes a moment, and no database is held meanwhile.
       const passwordHash = password === undefined ? undefined : await (await platformModule()).hashPassword(password);
       const platform = await openPlatform(ctx, r.db, r.sandbox);
@@ -126,7 +144,7 @@ const init = verb<InitOptions>({
         const base = platform.base();
         userId = (await base.stores.users.accountByEmail(email))?.id ?? null;
         if (passwordHash) {
-          if (!userId) throw new CliError('not_found', `no account ${email} on the embedded platform at ${r.db}`);
+          if (!userId) throw new CliError('not_found', `no account ${email} on the embedded platform at ${db}`);
           await base.stores.users.setPassword(userId, passwordHash, base.now());
         }
         // The organization the profile records for this database, else the owner's first (a --db of its own).
@@ -136,7 +154,7 @@ const init = verb<InitOptions>({
         await platform.close();
       }
       if (passwordHash) notice(ctx, `Set the sign-in password of ${email}.`);
-      return record({ organizationId, userId, db: r.db }, initView, passwordHash !== undefined);
+      return record({ organizationId, userId, db }, initView, passwordHash !== undefined);
     }
     if (g.org !== undefined) {
       // The organization's name, checked as the API checks every name (before anything is created).
@@ -157,14 +175,20 @@ const init = verb<InitOptions>({
   },
 });
 
+/** What `local reset` of a PostgreSQL database's platform is instead. */
+const RESET_INSTEAD =
+  "drop the database with PostgreSQL's own tools (dropdb), create it again, then run plat local init --database-url";
+
 const reset = verb<Record<string, never>>({
   name: 'reset',
   summary: 'Delete the embedded platform and its stored key; the next command creates a fresh one',
   examples: ['plat local reset --yes'],
   parse: () => ({}),
   confirm: () => 'delete the embedded platform and everything in it',
+  // Refused on PostgreSQL before the confirmation asks about it.
+  check: async (_o, ctx) => void (await embeddedFile(ctx, 'local reset', RESET_INSTEAD)),
   run: async (_o, ctx) => {
-    const r = await embedded(ctx, 'local reset');
+    const r = await embeddedFile(ctx, 'local reset', RESET_INSTEAD);
     // The database, its rate-limit buckets and the key its secrets were sealed with: nothing it held is left.
     (await platformModule()).removePlatformFiles(r.db);
     await (await ctx.credentials()).delete(r.account);
@@ -188,7 +212,9 @@ const forgetSecrets = verb<Record<string, never>>({
   confirm: () => 'discard the SSO client secrets and the token-signing keys of the embedded platform',
   run: async (_o, ctx) => {
     const r = await embedded(ctx, 'local forget-secrets');
-    if (!existsSync(r.db)) throw new CliError('not_found', `there is no embedded platform at ${r.db}`);
+    if (!isDatabaseUrl(r.db) && !existsSync(r.db)) {
+      throw new CliError('not_found', `there is no embedded platform at ${r.db}`);
+    }
     const platform = await openPlatform(ctx, r.db, r.sandbox);
     let forgotten: ForgottenSecrets;
     try {
@@ -202,7 +228,7 @@ const forgetSecrets = verb<Record<string, never>>({
       ? ` Single sign-on of ${ssoClientSecrets.join(', ')} needs its client secret again: plat sso set … --client-secret-stdin.`
       : '';
     return done(
-      `Discarded the sealed secrets of ${r.db}: ${signingKeys} signing ${signingKeys === 1 ? 'key' : 'keys'} retired ` +
+      `Discarded the sealed secrets of ${shownDb(r.db)}: ${signingKeys} signing ${signingKeys === 1 ? 'key' : 'keys'} retired ` +
         `(access tokens they signed stop working; sessions go on, refreshed with a new key), ` +
         `${ssoClientSecrets.length} SSO client ${ssoClientSecrets.length === 1 ? 'secret' : 'secrets'} cleared.${sso}`,
     );
@@ -245,7 +271,7 @@ const mail = verb<{ to?: string; limit?: number; delivery: boolean }>({
   run: async (o, ctx) => {
     const r = await embedded(ctx, 'local mail');
     const view = o.delivery ? mailDeliveryView : mailView;
-    if (!existsSync(r.db)) return listOf([], view);
+    if (!isDatabaseUrl(r.db) && !existsSync(r.db)) return listOf([], view);
     const platform = await openPlatform(ctx, r.db, r.sandbox);
     let mails: (Mail & { delivery?: Delivery })[];
     try {
@@ -274,7 +300,10 @@ const path = verb<Record<string, never>>({
   summary: "The embedded platform's database file",
   examples: ['plat local path', 'sqlite3 "$(plat local path)" .tables'],
   parse: () => ({}),
-  run: async (_o, ctx) => ({ kind: 'text', text: `${(await embedded(ctx, 'local path')).db}\n` }),
+  run: async (_o, ctx) => {
+    const instead = 'it has no file; connect to it with psql (or another PostgreSQL client) instead';
+    return { kind: 'text', text: `${(await embeddedFile(ctx, 'local path', instead)).db}\n` };
+  },
 });
 
 /** `plat local …` */

@@ -86,7 +86,10 @@ const add = verb<{ name: string; sandboxBaseUrl?: string; use: boolean }>({
   run: async (o, ctx) => {
     const g = ctx.globals();
     if (!g.baseUrl) throw new UsageError('profiles add needs --base-url URL');
-    if (g.db) throw new UsageError('--db applies to the embedded platform only; a profile added here is remote');
+    const embeddedFlag = g.db ? '--db' : g.databaseUrl !== undefined ? '--database-url' : undefined;
+    if (embeddedFlag) {
+      throw new UsageError(`${embeddedFlag} applies to the embedded platform only; a profile added here is remote`);
+    }
     const { normalizeBaseUrl } = await import('../../config/resolve.js');
     const file = await ctx.config();
     const config = file.current;

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
+import { isDatabaseUrl, shownDb } from '../../config/database-url.js';
 import type { Context } from '../context.js';
-import { secretKeyOf } from '../embedded.js';
+import { databaseFailure, hasOrganization, secretKeyFor } from '../embedded.js';
 import { UsageError } from '../errors.js';
 import { listenFailure } from '../listen-failure.js';
 import { done, type Output } from '../output/result.js';
+import { notice } from '../output/terminal.js';
 import { intBetween, portNumber, positiveInt } from '../parse.js';
 import { asLeaf } from '../verb.js';
 
@@ -73,28 +75,35 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
   const r = await ctx.settings();
   if (r.kind !== 'embedded' || !r.db) {
     throw new UsageError(
-      `serve serves an embedded platform, but profile "${r.profile}" is remote: pass --db or --profile local`,
+      `serve serves an embedded platform, but profile "${r.profile}" is remote: pass --db, --database-url or ` +
+        '--profile local',
     );
   }
-  await ctx.endpoint(); // made on first use, as for any command
+  const db = r.db;
+  // Before anything is opened or listens: a platform on PostgreSQL cannot start without it.
+  const secretKey = secretKeyFor(ctx.deps.env, db);
+  await ctx.endpoint(); // a file is made on first use, as for any command (a PostgreSQL database never is)
   const { startServer } = await import('../../platform/server.js');
   const server = await startServer({
-    db: r.db,
+    db,
     host: o.host,
     port: o.port,
     publicUrl: o.publicUrl,
     mode: r.sandbox ? 'sandbox' : 'live',
     limits: { enabled: o.rateLimits },
-    secretKey: secretKeyOf(ctx.deps.env),
+    secretKey,
     ...(o.maxConnections !== undefined && { serverLimits: { maxConnections: o.maxConnections } }),
     ...(mail && { mail }),
     accessLog: (line) => ctx.io.err(line),
     logger: (line) => ctx.io.err(line),
     ...ctx.deps.platform,
   }).catch((err: unknown) => {
-    throw listenFailure(err, o.host, o.port) ?? err;
+    throw listenFailure(err, o.host, o.port) ?? databaseFailure(err, db);
   });
-  ctx.io.err(`Listening on ${server.url}/v2 (${r.sandbox ? 'sandbox' : 'live'}, ${r.db}); Ctrl-C stops.`);
+  ctx.io.err(`Listening on ${server.url}/v2 (${r.sandbox ? 'sandbox' : 'live'}, ${shownDb(db)}); Ctrl-C stops.`);
+  if (isDatabaseUrl(db) && !(await hasOrganization(server.platform).catch(() => true))) {
+    notice(ctx, 'The database holds no organization yet: make its platform with plat local init --database-url URL.');
+  }
   if (!o.rateLimits) ctx.io.err('Rate limits are off (--no-rate-limits): for local development only.');
   await new Promise<void>((resolve) => {
     const subscribe = ctx.deps.onShutdown ?? (() => () => {});
@@ -122,12 +131,14 @@ function sourced(
 /** `plat serve` */
 export function register(cmd: Command, ctx: Context): void {
   asLeaf<ServeOptions>(cmd, ctx, {
-    summary: 'Serve the embedded platform over HTTP at http://HOST:PORT/v2 (--db, --sandbox choose which)',
+    summary:
+      'Serve the embedded platform over HTTP at http://HOST:PORT/v2 (--db, --database-url, --sandbox choose which)',
     examples: [
       'plat serve',
       'plat serve --host 0.0.0.0 --port 8080 --public-url https://plat.example.com',
       'plat serve --port 0',
       'plat serve --no-rate-limits   # local development: no 429s',
+      'PLAT_DATABASE_URL=postgres://plat:PASSWORD@db.example.com/plat PLAT_SECRET_KEY=… plat serve --host 0.0.0.0',
       'PLAT_SMTP_URL=smtps://plat%40example.com:PASSWORD@smtp.example.com plat serve --public-url https://plat.example.com',
     ],
     options: (c) => {
