@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EMBEDDED_BASE_URL, embeddedTransport } from '../../src/cli/embedded.js';
+import { testDatabase } from '../helpers/backend.js';
 import { testPlatform } from '../helpers/platform.js';
 import { describeClient } from './client-suite.js';
 
@@ -12,17 +13,17 @@ describeClient('the platform in-process', async () => {
 
 describeClient('the embedded transport', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'plat-embedded-'));
-  const db = join(dir, 'nested', 'local.db');
-  // Seeded through one connection, served through the transport's own: the same file, as the CLI uses it.
-  const transport = await embeddedTransport({ db });
+  const { db, secretKey } = await testDatabase(join(dir, 'nested', 'local.db'));
+  // Seeded through one connection, served through the transport's own: the same database, as the CLI uses it.
+  const transport = await embeddedTransport({ db, secretKey });
   const t = await testPlatform({ db });
   return {
     t,
     fetch: transport.fetch,
     baseUrl: EMBEDDED_BASE_URL,
-    close: () => {
-      transport.close();
-      t.platform.close();
+    close: async () => {
+      await transport.close();
+      await t.platform.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -3,14 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { remoteTransport } from '../../src/client/transports.js';
 import { startServer } from '../../src/platform/server.js';
+import { testDatabase } from '../helpers/backend.js';
 import { testPlatform } from '../helpers/platform.js';
 import { describeClient } from './client-suite.js';
 
 describeClient('the remote transport (undici, real listener)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'plat-remote-'));
-  const db = join(dir, 'served.db');
+  const { db, secretKey } = await testDatabase(join(dir, 'served.db'));
   const t = await testPlatform({ db });
-  const server = await startServer({ db, host: '127.0.0.1', port: 0, logger: () => {} });
+  const server = await startServer({ db, secretKey, host: '127.0.0.1', port: 0, logger: () => {} });
   const transport = await remoteTransport({ connectTimeoutMs: 2_000, requestTimeoutMs: 5_000 });
   return {
     t,
@@ -19,7 +20,7 @@ describeClient('the remote transport (undici, real listener)', async () => {
     close: async () => {
       await transport.close();
       await server.close();
-      t.platform.close();
+      await t.platform.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -18,10 +18,13 @@ let admin: pg.Pool | undefined;
 
 /**
  * Where a test's platform keeps its data, with the secret key to open it: on SQLite the file given (default: in
- * memory) and the default key; on PostgreSQL a fresh database of its own, copied from the migrated template.
+ * memory) and the default key; on PostgreSQL a fresh database of its own, copied from the migrated template (or,
+ * given one already made, that one).
  */
 export async function testDatabase(sqlite = ':memory:'): Promise<{ db: string; secretKey?: string }> {
   if (BACKEND === 'sqlite') return { db: sqlite };
+  // A database this run made already (shared by a test's platforms): the same one.
+  if (sqlite.startsWith('postgres://')) return { db: sqlite, secretKey: TEST_SECRET_KEY };
   const url = new URL(inject('platPostgresUrl'));
   admin ??= new pg.Pool({ connectionString: url.href, max: 2 });
   const name = `t_${randomBytes(8).toString('hex')}`;

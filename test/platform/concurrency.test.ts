@@ -14,7 +14,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function inviter(db: string, key: string, orgId: string, prefix: string, count: number): Promise<string> {
   const script = `
     const { createPlatform } = await import(${JSON.stringify(DIST.href)});
-    const platform = createPlatform({ db: process.env.DB, logger: (l) => console.error(l) });
+    const platform = await createPlatform({ db: process.env.DB, logger: (l) => console.error(l) });
     const calls = [];
     for (let i = 0; i < ${count}; i++) {
       calls.push(platform.fetch(new Request('http://x/v2/organizations/${orgId}/users', {
@@ -24,7 +24,7 @@ function inviter(db: string, key: string, orgId: string, prefix: string, count: 
       })).then((r) => r.status));
     }
     const statuses = await Promise.all(calls);
-    platform.close();
+    await platform.close();
     console.log(JSON.stringify(statuses.reduce((m, s) => ({ ...m, [s]: (m[s] ?? 0) + 1 }), {})));
   `;
   return new Promise((resolve, reject) => {

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import type { ApiKey } from '../../contract/api-keys.js';
 import type { Permission } from '../../contract/permissions.js';
-import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
+import { jsonArrayWithout, jsonStrings } from './dialects.js';
+import { type Listing, newestFirst, runList, type SortPosition, withParams } from './paging.js';
 import { compiledOnce, type Q, type StoreEnv } from './sql.js';
 
 type Row = {
@@ -53,7 +53,8 @@ const byHash = compiledOnce((q, hash: string) =>
  * API keys: their SQL in one place. Only a SHA-256 hash of the secret is stored, with its display prefix and last
  * four characters. (Tables: see migrations/.)
  */
-export function apiKeysStore(q: Q, _env: StoreEnv) {
+export function apiKeysStore(q: Q, env: StoreEnv) {
+  const { dialect } = env.sql;
   return {
     get: async (orgId: string, id: string) => {
       const r = await q
@@ -119,26 +120,27 @@ export function apiKeysStore(q: Q, _env: StoreEnv) {
     },
     /** Those of `projectIds` that name no project of the organization (to validate a key's restriction). */
     unknownProjects: async (orgId: string, projectIds: readonly string[]) => {
-      // SQLite-only: json_each; PostgreSQL needs jsonb_array_elements_text (or an array parameter and unnest).
-      const { rows } = await sql<{ value: string }>`SELECT value FROM json_each(${JSON.stringify(projectIds)})
-        WHERE value NOT IN (SELECT id FROM projects WHERE org_id = ${orgId})`.execute(q);
+      const { rows } = await withParams<{ value: string }>(
+        `SELECT value FROM ${jsonStrings(dialect, '?')} WHERE value NOT IN (SELECT id FROM projects WHERE org_id = ?)`,
+        [JSON.stringify(projectIds), orgId],
+      ).execute(q);
       return rows.map((r) => r.value);
     },
     /** Takes a deleted project out of every key's `projectIds`; revokes keys left with none. Returns their ids. */
     dropProject: async (orgId: string, projectId: string, now: string) => {
-      // SQLite-only: json_group_array, json_each and json_array_length; PostgreSQL needs jsonb_agg,
-      // jsonb_array_elements_text and jsonb_array_length (or project_ids as a text[] column).
-      await sql`UPDATE api_keys SET project_ids = (SELECT json_group_array(value) FROM json_each(api_keys.project_ids)
-          WHERE value != ${projectId})
-        WHERE org_id = ${orgId} AND project_ids IS NOT NULL
-          AND EXISTS (SELECT 1 FROM json_each(api_keys.project_ids) WHERE value = ${projectId})`.execute(q);
+      await withParams(
+        `UPDATE api_keys SET project_ids = ${jsonArrayWithout(dialect, 'api_keys.project_ids')}
+        WHERE org_id = ? AND project_ids IS NOT NULL
+          AND EXISTS (SELECT 1 FROM ${jsonStrings(dialect, 'api_keys.project_ids')} WHERE value = ?)`,
+        [projectId, orgId, projectId],
+      ).execute(q);
+      // Both backends write an empty array as `[]` (store/dialects.ts).
       const revoked = await q
         .updateTable('api_keys')
         .set({ revoked_at: now })
         .where('org_id', '=', orgId)
         .where('revoked_at', 'is', null)
-        .where('project_ids', 'is not', null)
-        .where(sql<number>`json_array_length(project_ids)`, '=', 0)
+        .where('project_ids', '=', '[]')
         .returning('id')
         .execute();
       return revoked.map((r) => r.id);

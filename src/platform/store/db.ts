@@ -32,8 +32,9 @@ export function openDatabase(path: string, keySource: SecretKeySource): OpenData
     // some 8,000 pages, and a page the next batches write again is then copied into the database once, not each time
     // (a tenth off a large import, in `npm run bench -- bulk`). Closing the last connection still empties the log.
     db.pragma('wal_autocheckpoint = 10000');
-    // SQLite's lower() and LIKE fold ASCII only; searches compare with JavaScript's Unicode case folding instead.
-    db.function('casefold', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
+    // SQLite's lower() and LIKE fold ASCII only; searches compare with JavaScript's Unicode lower case instead (under
+    // the name of PostgreSQL's SQL function for the same, so that both run one SQL text: store/dialects.ts).
+    db.function('plat_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
     const secrets = secretBox(keySource, keyRecordOf(db));
     if (found < SCHEMA_VERSION) migrate(db, { secrets }, path);
     return { db, secrets };

@@ -1,4 +1,5 @@
 import type { Event } from '../../contract/events.js';
+import { jsonStrings } from './dialects.js';
 import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
 import type { Q, StoreEnv } from './sql.js';
 
@@ -29,7 +30,8 @@ function toEvent(r: Row): Event {
 }
 
 /** The audit log: its SQL in one place. One row per write, inserted in the write's own transaction. */
-export function eventsStore(q: Q, _env: StoreEnv) {
+export function eventsStore(q: Q, env: StoreEnv) {
+  const { dialect } = env.sql;
   return {
     /**
      * Logs an event, inside the write's own transaction; a trigger records the projects it is about (migration 2),
@@ -66,10 +68,9 @@ export function eventsStore(q: Q, _env: StoreEnv) {
       const where = ['org_id = ?'];
       const params: unknown[] = [orgId];
       if (reach !== null) {
-        // SQLite-only: the project ids as one JSON parameter read by `json_each`; PostgreSQL will need `<> ALL($n)` (or
-        // jsonb_array_elements_text).
+        // The project ids as one JSON parameter.
         where.push(
-          'NOT EXISTS (SELECT 1 FROM event_projects ep WHERE ep.event_id = events.id AND ep.project_id NOT IN (SELECT value FROM json_each(?)))',
+          `NOT EXISTS (SELECT 1 FROM event_projects ep WHERE ep.event_id = events.id AND ep.project_id NOT IN (SELECT value FROM ${jsonStrings(dialect, '?')}))`,
         );
         params.push(JSON.stringify(reach));
       }

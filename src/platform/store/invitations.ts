@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import type { OrgRole } from '../../contract/permissions.js';
 import type { Invitation } from '../../contract/users.js';
-import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
+import { jsonArrayWithout, jsonStrings } from './dialects.js';
+import { type Listing, newestFirst, runList, type SortPosition, withParams } from './paging.js';
 import type { Q, StoreEnv } from './sql.js';
 
 /** The stored states; `expired` is a pending invitation read at or after its `expires_at`. */
@@ -46,7 +46,8 @@ export type NewInvitation = Omit<Invitation, 'status'> & { tokenHash: string; in
  * Invitations: their SQL in one place. The link token is stored only as its SHA-256 hash. `status` holds
  * pending/accepted/revoked; `expired` is derived from `expires_at` when read, so reads take `now`.
  */
-export function invitationsStore(q: Q, _env: StoreEnv) {
+export function invitationsStore(q: Q, env: StoreEnv) {
+  const { dialect } = env.sql;
   /** The user's pending invitations to the organization. */
   const pendingOf = (orgId: string, userId: string) =>
     q
@@ -165,14 +166,15 @@ export function invitationsStore(q: Q, _env: StoreEnv) {
     },
     /** Takes a deleted team out of the `teams` of every invitation of the organization. */
     dropTeam: async (orgId: string, teamId: string): Promise<void> => {
-      // SQLite-only: `json_group_array` and `json_each` over the `teams` JSON text; PostgreSQL will need jsonb functions.
       await q
         .updateTable('invitations')
-        .set({
-          teams: sql<string>`(SELECT json_group_array(value) FROM json_each(invitations.teams) WHERE value != ${teamId})`,
-        })
+        .set({ teams: withParams<string>(jsonArrayWithout(dialect, 'invitations.teams'), [teamId]) })
         .where('org_id', '=', orgId)
-        .where(sql<boolean>`EXISTS (SELECT 1 FROM json_each(invitations.teams) WHERE value = ${teamId})`)
+        .where(
+          withParams<boolean>(`EXISTS (SELECT 1 FROM ${jsonStrings(dialect, 'invitations.teams')} WHERE value = ?)`, [
+            teamId,
+          ]),
+        )
         .execute();
     },
     /** Newest first; `status` filters on the derived status (`pending` excludes expired ones). */

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { nocaseEquals } from './dialects.js';
 import type { Q, StoreEnv } from './sql.js';
 
 /** One e-mail as the mailbox shows it. */
@@ -80,14 +81,15 @@ function toDelivery(r: DeliveryRow, now: string): Delivery {
  * sender claims due mails with a lease (one statement, so that two servers on one database never hold the same mail),
  * then reports how each attempt ended — only while its claim is still the mail's latest.
  */
-export function outboxStore(q: Q, _env: StoreEnv) {
+export function outboxStore(q: Q, env: StoreEnv) {
+  const { dialect } = env.sql;
   /** The mailbox's rows, newest first: every message, or those to one address (case-insensitive); at most `limit`. */
   const listRows = (opts: { to?: string; limit?: number }): Promise<(Row & DeliveryRow)[]> => {
     let query = q.selectFrom('outbox').selectAll();
-    // SQLite-only: `COLLATE NOCASE` (the `outbox_to` index's); PostgreSQL will need lower() on both sides.
-    if (opts.to !== undefined) query = query.where(sql<boolean>`to_addr = ${opts.to} COLLATE NOCASE`);
-    // SQLite-only: `rowid` breaks ties in insertion order (two mails of the same millisecond still list newest first);
-    // PostgreSQL will need a sequence column for it.
+    // As the `outbox_to` index compares (SQLite's NOCASE).
+    if (opts.to !== undefined) query = query.where(nocaseEquals(dialect, 'to_addr', opts.to));
+    // `rowid` breaks ties in insertion order (two mails of the same millisecond still list newest first): SQLite's own,
+    // a column of PostgreSQL's table under the same name.
     query = query.orderBy('created_at', 'desc').orderBy(sql`rowid`, 'desc');
     return (opts.limit === undefined ? query : query.limit(opts.limit)).execute();
   };
@@ -148,7 +150,10 @@ export function outboxStore(q: Q, _env: StoreEnv) {
      * Claims up to `limit` mails due at `now` for `owner` until `leaseUntil`, in one statement: a mail is claimed by
      * one sender at a time, however many share the database. The lease is the mail's next attempt time: a claim moves
      * it to the lease's end, so a sender that dies holding it leaves it due again once the lease is over. Oldest due
-     * first.
+     * first, returned in the order they were queued (neither backend promises an order to an update's rows).
+     * On PostgreSQL, where senders claim at the same time (SQLite has one writer), the subquery skips the mails another
+     * claim is locking, and the due condition is checked again on the row as the update finds it: a mail another
+     * sender claimed since the subquery read it is due no longer, and is left alone.
      */
     claim: async (c: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<ClaimedMail[]> => {
       const rows = await q
@@ -160,13 +165,18 @@ export function outboxStore(q: Q, _env: StoreEnv) {
             .select('id')
             .where('next_attempt_at', 'is not', null)
             .where('next_attempt_at', '<=', c.now)
-            // SQLite-only: `rowid` breaks ties in insertion order; PostgreSQL will need a sequence column for it.
+            // `rowid` breaks ties in insertion order.
             .orderBy('next_attempt_at')
             .orderBy(sql`rowid`)
-            .limit(c.limit),
+            .limit(c.limit)
+            .$if(dialect === 'postgres', (s) => s.forUpdate().skipLocked()),
         )
+        .where('next_attempt_at', 'is not', null)
+        .where('next_attempt_at', '<=', c.now)
         .returning(['id', 'to_addr', 'subject', 'text', 'links', 'created_at', 'attempts', 'last_error'])
+        .returning(sql<number>`rowid`.as('queued'))
         .execute();
+      rows.sort((a, b) => Number(a.queued) - Number(b.queued));
       return rows.map((r) => ({ ...toMail(r), attempt: r.attempts, lastError: r.last_error }));
     },
     /** The SMTP server accepted it. Accepted is accepted, whoever holds the mail now: it is never tried again. */

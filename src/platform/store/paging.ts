@@ -7,7 +7,8 @@ import {
   PER_PAGE_DEFAULT,
 } from '../../contract/common.js';
 import { PlatformError } from '../errors.js';
-import type { Q } from './sql.js';
+import { NOCASE } from './dialects.js';
+import type { Dialect, Q } from './sql.js';
 
 /** Filter and sort values of a listing, as carried inside its cursor. */
 export type Filters = Record<string, string | number | boolean | null>;
@@ -105,11 +106,20 @@ export interface ListSpec {
   /** Conditions joined with AND, with their parameters in order. */
   where: string[];
   params: unknown[];
-  /** The sort expression (with `COLLATE NOCASE` where wanted), the row property holding its value, and whether it can be null. */
-  sort: { expr: string; key: string; nullable: boolean };
+  /**
+   * The sort expression, the row property holding its value, and whether it can be null; for a sort by a key of a
+   * column (`nocaseSort`), the column tested for null and the key of a bound value (SQL text with one `?`).
+   */
+  sort: { expr: string; key: string; nullable: boolean; column?: string; param?: string };
   order: 'asc' | 'desc';
   /** The unique tie-breaker expression and its row property. */
   id: { expr: string; key: string };
+}
+
+/** A sort by `column` compared as SQLite's `NOCASE` does, on either backend (store/dialects.ts). */
+export function nocaseSort(dialect: Dialect, column: string, key: string, nullable: boolean): ListSpec['sort'] {
+  const nocase = NOCASE[dialect];
+  return { expr: nocase.key(column), key, nullable, column, param: nocase.param };
 }
 
 /** A listing of one table, newest first: `created_at` then `id`, both descending. */
@@ -137,7 +147,7 @@ const and = (w: Where, condition: string, ...params: unknown[]): Where => ({
  * SQL text in which each `?` stands for the next of `params`, as a query with those parameters bound (written in each
  * dialect's own way when compiled).
  */
-function withParams<R>(text: string, params: readonly unknown[]): RawBuilder<R> {
+export function withParams<R>(text: string, params: readonly unknown[]): RawBuilder<R> {
   const pieces = text.split('?');
   if (pieces.length !== params.length + 1) {
     throw new Error(`${pieces.length - 1} placeholders for ${params.length} parameters in: ${text}`);
@@ -160,8 +170,7 @@ function partsOf(
   const dir = spec.order === 'asc' ? 'ASC' : 'DESC';
   const order = `ORDER BY ${spec.sort.expr} ${dir}, ${spec.id.expr} ${dir}`;
   if (!spec.sort.nullable) return { valued: { where, order } };
-  // SQLite-only: strips SQLite's collation clause; PostgreSQL will need its case-insensitive sorts recognized here.
-  const bare = spec.sort.expr.replace(/ COLLATE NOCASE$/, '');
+  const bare = spec.sort.column ?? spec.sort.expr;
   return {
     valued: { where: and(where, `${bare} IS NOT NULL`), order },
     nulls: { where: and(where, `${bare} IS NULL`), order: `ORDER BY ${spec.id.expr} ${dir}` },
@@ -176,8 +185,9 @@ function partsOf(
 function afterValue(spec: ListSpec, value: string | number, id: string): [string, ...unknown[]] {
   const cmp = spec.order === 'asc' ? '>' : '<';
   const sort = spec.sort.expr;
+  const v = spec.sort.param ?? '?';
   return [
-    `${sort} ${cmp}= ? AND (${sort} ${cmp} ? OR (${sort} = ? AND ${spec.id.expr} ${cmp} ?))`,
+    `${sort} ${cmp}= ${v} AND (${sort} ${cmp} ${v} OR (${sort} = ${v} AND ${spec.id.expr} ${cmp} ?))`,
     value,
     value,
     value,

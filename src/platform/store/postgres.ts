@@ -63,6 +63,9 @@ const NUMERIC = 1700;
 /** The advisory lock the migrations run under: `platmigr` in ASCII, the same for every plat. */
 const MIGRATION_LOCK = 8100956982412404594n;
 
+/** The advisory lock every transaction of `SqlDb.tx` takes first: `platwrit` in ASCII, the same for every plat. */
+const WRITE_LOCK = 8100956982580767092n;
+
 /** A PostgreSQL database written by a newer plat: refused, so that nothing an older plat does can damage it. */
 export class PostgresTooNewError extends Error {
   constructor(
@@ -194,7 +197,10 @@ class WriteCounter implements KyselyPlugin {
 
 /**
  * The pool as an `SqlDb`. Transactions run at PostgreSQL's default isolation (READ COMMITTED), each on a connection
- * of its own for as long as it lasts.
+ * of its own for as long as it lasts, and each takes the database's one write lock first (an advisory lock, released
+ * at its end): as SQLite's `BEGIN IMMEDIATE`, one transaction at a time across every server on the database, so that
+ * what one reads before it writes (the last owner, a slug checked free, an invitation still pending) is still so when
+ * it writes. Statements outside `tx` (reads, single-statement compare-and-sets) take no lock.
  */
 function postgresSql(q: Kysely<Tables>, writes: WriteCounter, record: PgKeyRecord): SqlDb {
   let savepoints = 0;
@@ -204,6 +210,7 @@ function postgresSql(q: Kysely<Tables>, writes: WriteCounter, record: PgKeyRecor
     tx: async (fn) => {
       const trx = await q.startTransaction().execute();
       try {
+        await sql`SELECT pg_advisory_xact_lock(${sql.raw(String(WRITE_LOCK))})`.execute(trx);
         const result = await fn(trx);
         await trx.commit().execute();
         return result;

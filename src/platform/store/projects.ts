@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ProjectRole } from '../../contract/permissions.js';
 import type { Environment, Member, Project, ProjectSettings, ProjectStatus } from '../../contract/projects.js';
+import { containsPattern, containsText, jsonStrings } from './dialects.js';
 import { type Listing, type ListSpec, newestFirst, runList, type SortPosition } from './paging.js';
 import type { Q, StoreEnv } from './sql.js';
 
@@ -72,7 +73,8 @@ const MEMBER_FROM = 'FROM project_members pm JOIN org_users u ON u.org_id = pm.o
 const MEMBER_COLUMNS = 'pm.user_id, pm.role, pm.created_at, u.name, u.email, u.avatar_url';
 
 /** Projects, members and environments: their SQL in one place. Deleting a project cascades to both. */
-export function projectsStore(q: Q, _env: StoreEnv) {
+export function projectsStore(q: Q, env: StoreEnv) {
+  const { dialect } = env.sql;
   /** Members with their profile: `MEMBER_FROM` and `MEMBER_COLUMNS` through the query builder. */
   const members = () =>
     q
@@ -154,8 +156,7 @@ export function projectsStore(q: Q, _env: StoreEnv) {
       const where = ['org_id = ?'];
       const params: unknown[] = [orgId];
       if (visible) {
-        // SQLite-only: json_each; PostgreSQL needs jsonb_array_elements_text (or an array parameter and ANY).
-        where.push('id IN (SELECT value FROM json_each(?))');
+        where.push(`id IN (SELECT value FROM ${jsonStrings(dialect, '?')})`);
         params.push(JSON.stringify(visible));
       }
       if (f.status) {
@@ -167,9 +168,8 @@ export function projectsStore(q: Q, _env: StoreEnv) {
         params.push(f.slug);
       }
       if (f.search) {
-        // SQLite-only: instr and the platform's casefold function; PostgreSQL needs strpos and lower (or ILIKE).
-        where.push('(instr(casefold(name), ?) > 0 OR instr(casefold(description), ?) > 0)');
-        params.push(f.search.toLowerCase(), f.search.toLowerCase());
+        where.push(`(${containsText('name')} OR ${containsText('description')})`);
+        params.push(containsPattern(f.search), containsPattern(f.search));
       }
       const spec = newestFirst('projects', where, params);
       const { rows, pagination } = await runList<ProjectRow>(q, spec, listing, next);
@@ -248,7 +248,7 @@ export function projectsStore(q: Q, _env: StoreEnv) {
         .selectAll()
         .where('project_id', '=', projectId)
         .orderBy('created_at')
-        // SQLite-only: rowid (the insertion order of equal timestamps); PostgreSQL needs a column of its own for it.
+        // The insertion order of equal timestamps: SQLite's `rowid`, a column of PostgreSQL's table under that name.
         .orderBy(sql`rowid`)
         .execute();
       return rows.map(toEnvironment);

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Team, TeamMember } from '../../contract/teams.js';
-import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
+import { jsonStrings, NOCASE, nocaseEquals } from './dialects.js';
+import { type Listing, type ListSpec, nocaseSort, runList, type SortPosition, withParams } from './paging.js';
 import type { Q, StoreEnv } from './sql.js';
 
 type Row = { id: string; org_id: string; name: string; created_at: string };
@@ -24,7 +25,8 @@ function toMember(r: MemberRow): TeamMember {
 }
 
 /** Teams and their members: their SQL in one place. */
-export function teamsStore(q: Q, _env: StoreEnv) {
+export function teamsStore(q: Q, env: StoreEnv) {
+  const { dialect } = env.sql;
   return {
     /** One member of the team, or undefined. */
     member: async (orgId: string, teamId: string, userId: string): Promise<TeamMember | undefined> => {
@@ -66,8 +68,8 @@ export function teamsStore(q: Q, _env: StoreEnv) {
         .selectFrom('teams')
         .selectAll()
         .where('org_id', '=', orgId)
-        // SQLite-only: `COLLATE NOCASE` (the `teams_name` index's); PostgreSQL will need lower() on both sides.
-        .where(sql<boolean>`name = ${name} COLLATE NOCASE`)
+        // As the `teams_name` index compares (SQLite's NOCASE).
+        .where(nocaseEquals(dialect, 'name', name))
         .executeTakeFirst();
       return r && toTeam(r);
     },
@@ -108,10 +110,13 @@ export function teamsStore(q: Q, _env: StoreEnv) {
         .innerJoin('teams as t', (join) => join.onRef('t.id', '=', 'm.team_id').onRef('t.org_id', '=', 'm.org_id'))
         .select(['m.user_id', 'm.team_id'])
         .where('m.org_id', '=', orgId)
-        // SQLite-only: the ids as one JSON parameter read by `json_each`, and `COLLATE NOCASE`; PostgreSQL will need
-        // `= ANY($n)` (or jsonb_array_elements_text) and lower().
-        .where(sql<boolean>`m.user_id IN (SELECT value FROM json_each(${JSON.stringify(userIds)}))`)
-        .orderBy(sql`t.name COLLATE NOCASE`)
+        // The ids as one JSON parameter: one statement whatever their number.
+        .where(
+          withParams<boolean>(`m.user_id IN (SELECT value FROM ${jsonStrings(dialect, '?')})`, [
+            JSON.stringify(userIds),
+          ]),
+        )
+        .orderBy(sql.raw(NOCASE[dialect].key('t.name')))
         .orderBy('t.id')
         .execute();
       const teams = new Map<string, string[]>();
@@ -133,8 +138,7 @@ export function teamsStore(q: Q, _env: StoreEnv) {
         columns: '*',
         where: ['org_id = ?'],
         params: [orgId],
-        // SQLite-only: `COLLATE NOCASE`; PostgreSQL will need lower() (and an index on it).
-        sort: { expr: 'name COLLATE NOCASE', key: 'name', nullable: false },
+        sort: nocaseSort(dialect, 'name', 'name', false),
         order: 'asc',
         id: { expr: 'id', key: 'id' },
       };

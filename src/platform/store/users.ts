@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { OrgRole } from '../../contract/permissions.js';
 import type { User, UserSort, UserStatus } from '../../contract/users.js';
-import { type Listing, type ListSpec, runList, type SortPosition } from './paging.js';
-import { compiledOnce, type Q, type StoreEnv } from './sql.js';
+import { containsPattern, containsText, nocaseEquals } from './dialects.js';
+import { type Listing, type ListSpec, nocaseSort, runList, type SortPosition } from './paging.js';
+import { compiledOnce, type Dialect, type Q, type StoreEnv } from './sql.js';
 
 type Row = {
   org_id: string;
@@ -40,12 +41,16 @@ function toUser(r: Row): User {
 const COLUMNS = 'm.*, a.email_verified';
 const FROM = 'FROM org_users m JOIN accounts a ON a.id = m.user_id';
 
-// SQLite-only: `COLLATE NOCASE` sorts; PostgreSQL will need lower() (or a case-insensitive collation) and its indexes.
-const SORT_EXPR: Record<UserSort, ListSpec['sort']> = {
+/** How each sort of the users' listing orders, per dialect: names and e-mails case-insensitively (SQLite's NOCASE). */
+const sorts = (dialect: Dialect): Record<UserSort, ListSpec['sort']> => ({
   created_at: { expr: 'm.created_at', key: 'created_at', nullable: false },
-  name: { expr: 'm.name COLLATE NOCASE', key: 'name', nullable: true },
-  email: { expr: 'm.email COLLATE NOCASE', key: 'email', nullable: false },
+  name: nocaseSort(dialect, 'm.name', 'name', true),
+  email: nocaseSort(dialect, 'm.email', 'email', false),
   last_login_at: { expr: 'm.last_login_at', key: 'last_login_at', nullable: true },
+});
+const SORTS: Record<Dialect, Record<UserSort, ListSpec['sort']>> = {
+  sqlite: sorts('sqlite'),
+  postgres: sorts('postgres'),
 };
 
 /** An account as stored (for sign-in and invitations). */
@@ -88,16 +93,15 @@ const standingOf = compiledOnce((q: Q, orgId: string, userId: string) =>
  * metadata), so no organization can write what another sees. The account's e-mail is copied into the membership (it
  * never changes) for sorting and search.
  */
-export function usersStore(q: Q, _env: StoreEnv) {
-  const search = searchUpkeep(q);
-  const account = (column: 'id' | 'email', value: string) =>
-    q
-      .selectFrom('accounts')
-      .select(['id', 'email', 'email_verified', 'password_hash'])
-      // SQLite-only: `email` compares case-insensitively by the column's NOCASE collation; PostgreSQL will need lower()
-      // (or citext) for the same.
-      .where(column, '=', value)
-      .executeTakeFirst();
+export function usersStore(q: Q, env: StoreEnv) {
+  const { dialect } = env.sql;
+  const search = searchUpkeep(q, dialect);
+  const account = (column: 'id' | 'email', value: string) => {
+    const query = q.selectFrom('accounts').select(['id', 'email', 'email_verified', 'password_hash']);
+    // The e-mail compares case-insensitively (SQLite's column is NOCASE; PostgreSQL's unique index is on its key).
+    const one = column === 'email' ? query.where(nocaseEquals(dialect, 'email', value)) : query.where('id', '=', value);
+    return one.executeTakeFirst();
+  };
   const membershipCount = async (userId: string) => {
     const r = await q
       .selectFrom('org_users')
@@ -245,14 +249,14 @@ export function usersStore(q: Q, _env: StoreEnv) {
         params.push(f.status);
       }
       if (f.search) {
-        // A trigram index answers substrings of three characters or more; shorter ones scan, case-folded.
-        // SQLite-only: the FTS5 index and the `casefold` function; PostgreSQL will need pg_trgm and lower().
-        if ([...f.search].length >= 3) {
+        // A trigram index answers substrings of three characters or more: on SQLite the FTS5 table (its own query
+        // syntax), on PostgreSQL pg_trgm's indexes, which read the same LIKE that shorter substrings scan with.
+        if (dialect === 'sqlite' && [...f.search].length >= 3) {
           where.push('m.seq IN (SELECT rowid FROM org_users_search WHERE org_users_search MATCH ?)');
           params.push(`"${f.search.replaceAll('"', '""')}"`);
         } else {
-          where.push('(instr(casefold(m.name), ?) > 0 OR instr(casefold(m.email), ?) > 0)');
-          params.push(f.search.toLowerCase(), f.search.toLowerCase());
+          where.push(`(${containsText('m.name')} OR ${containsText('m.email')})`);
+          params.push(containsPattern(f.search), containsPattern(f.search));
         }
       }
       const spec: ListSpec = {
@@ -261,7 +265,7 @@ export function usersStore(q: Q, _env: StoreEnv) {
         columns: COLUMNS,
         where,
         params,
-        sort: SORT_EXPR[f.sort],
+        sort: SORTS[dialect][f.sort],
         order: f.order,
         id: { expr: 'm.user_id', key: 'user_id' },
       };
@@ -288,16 +292,18 @@ const deferrals = new WeakMap<Q, Map<number, SearchEntry | null>>();
  * the end — rows a savepoint rolled back in between are skipped, as they no longer exist. No member may be deleted
  * during a deferral (nor by a cascade). A row written to `org_users` other than through this store is not in the
  * index until `INSERT INTO org_users_search (org_users_search) VALUES ('rebuild')`.
- * SQLite-only: the FTS5 index and `json_each`; PostgreSQL will need a trigram (pg_trgm) index, kept by the database.
+ * On PostgreSQL the search indexes are the table's own (pg_trgm), kept by the database: nothing is written here, but
+ * the rules of a deferral are the same on both, so that what runs on one runs on the other.
  */
-function searchUpkeep(q: Q) {
+function searchUpkeep(q: Q, dialect: Dialect) {
+  const upkeep = dialect === 'sqlite';
   const insert = (seq: number, name: string | null, email: string) =>
     sql`INSERT INTO org_users_search (rowid, name, email) VALUES (${seq}, ${name}, ${email})`.execute(q);
   const remove = (entry: SearchEntry) =>
     sql`INSERT INTO org_users_search (org_users_search, rowid, name, email)
       VALUES ('delete', ${entry.seq}, ${entry.name}, ${entry.email})`.execute(q);
   const flush = async (touched: Map<number, SearchEntry | null>) => {
-    if (touched.size === 0) return;
+    if (touched.size === 0 || !upkeep) return;
     for (const entry of touched.values()) if (entry) await remove(entry);
     const seqs = JSON.stringify([...touched.keys()]);
     await sql`INSERT INTO org_users_search (rowid, name, email)
@@ -305,14 +311,18 @@ function searchUpkeep(q: Q) {
     touched.clear();
   };
   return {
-    entryOf: (orgId: string, userId: string): Promise<SearchEntry | undefined> =>
-      q
-        .selectFrom('org_users')
-        .select(['seq', 'name', 'email'])
-        .where('org_id', '=', orgId)
-        .where('user_id', '=', userId)
-        .executeTakeFirst(),
+    /** The member's entry as the index holds it (undefined where the database keeps the index itself). */
+    entryOf: async (orgId: string, userId: string): Promise<SearchEntry | undefined> =>
+      upkeep
+        ? q
+            .selectFrom('org_users')
+            .select(['seq', 'name', 'email'])
+            .where('org_id', '=', orgId)
+            .where('user_id', '=', userId)
+            .executeTakeFirst()
+        : undefined,
     added: async (seq: number, name: string | null, email: string) => {
+      if (!upkeep) return;
       const touched = deferrals.get(q);
       if (!touched) await insert(seq, name, email);
       // A row a rolled-back savepoint left may have had this number, never indexed.
