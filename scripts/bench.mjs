@@ -11,6 +11,8 @@
 // 4. Bulk provisioning: `plat users import` and `export` of 100,000 users (`npm run bench -- bulk`; bench-bulk.mjs).
 // 5. The server: `plat serve`'s throughput and latency on GET /users/{id} under load, as a ratio to a bare node:http
 //    server (`npm run bench -- server`; bench-server.mjs).
+// 6. Scale: the users list over 1,000,000 users on SQLite and on PostgreSQL, and `plat serve` on PostgreSQL with one
+//    process and three (`npm run bench -- scale`; bench-scale.mjs, which starts a PostgreSQL cluster of its own).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -141,7 +143,12 @@ async function limitsBench() {
           now += 1000;
           return new Date(now);
         };
-        const platform = await createPlatform({ db: join(dir, `limits-${round}-${i}.db`), clock, logger: () => {}, limits });
+        const platform = await createPlatform({
+          db: join(dir, `limits-${round}-${i}.db`),
+          clock,
+          logger: () => {},
+          limits,
+        });
         const { organizationId, apiKey } = await bootstrap(platform.base());
         const times = [];
         for (let j = 0; j < n + 200; j++) {
@@ -234,3 +241,4 @@ if (!only || only === 'limits') await limitsBench();
 if (!only || only === 'cli') await cliBench();
 if (!only || only === 'bulk') await (await import('./bench-bulk.mjs')).bulkBench();
 if (!only || only === 'server') await (await import('./bench-server.mjs')).serverBench();
+if (!only || only === 'scale') await (await import('./bench-scale.mjs')).scaleBench({ required: only === 'scale' });
