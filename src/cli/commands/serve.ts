@@ -84,6 +84,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
   const secretKey = secretKeyFor(ctx.deps.env, db);
   await ctx.endpoint(); // a file is made on first use, as for any command (a PostgreSQL database never is)
   const { startServer } = await import('../../platform/server.js');
+  const accessLog = batchedLines((text) => ctx.io.err(text));
   const server = await startServer({
     db,
     host: o.host,
@@ -94,7 +95,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
     secretKey,
     ...(o.maxConnections !== undefined && { serverLimits: { maxConnections: o.maxConnections } }),
     ...(mail && { mail }),
-    accessLog: (line) => ctx.io.err(line),
+    accessLog: accessLog.line,
     logger: (line) => ctx.io.err(line),
     ...ctx.deps.platform,
   }).catch((err: unknown) => {
@@ -114,7 +115,34 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
   });
   ctx.io.err('Shutting down: finishing requests in flight…');
   await server.close();
+  accessLog.flush();
   return done('Stopped.');
+}
+
+/**
+ * The access log's lines, written once per turn of the event loop for all the requests that turn finished: one write
+ * to stderr instead of one a request (on Linux a write to a pipe holds the event loop until it is done).
+ */
+function batchedLines(write: (text: string) => void): { line(line: string): void; flush(): void } {
+  let pending: string[] = [];
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (pending.length === 0) return;
+    const text = pending.join('\n');
+    pending = [];
+    write(text);
+  };
+  return {
+    line: (line) => {
+      pending.push(line);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flush,
+  };
 }
 
 /** A value from its option, else from its environment variable (an empty one is unset), with where it came from. */
