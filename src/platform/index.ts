@@ -123,14 +123,19 @@ async function createOnPostgres(opts: PlatformOptions): Promise<Platform> {
     import('./store/pg-buckets.js'),
   ]);
   const { sql, secrets } = await openPostgres(opts.db, { kind: 'env', value: opts.secretKey });
-  const stores = createStores(sql.q, { sql, secrets });
-  const clock = opts.clock ?? systemClock;
-  const limiter = openLimiter({ buckets: pgBucketStore(sql.q) }, opts.limits ?? {}, {
-    clock,
-    planOf: (orgId) => stores.organizations.get(orgId).then((org) => org?.plan),
-  });
-  const meta = await sql.q.selectFrom('meta').select('value').where('key', '=', 'cursor_secret').executeTakeFirst();
-  return platformOver({ sql, stores, cursorSecret: meta?.value as string, limiter, secrets }, opts);
+  try {
+    const stores = createStores(sql.q, { sql, secrets });
+    const clock = opts.clock ?? systemClock;
+    const limiter = openLimiter({ buckets: pgBucketStore(sql.q) }, opts.limits ?? {}, {
+      clock,
+      planOf: (orgId) => stores.organizations.get(orgId).then((org) => org?.plan),
+    });
+    const meta = await sql.q.selectFrom('meta').select('value').where('key', '=', 'cursor_secret').executeTakeFirst();
+    return platformOver({ sql, stores, cursorSecret: meta?.value as string, limiter, secrets }, opts);
+  } catch (err) {
+    await sql.close();
+    throw err;
+  }
 }
 
 /** What a platform runs over: its database, the stores over it, the secret cursors are signed with, its limiter. */

@@ -41,6 +41,15 @@ export interface ServerOptions extends Omit<PlatformOptions, 'publicUrl'> {
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
   let platform: Platform | undefined;
+  // Requests that arrive while the platform opens (connecting, migrating, waiting for another server's migration)
+  // wait for it rather than find none.
+  let opened: (platform: Platform) => void = () => {};
+  let failed: (err: unknown) => void = () => {};
+  const ready = new Promise<Platform>((resolve, reject) => {
+    opened = resolve;
+    failed = reject;
+  });
+  ready.catch(() => {}); // startServer itself reports the failure
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const limits = serverLimits(opts.serverLimits);
@@ -52,7 +61,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       try {
         // The bindings carry the peer's address: failed authentication is limited per address.
         const response =
-          missingHost((env as HttpBindings).incoming) ?? (await (platform as Platform).fetch(request, env));
+          missingHost((env as HttpBindings).incoming) ?? (await (platform ?? (await ready)).fetch(request, env));
         if (opts.accessLog) {
           const ms = (performance.now() - started).toFixed(1);
           const path = new URL(request.url).pathname;
@@ -95,7 +104,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     // A server that could not sign a token or open an SSO secret must not start as if it could.
     platform.checkSecretKey();
     if (opts.mail) delivery = await startMailDelivery(platform, opts.mail, logger);
+    opened(platform);
   } catch (err) {
+    failed(err);
     await platform?.close();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw err;

@@ -124,12 +124,29 @@ describe('bad input on every write route', () => {
     }
   });
 
+  it('refuses text holding a NUL or half a surrogate pair (neither backend keeps it as sent) with 422', async () => {
+    const { t, f, changes } = await setup();
+    const named = WRITE_ROUTES.filter((r) => 'name' in (exampleBody(r, f) as Record<string, unknown>));
+    for (const route of named) {
+      const example = exampleBody(route, f) as Record<string, unknown>;
+      const before = changes();
+      for (const name of ['Ada\u0000Lovelace', 'Ada \ud83d', '\udca9 Ada']) {
+        const r = await t.call(route.method, pathFor(route, f), { body: { ...example, name } });
+        expect(r.status, `${routeKey(route)} ${JSON.stringify(name)}`).toBe(422);
+        expect(r.body.error.details).toEqual([
+          { field: 'name', message: 'text cannot hold a NUL character (\\u0000) or half of a UTF-16 surrogate pair' },
+        ]);
+      }
+      expect(changes(), routeKey(route)).toBe(before);
+    }
+  });
+
   it('refuses a name made only of invisible characters (controls, zero-width, bidi overrides) with 422', async () => {
     const { t, f, changes } = await setup();
     const invisible = [
       '\u200b',
       '\u202e\u202d',
-      '\u0000\u0007',
+      '\u0001\u0007',
       '\u2066\u2069\ufeff',
       ' \u200d\u200c ',
       '\u0301',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH, nestsTooDeep, reservedKeyPath } from '../../src/platform/http/json.js';
+import { MAX_JSON_DEPTH, nestsTooDeep, unstorablePart } from '../../src/platform/http/json.js';
 import { testPlatform } from '../helpers/platform.js';
 
 /** `{"metadata":{"k":{"k":…}}}` nested `depth` levels deep in all (the body's own object counts as one). */
@@ -47,9 +47,15 @@ describe('JSON nesting (contract §2: at most 64 levels)', () => {
     expect(r.status).toBe(422);
     const field = ['metadata', ...Array(MAX_JSON_DEPTH - 2).fill('k'), '__proto__'].join('.');
     expect(r.body.error.details).toEqual([{ field, message: '"__proto__" cannot be used as a key' }]);
-    expect(reservedKeyPath(JSON.parse('{"a":[{"b":1},{"c":{"__proto__":2}}]}'))).toBe('a.1.c.__proto__');
-    expect(reservedKeyPath(JSON.parse('{"a":[{"b":1}],"__proto__":{}}'))).toBe('__proto__');
-    expect(reservedKeyPath({ a: [1, 'x', null, { b: {} }] })).toBeUndefined();
+    const pathOf = (json: string) => unstorablePart(JSON.parse(json))?.path;
+    expect(pathOf('{"a":[{"b":1},{"c":{"__proto__":2}}]}')).toBe('a.1.c.__proto__');
+    expect(pathOf('{"a":[{"b":1}],"__proto__":{}}')).toBe('__proto__');
+    expect(unstorablePart({ a: [1, 'x', null, { b: {} }] })).toBeUndefined();
+    // Text neither backend can keep as sent: a NUL, half of a surrogate pair (in a value or a key).
+    expect(pathOf('{"a":{"b":["ok","x\\u0000y"]}}')).toBe('a.b.1');
+    expect(pathOf('{"name":"\\ud800"}')).toBe('name');
+    expect(pathOf('{"m":{"k\\udc00":1}}')).toBe('m.k\udc00');
+    expect(unstorablePart({ name: 'emoji 😀 and é' })).toBeUndefined();
   });
 });
 

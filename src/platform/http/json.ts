@@ -43,18 +43,40 @@ export function parseJsonText(text: string): unknown {
 /** A value still to look into, with its parent and key (to rebuild the path of what is found). */
 type Visit = { value: unknown; parent: Visit | undefined; key: string };
 
+/** What a request body may not hold, and where (a path such as `a.b.__proto__`). */
+export type Unstorable = { path: string; problem: string };
+
+/** A NUL character, or half of a UTF-16 surrogate pair without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const unstorableText = (s: string) => s.includes('\u0000') || LONE_SURROGATE.test(s);
+
 /**
- * The path (`a.b.__proto__`) of the first `__proto__` key in a parsed value, found without recursion: each value is
- * visited once, and a path is built only for the key found. JSON.parse keeps `__proto__` as an own key, but zod and
- * object spreads would silently drop it: refusing it is better than storing something other than what was sent.
+ * The first key or text of a parsed value that cannot be kept as sent, found without recursion (each value visited
+ * once, a path built only for what is found):
+ * - a `__proto__` key: JSON.parse keeps it as an own key, but zod and object spreads would silently drop it;
+ * - a NUL character or a lone surrogate (`"\u0000"`, `"\ud800"` in JSON): PostgreSQL's text holds neither, and SQLite
+ *   would keep what PostgreSQL refuses — the same body must get the same answer from either.
+ * Refusing them is better than storing something other than what was sent.
  */
-export function reservedKeyPath(value: unknown): string | undefined {
+export function unstorablePart(value: unknown): Unstorable | undefined {
   const stack: Visit[] = [{ value, parent: undefined, key: '' }];
   for (let visit = stack.pop(); visit; visit = stack.pop()) {
     const v = visit.value;
+    if (typeof v === 'string') {
+      if (unstorableText(v)) return { path: pathOf(visit), problem: TEXT_PROBLEM };
+      continue;
+    }
     if (v === null || typeof v !== 'object') continue;
     const keys = Object.keys(v);
-    if (keys.includes('__proto__')) return pathOf({ value: undefined, parent: visit, key: '__proto__' });
+    if (keys.includes('__proto__')) {
+      return {
+        path: pathOf({ value: undefined, parent: visit, key: '__proto__' }),
+        problem: '"__proto__" cannot be used as a key',
+      };
+    }
+    const odd = keys.find(unstorableText);
+    if (odd !== undefined)
+      return { path: pathOf({ value: undefined, parent: visit, key: odd }), problem: TEXT_PROBLEM };
     // Pushed in reverse, so that keys are looked into in their order.
     for (let i = keys.length - 1; i >= 0; i--) {
       const key = keys[i] as string;
@@ -63,6 +85,8 @@ export function reservedKeyPath(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+const TEXT_PROBLEM = 'text cannot hold a NUL character (\\u0000) or half of a UTF-16 surrogate pair';
 
 function pathOf(visit: Visit): string {
   const keys: string[] = [];

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { detailsOf, invalidFields, PlatformError, summary } from '../errors.js';
-import { parseJsonText, reservedKeyPath } from './json.js';
+import { parseJsonText, unstorablePart } from './json.js';
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let v = input;
@@ -27,10 +27,11 @@ export async function parseBody<S extends z.ZodType>(request: Request, schema: S
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
     throw new PlatformError('invalid_request', 'the request body must be a JSON object');
   }
-  const reserved = reservedKeyPath(json);
-  if (reserved) {
-    throw new PlatformError('validation_error', `${reserved}: "__proto__" cannot be used as a key`, {
-      details: [{ field: reserved, message: '"__proto__" cannot be used as a key' }],
+  const unstorable = unstorablePart(json);
+  if (unstorable) {
+    const { path, problem } = unstorable;
+    throw new PlatformError('validation_error', `${path}: ${problem}`, {
+      details: [{ field: path, message: problem }],
     });
   }
   const result = schema.safeParse(json);

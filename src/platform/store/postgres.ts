@@ -37,6 +37,9 @@ export async function openPostgres(url: string, keySource: SecretKeySource): Pro
   // An idle connection the server drops (a restart, a terminated backend) is reported here; unheard, the event would
   // end the process. The pool has already let that connection go: the next query opens another.
   pool.on('error', () => {});
+  // A connection lent out has no such listener (the pool removes its own), and pg also emits 'error' for a connection
+  // that ends under a query it has already failed: heard here, the query's own rejection is what reports it.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const writes = new WriteCounter();
   const q = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), plugins: [writes] });
   try {
@@ -204,25 +207,36 @@ class WriteCounter implements KyselyPlugin {
  */
 function postgresSql(q: Kysely<Tables>, writes: WriteCounter, record: PgKeyRecord): SqlDb {
   let savepoints = 0;
+  let queue: Promise<void> = Promise.resolve();
+  const transaction = async <T>(fn: (q: Q) => Promise<T>): Promise<T> => {
+    const trx = await q.startTransaction().execute();
+    try {
+      await sql`SELECT pg_advisory_xact_lock(${sql.raw(String(WRITE_LOCK))})`.execute(trx);
+      const result = await fn(trx);
+      await trx.commit().execute();
+      return result;
+    } catch (err) {
+      // Also after a failed COMMIT, which leaves the connection to whoever rolls back. The error that matters is the
+      // first: a rollback that fails too (a connection gone) only lets the connection go.
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => {});
+      throw err;
+    }
+  };
   return {
     dialect: 'postgres',
     q,
-    tx: async (fn) => {
-      const trx = await q.startTransaction().execute();
-      try {
-        await sql`SELECT pg_advisory_xact_lock(${sql.raw(String(WRITE_LOCK))})`.execute(trx);
-        const result = await fn(trx);
-        await trx.commit().execute();
-        return result;
-      } catch (err) {
-        // Also after a failed COMMIT, which leaves the connection to whoever rolls back. The error that matters is
-        // the first: a rollback that fails too (a connection gone) only lets the connection go.
-        await trx
-          .rollback()
-          .execute()
-          .catch(() => {});
-        throw err;
-      }
+    tx: (fn) => {
+      // One transaction at a time per process: the write lock admits one across every server anyway, and each waiting
+      // for it here holds nothing, where waiting for it in the database would hold a connection of the pool.
+      const run = queue.then(() => transaction(fn));
+      queue = run.then(
+        () => {},
+        () => {},
+      );
+      return run;
     },
     savepoint: async (trx, fn) => {
       const name = `sp${++savepoints}`;

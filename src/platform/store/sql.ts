@@ -84,15 +84,19 @@ interface ControlledTransactionLike {
 
 async function runTransaction<T>(q: Q, fn: (q: Q) => Promise<T>): Promise<T> {
   const trx = await q.startTransaction().execute();
-  let result: T;
   try {
-    result = await fn(trx as Transaction<Tables>);
+    const result = await fn(trx as Transaction<Tables>);
+    await trx.commit().execute();
+    return result;
   } catch (err) {
-    await trx.rollback().execute();
+    // Also after a failed COMMIT (a full disk), which leaves the connection held until a rollback lets it go. The
+    // error that matters is the first: SQLite may have rolled back already, and the rollback's own error says only that.
+    await trx
+      .rollback()
+      .execute()
+      .catch(() => {});
     throw err;
   }
-  await trx.commit().execute();
-  return result;
 }
 
 /**
@@ -133,14 +137,15 @@ class PlatformSqliteDriver implements Driver {
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('ROLLBACK'));
   }
-  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(`SAVEPOINT ${name}`));
+  // Savepoints are named afresh each time: run as they are, not kept in the statement cache.
+  async savepoint(_connection: DatabaseConnection, name: string): Promise<void> {
+    this.db.exec(`SAVEPOINT ${name}`);
   }
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(`ROLLBACK TO ${name}`));
+  async rollbackToSavepoint(_connection: DatabaseConnection, name: string): Promise<void> {
+    this.db.exec(`ROLLBACK TO ${name}`);
   }
-  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(`RELEASE ${name}`));
+  async releaseSavepoint(_connection: DatabaseConnection, name: string): Promise<void> {
+    this.db.exec(`RELEASE ${name}`);
   }
   async releaseConnection(): Promise<void> {
     this.#mutex.unlock();
