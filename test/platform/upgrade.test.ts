@@ -105,6 +105,24 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(await platform.base().stores.outbox.list({})).toMatchObject(a.mail);
   });
 
+  it('counts the members it had, in each status (migration 7 fills the counts the users list reads)', async () => {
+    const users = m.answers.users.data as { status: string }[];
+    for (const status of ['active', 'pending', 'suspended']) {
+      const r = await call('GET', `${org}/users?status=${status}`);
+      expect(r.body.pagination.total, status).toBe(users.filter((u) => u.status === status).length);
+    }
+    const raw = new Database(db, { readonly: true });
+    const kept = raw.prepare('SELECT org_id, status, members FROM member_counts ORDER BY org_id, status').all();
+    const counted = raw
+      .prepare(
+        'SELECT org_id, status, count(*) AS members FROM org_users GROUP BY org_id, status ORDER BY org_id, status',
+      )
+      .all();
+    raw.close();
+    expect(kept).toEqual(counted);
+    expect(kept.length).toBeGreaterThan(3);
+  });
+
   it('never sends by SMTP the mails it had queued for the local mailbox: they are given up, saying why', async () => {
     const outbox = platform.base().stores.outbox;
     const mails = await outbox.list({});

@@ -174,6 +174,47 @@ describe('GET /organizations/{orgId}/users', () => {
     expect(rest).toEqual(['dave@other.test', 'owner@acme.test', 'zed@acme.test']);
   });
 
+  it('finds the matches of a search wherever its sort puts them, far down a large organization or all along it', async () => {
+    const t = await testPlatform();
+    // Three needles, then 250 others after them: newest first or by name, the needles come last, beyond the stretch
+    // of the sort a page tests before it reads a search's matches from their index (store/paging.ts).
+    const needles = [1, 2, 3].map((i) => ({ email: `needle${i}@example.test`, name: `Needle ${i}` }));
+    const others = Array.from({ length: 250 }, (_, i) => ({ email: `other${i}@example.test`, name: `Other ${i}` }));
+    const made = await t.call('POST', `/organizations/${t.orgId}/users/batch`, {
+      body: { users: [...needles, ...others] },
+    });
+    expect(made.body.summary.created).toBe(253);
+    const emails = (r: { body: { data: { email: string }[] } }) => r.body.data.map((u) => u.email);
+    const list = (query: string) => t.call('GET', `/organizations/${t.orgId}/users?${query}`);
+    const newestFirst = ['needle3@example.test', 'needle2@example.test', 'needle1@example.test'];
+    for (const perPage of [1, 2]) {
+      const paged: string[] = [];
+      for (let page = 1; page <= 4; page++) {
+        const r = await list(`search=needle&per_page=${perPage}&page=${page}`);
+        expect(r.body.pagination.total).toBe(3);
+        paged.push(...emails(r));
+      }
+      expect(paged, `pages of ${perPage}`).toEqual(newestFirst);
+    }
+    const byName = await list('search=NEEDLE&sort=name&order=asc');
+    expect(emails(byName)).toEqual([...newestFirst].reverse());
+    const seen: string[] = [];
+    let r = await list('search=needle&limit=1');
+    for (;;) {
+      seen.push(...emails(r));
+      if (!r.body.pagination.nextCursor) break;
+      r = await list(`cursor=${r.body.pagination.nextCursor}&limit=1`);
+    }
+    expect(seen).toEqual(newestFirst);
+    // A search most members match: its pages are those of the whole listing, filtered.
+    const everyone: string[] = [];
+    for (let page = 1; page <= 3; page++)
+      everyone.push(...emails(await list(`sort=email&order=desc&per_page=100&page=${page}`)));
+    const matching = await list('search=example.test&sort=email&order=desc&per_page=100&page=2');
+    expect(matching.body.pagination.total).toBe(253);
+    expect(emails(matching)).toEqual(everyone.filter((e) => e.endsWith('example.test')).slice(100, 200));
+  });
+
   it('rejects bad query parameters with 400 naming the parameter', async () => {
     const { t } = await seeded();
     const cases: [string, string][] = [

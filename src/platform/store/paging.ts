@@ -99,8 +99,21 @@ export function resolveListing(
 export interface ListSpec {
   /** `FROM … JOIN …` */
   from: string;
-  /** A cheaper `FROM` for counting, when the joins of `from` cannot change the count (1:1 joins). */
-  countFrom?: string;
+  /**
+   * A condition whose own index finds its rows better than the sort's index does (a search, on PostgreSQL's trigram
+   * indexes), kept apart from `where`: its SQL (with `?`s), their parameters, and the alias of `from`, then one table.
+   * Tested on each row of the sort's index walked in order, it would cost the whole table when its matches are rare, or
+   * all lie far down; read from its own index, all its matches must be sorted even when a few rows of the walk would
+   * have made the page. So a page walks a bounded stretch of the sort first (`WALK_FACTOR`) and, when that holds less
+   * than a page, reads the matches in a subquery the planner keeps apart from the sort (`OFFSET 0`), then sorts them:
+   * about what counting them costs. PostgreSQL only (SQLite takes no `OFFSET` without a `LIMIT`).
+   */
+  matches?: { sql: string; params: unknown[]; alias: string };
+  /**
+   * How many rows the whole listing holds (offset mode's `total`), when the store knows without counting them (a
+   * count kept beside the table); otherwise the rows are counted.
+   */
+  total?: () => Promise<number>;
   /** The columns to select. */
   columns: string;
   /** Conditions joined with AND, with their parameters in order. */
@@ -134,6 +147,14 @@ export function newestFirst(table: string, where: string[], params: unknown[]): 
     id: { expr: 'id', key: 'id' },
   };
 }
+
+/**
+ * How far a listing with `matches` walks its sort before it reads the matches instead: a hundred rows for each one up
+ * to the end of the page sought (2,000 for a first page of 20, which matches of one row in a hundred fill), at most
+ * 10,000 (some 20 ms on PostgreSQL, testing a search on each).
+ */
+const WALK_FACTOR = 100;
+const WALK_MAX = 10_000;
 
 /** A statement's parts: the conditions (joined with AND) and their parameters, in order. */
 type Where = { sql: string[]; params: unknown[] };
@@ -205,22 +226,36 @@ export async function runList<Row extends Record<string, unknown>>(
   const all: Where = { sql: spec.where, params: spec.params };
   const { valued, nulls } = partsOf(spec, all);
   const whereOf = (w: Where) => (w.sql.length ? `WHERE ${w.sql.join(' AND ')}` : '');
+  const matches = spec.matches;
+  const withMatches = (w: Where) => (matches ? and(w, matches.sql, ...matches.params) : w);
   const count = async (w: Where) => {
     const counted = withParams<{ n: number | string | bigint }>(
-      `SELECT count(*) AS n ${spec.countFrom ?? spec.from} ${whereOf(w)}`,
-      w.params,
+      `SELECT count(*) AS n ${spec.from} ${whereOf(withMatches(w))}`,
+      withMatches(w).params,
     );
     const { rows } = await counted.execute(q);
     return Number(rows[0]?.n ?? 0);
   };
-  const select = async (part: { where: Where; order: string }, limit: number, offset = 0): Promise<Row[]> => {
-    const text = `SELECT ${spec.columns} ${spec.from} ${whereOf(part.where)} ${part.order} LIMIT ? OFFSET ?`;
-    const { rows } = await withParams<Row>(text, [...part.where.params, limit, offset]).execute(q);
-    return rows;
+  /** A page of the rows of `from` (SQL text from `FROM` on, with `params`) in `order`. */
+  const page = async (from: string, params: unknown[], order: string, limit: number, offset: number) => {
+    const text = `SELECT ${spec.columns} ${from} ${order} LIMIT ? OFFSET ?`;
+    return (await withParams<Row>(text, [...params, limit, offset]).execute(q)).rows;
+  };
+  const select = async ({ where, order }: { where: Where; order: string }, limit: number, offset = 0) => {
+    if (!matches) return page(`${spec.from} ${whereOf(where)}`, where.params, order, limit, offset);
+    const { alias } = matches;
+    const stretch = Math.min(WALK_MAX, WALK_FACTOR * (offset + limit));
+    const walk = `FROM (SELECT * ${spec.from} ${whereOf(where)} ${order} LIMIT ?) ${alias} WHERE ${matches.sql}`;
+    const walked = await page(walk, [...where.params, stretch, ...matches.params], order, limit, offset);
+    // A whole page within the stretch walked is the page: every row beyond it sorts after.
+    if (walked.length === limit) return walked;
+    const matched = withMatches(where);
+    const apart = `FROM (SELECT * ${spec.from} ${whereOf(matched)} OFFSET 0) ${alias}`;
+    return page(apart, matched.params, order, limit, offset);
   };
 
   if (listing.mode === 'offset') {
-    const total = await count(all);
+    const total = spec.total ? await spec.total() : await count(all);
     const offset = (listing.page - 1) * listing.perPage;
     const rows = await select(valued, listing.perPage, offset);
     if (nulls && rows.length < listing.perPage) {

@@ -129,6 +129,13 @@ export interface LoginTicketsTable {
   used_at: string | null;
 }
 
+/** Members of an organization in one status, kept by triggers on `org_users` (store/migrations/0007_member_counts.ts). */
+export interface MemberCountsTable {
+  org_id: string;
+  status: string;
+  members: number;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -321,6 +328,7 @@ export interface Tables {
   invitations: InvitationsTable;
   login_attempts: LoginAttemptsTable;
   login_tickets: LoginTicketsTable;
+  member_counts: MemberCountsTable;
   meta: MetaTable;
   org_users: OrgUsersTable;
   organizations: OrganizationsTable;

@@ -38,8 +38,12 @@ function toUser(r: Row): User {
   };
 }
 
-const COLUMNS = 'm.*, a.email_verified';
-const FROM = 'FROM org_users m JOIN accounts a ON a.id = m.user_id';
+/**
+ * A member and their account's verification, read by a subquery of the select list rather than a join: PostgreSQL
+ * evaluates it for the rows of the page alone, once they are sorted, where a join reads the account of every row the
+ * sort takes in (all of a search's matches).
+ */
+const COLUMNS = 'm.*, (SELECT a.email_verified FROM accounts a WHERE a.id = m.user_id) AS email_verified';
 
 /** How each sort of the users' listing orders, per dialect: names and e-mails case-insensitively (SQLite's NOCASE). */
 const sorts = (dialect: Dialect): Record<UserSort, ListSpec['sort']> => ({
@@ -86,6 +90,23 @@ const standingOf = compiledOnce((q: Q, orgId: string, userId: string) =>
     .where('user_id', '=', userId)
     .$narrowType<{ role: OrgRole; status: UserStatus }>(),
 );
+
+/** An organization's members, all of them or in one status: the counts its triggers keep (`member_counts`). */
+const membersOf = compiledOnce((q: Q, orgId: string) =>
+  q
+    .selectFrom('member_counts')
+    .select((eb) => eb.fn.sum<number | string | null>('members').as('n'))
+    .where('org_id', '=', orgId),
+);
+const membersIn = compiledOnce((q: Q, orgId: string, status: string) =>
+  q.selectFrom('member_counts').select('members as n').where('org_id', '=', orgId).where('status', '=', status),
+);
+
+/** How many members `orgId` has (in `status`, when given), read from the counts kept beside the table, not counted. */
+async function memberCount(q: Q, orgId: string, status?: UserStatus): Promise<number> {
+  const [r] = status ? await membersIn(q, orgId, status) : await membersOf(q, orgId);
+  return Number(r?.n ?? 0);
+}
 
 /**
  * Users and their memberships: their SQL in one place. A user is an account (e-mail, password, verification) plus one
@@ -248,20 +269,30 @@ export function usersStore(q: Q, env: StoreEnv) {
         where.push('m.status = ?');
         params.push(f.status);
       }
+      // A trigram index answers substrings of three characters or more: on SQLite the FTS5 table (its own query
+      // syntax), on PostgreSQL pg_trgm's indexes, which read the same LIKE that shorter substrings scan with (kept
+      // apart as `matches`, which the listing reads from those indexes when a short walk of its sort does not find a
+      // page).
+      const indexed = f.search !== undefined && [...f.search].length >= 3;
+      let matches: ListSpec['matches'];
       if (f.search) {
-        // A trigram index answers substrings of three characters or more: on SQLite the FTS5 table (its own query
-        // syntax), on PostgreSQL pg_trgm's indexes, which read the same LIKE that shorter substrings scan with.
-        if (dialect === 'sqlite' && [...f.search].length >= 3) {
+        const like = `(${containsText('m.name')} OR ${containsText('m.email')})`;
+        const patterns = [containsPattern(f.search), containsPattern(f.search)];
+        if (dialect === 'sqlite' && indexed) {
           where.push('m.seq IN (SELECT rowid FROM org_users_search WHERE org_users_search MATCH ?)');
           params.push(`"${f.search.replaceAll('"', '""')}"`);
+        } else if (dialect === 'postgres' && indexed) {
+          matches = { sql: like, params: patterns, alias: 'm' };
         } else {
-          where.push(`(${containsText('m.name')} OR ${containsText('m.email')})`);
-          params.push(containsPattern(f.search), containsPattern(f.search));
+          where.push(like);
+          params.push(...patterns);
         }
       }
       const spec: ListSpec = {
-        from: FROM,
-        countFrom: 'FROM org_users m',
+        from: 'FROM org_users m',
+        matches,
+        // Without a search the total is a count the database keeps; a search counts its matches.
+        total: f.search ? undefined : () => memberCount(q, orgId, f.status),
         columns: COLUMNS,
         where,
         params,

@@ -4,6 +4,7 @@ import { migration as sealSecrets } from './0003_seal_secrets.js';
 import { migration as ssoSignIn } from './0004_sso_sign_in.js';
 import { migration as outboxDelivery } from './0005_outbox_delivery.js';
 import { migration as memberIndexes } from './0006_member_indexes.js';
+import { migration as memberCounts } from './0007_member_counts.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationEnv } from './migration.js';
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = [
   ssoSignIn,
   outboxDelivery,
   memberIndexes,
+  memberCounts,
 ];
 
 /** The schema version this code reads and writes. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { PgMigration } from './migration.js';
 
 /**
- * Migration 1 on PostgreSQL: the whole schema of SQLite's migrations 1 to 6 at once, with the same tables, columns and
+ * Migration 1 on PostgreSQL: the whole schema of SQLite's migrations 1 to 7 at once, with the same tables, columns and
  * values (text for ids, ISO timestamps and JSON; integer 0/1 for flags; integers for counts), so that the stores run
  * the same queries on both. Text compares and sorts as SQLite's does whatever the database's locale:
  * - every text column is `COLLATE "C"`: by its bytes, as SQLite's default BINARY collation (a database created with
@@ -15,7 +15,8 @@ import type { PgMigration } from './migration.js';
  *   registers (store/db.ts);
  * - the trigram FTS5 table `org_users_search` is two trigram indexes (pg_trgm) on the lower-cased name and e-mail,
  *   for `plat_lower(…) LIKE '%…%'`: kept by the database itself, so the users store has no upkeep to do here;
- * - the trigger that fills `event_projects` is a PL/pgSQL function reading `data` as jsonb;
+ * - the trigger that fills `event_projects` is a PL/pgSQL function reading `data` as jsonb, and those that keep
+ *   `member_counts` are PL/pgSQL too, counting once a statement (SQLite's, once a row);
  * - the `rowid` that orders environments and mails of the same millisecond in the order they were written is a
  *   column of its own (an identity) in those two tables, under SQLite's name, so `ORDER BY rowid` reads the same;
  * - `buckets` holds the rate-limit buckets, which SQLite keeps in a file of their own (store/limits.ts).
@@ -77,6 +78,52 @@ CREATE INDEX org_users_unnamed ON org_users (org_id, user_id) WHERE name IS NULL
 CREATE INDEX org_users_login ON org_users (org_id, last_login_at, user_id) WHERE last_login_at IS NOT NULL;
 CREATE INDEX org_users_search_name ON org_users USING gin (plat_lower(name) gin_trgm_ops);
 CREATE INDEX org_users_search_email ON org_users USING gin (plat_lower(email) gin_trgm_ops);
+-- How many members each organization has in each status (SQLite's migration 7), kept in the transaction of every change
+-- to org_users, whatever writes it. Counted once a statement, from its transition tables: a trigger for each row would
+-- update the same row of member_counts once a member, and in one transaction each update leaves a version of it that
+-- the next steps over: the time grows as the square (one statement inserting 80,000 members took 34 s; suspending
+-- 40,000, 27 s). An update changes the counts only where a status or organization changed: elsewhere it writes nothing.
+CREATE TABLE member_counts (
+  org_id text COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  status text COLLATE "C" NOT NULL,
+  members integer NOT NULL,
+  PRIMARY KEY (org_id, status)
+);
+CREATE FUNCTION member_counts_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO member_counts AS c (org_id, status, members)
+    SELECT org_id, status, count(*) FROM new_rows GROUP BY org_id, status
+    ON CONFLICT (org_id, status) DO UPDATE SET members = c.members + excluded.members;
+  RETURN NULL;
+END
+$$;
+-- An update, never an insert: an organization's deletion may have taken its counts already (they cascade too).
+CREATE FUNCTION member_counts_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE member_counts c SET members = c.members - gone.n
+    FROM (SELECT org_id, status, count(*) AS n FROM old_rows GROUP BY org_id, status) gone
+    WHERE c.org_id = gone.org_id AND c.status = gone.status;
+  RETURN NULL;
+END
+$$;
+CREATE FUNCTION member_counts_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO member_counts AS c (org_id, status, members)
+    SELECT org_id, status, sum(n) FROM (
+      SELECT org_id, status, -1 AS n FROM old_rows UNION ALL SELECT org_id, status, 1 FROM new_rows
+    ) moved GROUP BY org_id, status HAVING sum(n) <> 0
+    ON CONFLICT (org_id, status) DO UPDATE SET members = c.members + excluded.members;
+  RETURN NULL;
+END
+$$;
+CREATE TRIGGER member_counts_insert AFTER INSERT ON org_users REFERENCING NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION member_counts_insert();
+CREATE TRIGGER member_counts_delete AFTER DELETE ON org_users REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION member_counts_delete();
+-- Every update (a trigger with transition tables may not name its columns): some 14 µs a statement that changes
+-- neither status nor organization, by pgbench.
+CREATE TRIGGER member_counts_update AFTER UPDATE ON org_users REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION member_counts_update();
 
 CREATE TABLE invitations (
   id text COLLATE "C" PRIMARY KEY,

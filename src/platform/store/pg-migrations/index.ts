@@ -5,7 +5,7 @@ export type { MigrationEnv, PgMigration } from './migration.js';
 
 /**
  * The PostgreSQL schema's history, oldest first: migration N takes `schema_version` from N-1 to N. Its own history,
- * apart from SQLite's (migration 1 is SQLite's 1 to 6 at once): a change to the schema is a new migration in each
+ * apart from SQLite's (migration 1 is SQLite's 1 to 7 at once): a change to the schema is a new migration in each
  * folder, each bringing its backend to the same tables and columns. A released migration is frozen.
  */
 export const PG_MIGRATIONS: readonly PgMigration[] = [initial];
