@@ -13,7 +13,7 @@ import pg from 'pg';
 import { type MigrationEnv, PG_MIGRATIONS, PG_SCHEMA_VERSION } from './pg-migrations/index.js';
 import type { Tables } from './schema.js';
 import { type KeyRecord, type SecretBox, type SecretKeySource, secretBox } from './secret-box.js';
-import type { Q, SqlDb } from './sql.js';
+import { inSavepoint, type Q, type SqlDb } from './sql.js';
 
 /** The platform's PostgreSQL database and the box its secrets are sealed with. */
 export interface OpenPostgres {
@@ -206,7 +206,6 @@ class WriteCounter implements KyselyPlugin {
  * it writes. Statements outside `tx` (reads, single-statement compare-and-sets) take no lock.
  */
 function postgresSql(q: Kysely<Tables>, writes: WriteCounter, record: PgKeyRecord): SqlDb {
-  let savepoints = 0;
   let queue: Promise<void> = Promise.resolve();
   const transaction = async <T>(fn: (q: Q) => Promise<T>): Promise<T> => {
     const trx = await q.startTransaction().execute();
@@ -238,31 +237,11 @@ function postgresSql(q: Kysely<Tables>, writes: WriteCounter, record: PgKeyRecor
       );
       return run;
     },
-    savepoint: async (trx, fn) => {
-      const name = `sp${++savepoints}`;
-      const controlled = trx as unknown as ControlledTransactionLike;
-      await controlled.savepoint(name).execute();
-      try {
-        const result = await fn(trx);
-        await controlled.releaseSavepoint(name).execute();
-        return result;
-      } catch (err) {
-        await controlled.rollbackToSavepoint(name).execute();
-        await controlled.releaseSavepoint(name).execute();
-        throw err;
-      }
-    },
+    savepoint: inSavepoint,
     writes: () => writes.count,
     close: async () => {
       await record.settled().catch(() => {});
       await q.destroy();
     },
   };
-}
-
-/** The part of Kysely's `ControlledTransaction` the savepoints use. */
-interface ControlledTransactionLike {
-  savepoint(name: string): { execute(): Promise<unknown> };
-  releaseSavepoint(name: string): { execute(): Promise<unknown> };
-  rollbackToSavepoint(name: string): { execute(): Promise<unknown> };
 }

@@ -51,28 +51,35 @@ export interface StoreEnv {
 export function sqliteSql(db: Db): SqlDb {
   const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db) });
   const totalChanges = db.prepare('SELECT total_changes()').pluck();
-  let savepoints = 0;
   return {
     dialect: 'sqlite',
     q,
     tx: (fn) => runTransaction(q, fn),
-    savepoint: async (trx, fn) => {
-      const name = `sp${++savepoints}`;
-      const controlled = trx as unknown as ControlledTransactionLike;
-      await controlled.savepoint(name).execute();
-      try {
-        const result = await fn(trx);
-        await controlled.releaseSavepoint(name).execute();
-        return result;
-      } catch (err) {
-        await controlled.rollbackToSavepoint(name).execute();
-        await controlled.releaseSavepoint(name).execute();
-        throw err;
-      }
-    },
+    savepoint: inSavepoint,
     writes: () => totalChanges.get() as number,
     close: () => q.destroy(),
   };
+}
+
+let savepoints = 0;
+
+/**
+ * Runs `fn` in a savepoint of the transaction `trx` (either backend's `SqlDb.savepoint`): released when it resolves,
+ * rolled back to (and released) when it throws.
+ */
+export async function inSavepoint<T>(trx: Q, fn: (q: Q) => Promise<T>): Promise<T> {
+  const name = `sp${++savepoints}`;
+  const controlled = trx as unknown as ControlledTransactionLike;
+  await controlled.savepoint(name).execute();
+  try {
+    const result = await fn(trx);
+    await controlled.releaseSavepoint(name).execute();
+    return result;
+  } catch (err) {
+    await controlled.rollbackToSavepoint(name).execute();
+    await controlled.releaseSavepoint(name).execute();
+    throw err;
+  }
 }
 
 /** The part of Kysely's `ControlledTransaction` the savepoints use. */
