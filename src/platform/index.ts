@@ -4,6 +4,7 @@ import { type AuthOptions, resolveAuthSettings } from './auth/settings.js';
 import { type Clock, type IdFactory, randomIds, systemClock } from './clock.js';
 import type { BaseCtx, FetchBindings, Mode } from './context.js';
 import { type AppDeps, appFor, type RouteMatching } from './http/app.js';
+import { type DirectReply, type DirectRequest, directAnswerer } from './http/direct.js';
 import { ROUTES } from './http/routes/index.js';
 import { type Limiter, type LimitsOptions, openLimiter } from './limits/index.js';
 import { openDatabase, readMeta } from './store/db.js';
@@ -70,6 +71,11 @@ export interface PlatformOptions {
 /** The embedded platform: one `fetch` that answers the whole API, in-process or behind a listener. */
 export interface Platform {
   fetch(request: Request, bindings?: FetchBindings): Promise<Response>;
+  /**
+   * Answers a GET to an authenticated route straight from node:http's request, as `fetch` would (http/direct.ts);
+   * undefined for a request `fetch` must answer. `plat serve`'s fast path.
+   */
+  direct(request: DirectRequest): Promise<DirectReply> | undefined;
   close(): Promise<void>;
   /** The context used outside a request (bootstrap, tests that seed through the stores). */
   base(): BaseCtx;
@@ -196,6 +202,7 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
     writes: () => sql.writes(),
   });
   const app = appFor(ROUTES, opts.routeMatching);
+  const direct = directAnswerer(ROUTES);
   // Request ids are random even where `ids` is not (tests), from a page of the CSPRNG of their own.
   const requestIds = randomIds();
   const platform: AppDeps = {
@@ -207,6 +214,7 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
   };
   return {
     fetch: async (request, bindings) => app.fetch(request, { ...bindings, platform }),
+    direct: (request) => direct(platform, request),
     close: async () => {
       await limiter?.close();
       await sql.close();

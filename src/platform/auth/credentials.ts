@@ -3,6 +3,11 @@ import type { BaseCtx, Credential, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { hashSecret, parseApiKey, sameHash } from './api-keys.js';
 
+/** The request headers a credential is read from: `Headers`, or the direct path's reader of node's (http/direct.ts). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
 /** Turns a bearer access token into a credential; provided by the sign-in module. */
 export type BearerVerifier = (ctx: BaseCtx, token: string) => Promise<Credential>;
 
@@ -49,7 +54,7 @@ async function fromApiKey(ctx: BaseCtx, secret: string): Promise<Credential> {
  * Reads the request's credential: `X-API-Key` or `Authorization: Bearer`, never both (contract §6).
  * Throws `401` for a missing, malformed, unknown, revoked or expired one.
  */
-export async function authenticate(ctx: BaseCtx, headers: Headers, bearer?: BearerVerifier): Promise<Credential> {
+export async function authenticate(ctx: BaseCtx, headers: HeaderReader, bearer?: BearerVerifier): Promise<Credential> {
   const apiKey = headers.get('x-api-key');
   const authorization = headers.get('authorization');
   if (apiKey !== null && authorization !== null) {
