@@ -178,6 +178,19 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
   const mode = opts.mode ?? 'live';
   const publicUrl = (opts.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
   const auth = resolveAuthSettings(opts.auth);
+  // What every request's context shares, made once.
+  const now = () => clock().toISOString();
+  const writes = () => sql.writes();
+  function tx<C extends BaseCtx, T>(this: C, fn: (ctx: C) => Promise<T>): Promise<T> {
+    // Inside a transaction `stores` are its own (see `inTransaction`): nest as a savepoint.
+    const held = transactionOf.get(this.stores);
+    const bound = (q: Q) => {
+      const txStores = wrap(createStores(q, { sql, secrets: parts.secrets as SecretBox }));
+      transactionOf.set(txStores, q);
+      return fn({ ...this, stores: txStores });
+    };
+    return held ? sql.savepoint(held, bound) : sql.tx(bound);
+  }
   const makeBase = (requestId: string): BaseCtx => ({
     sql,
     stores,
@@ -188,18 +201,9 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
     requestId,
     publicUrl,
     auth,
-    now: () => clock().toISOString(),
-    tx(fn) {
-      // Inside a transaction `stores` are its own (see `inTransaction`): nest as a savepoint.
-      const held = transactionOf.get(this.stores);
-      const bound = (q: Q) => {
-        const txStores = wrap(createStores(q, { sql, secrets: parts.secrets as SecretBox }));
-        transactionOf.set(txStores, q);
-        return fn({ ...this, stores: txStores });
-      };
-      return held ? sql.savepoint(held, bound) : sql.tx(bound);
-    },
-    writes: () => sql.writes(),
+    now,
+    tx,
+    writes,
   });
   const app = appFor(ROUTES, opts.routeMatching);
   const direct = directAnswerer(ROUTES);

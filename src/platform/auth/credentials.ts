@@ -1,4 +1,4 @@
-import type { Permission } from '../../contract/permissions.js';
+import type { OrgRole, Permission } from '../../contract/permissions.js';
 import type { User } from '../../contract/users.js';
 import type { BaseCtx, Credential, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
@@ -115,5 +115,27 @@ export async function actIn(ctx: BaseCtx, credential: Credential, orgId: string)
   if (await sessionCutOff(ctx, credential, orgId)) {
     throw unauthenticated(`the session of this access token has been revoked in organization ${orgId}`);
   }
-  return { ...credential, orgId, role: member.role };
+  return principalOf(credential, orgId, member.role);
+}
+
+/**
+ * The credential acting in `orgId` with `role`, written out field by field: a spread of the credential would cost a
+ * request more than reading the member's standing.
+ */
+function principalOf(c: Credential, orgId: string, role: OrgRole): Principal {
+  const principal: Required<Principal> = {
+    type: c.type,
+    userId: c.userId,
+    homeOrgId: c.homeOrgId,
+    multiOrg: c.multiOrg,
+    grants: c.grants,
+    projectIds: c.projectIds,
+    keyId: c.keyId,
+    sessionId: c.sessionId,
+    sessionCreatedAt: c.sessionCreatedAt,
+    expiresAt: c.expiresAt,
+    orgId,
+    role,
+  };
+  return principal;
 }

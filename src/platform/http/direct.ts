@@ -91,9 +91,9 @@ async function answer(
   const requestId = requestIdFor(headers.get('x-request-id'), deps);
   try {
     const answer = await answerApi(route, deps, requestId, { headers, params, query: new URLSearchParams(search) });
-    return { ...replyOf(answer, requestId), requestId, path };
+    return replyOf(answer, requestId, path);
   } catch (err) {
-    return { ...errorReply(failureOf(err, requestId, deps.logger), requestId), requestId, path };
+    return errorReply(failureOf(err, requestId, deps.logger), requestId, path);
   }
 }
 
@@ -185,22 +185,23 @@ function trimmed(value: string): string {
  * An API route's answer as the app sends it (`c.json`, or no body with `204`), its headers as @hono/node-server writes
  * a Web `Headers`: names in lower case, in order, then the length it adds.
  */
-function replyOf(answer: ApiAnswer, requestId: string): Pick<DirectReply, 'status' | 'headers' | 'body'> {
-  if (answer.status === 204) return { status: 204, headers: ['x-request-id', requestId], body: null };
+function replyOf(answer: ApiAnswer, requestId: string, path: string): DirectReply {
+  const { status } = answer;
+  if (status === 204) return { status, headers: ['x-request-id', requestId], body: null, requestId, path };
   const headers = ['content-type', 'application/json'];
   if (answer.location !== undefined) headers.push('location', answer.location);
   headers.push('x-request-id', requestId);
   const body = JSON.stringify(answer.result) as string | undefined;
-  if (body === undefined) return { status: answer.status, headers, body: null };
+  if (body === undefined) return { status, headers, body: null, requestId, path };
   headers.push('Content-Length', String(Buffer.byteLength(body)));
-  return { status: answer.status, headers, body };
+  return { status, headers, body, requestId, path };
 }
 
 /** The error envelope as the app sends it (`errorResponse`), its headers as @hono/node-server writes them. */
-function errorReply(err: PlatformError, requestId: string): Pick<DirectReply, 'status' | 'headers' | 'body'> {
+function errorReply(err: PlatformError, requestId: string, path: string): DirectReply {
   const body = JSON.stringify(errorBody(err, requestId));
   const headers: string[] = [];
   for (const [name, value] of new Headers(errorHeaders(err, requestId))) headers.push(name, value);
   headers.push('Content-Length', String(Buffer.byteLength(body)));
-  return { status: err.status, headers, body };
+  return { status: err.status, headers, body, requestId, path };
 }

@@ -83,9 +83,12 @@ export function apiKeysStore(q: Q, env: StoreEnv) {
     byHash: async (hash: string): Promise<FoundApiKey | undefined> => {
       const [r] = await byHash(q, hash);
       if (!r) return undefined;
+      // Completed in place: spreading the key into a new object would cost V8 more than the read.
+      const key = toApiKey(r) as FoundApiKey;
+      key.secretHash = r.secret_hash;
       const { owner_role: role, owner_status: status } = r;
-      const ownerStanding = role !== null && status !== null ? { role, status } : undefined;
-      return { ...toApiKey(r), secretHash: r.secret_hash, ownerStanding };
+      key.ownerStanding = role !== null && status !== null ? { role, status } : undefined;
+      return key;
     },
     insert: async (k: StoredApiKey): Promise<void> => {
       await q
