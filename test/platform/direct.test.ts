@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DirectRequest } from '../../src/platform/http/direct.js';
+import { ROUTES } from '../../src/platform/http/routes/index.js';
 import { bootstrap, type Platform } from '../../src/platform/index.js';
 import { type RunningServer, startServer } from '../../src/platform/server.js';
 import { testDatabase } from '../helpers/backend.js';
@@ -68,6 +69,18 @@ describe('the direct path of plat serve (GET on authenticated routes, without th
   it('answers as the app does: status, headers, envelope, with the request id sent', async () => {
     for (const [target, headers] of cases) {
       const sent = { ...headers, 'X-Request-Id': 'test-request-1' };
+      expect(await directly(t.platform, target, sent), target).toEqual(await throughApp(t.platform, target, sent));
+    }
+  });
+
+  it('finds every GET route of the table as the app does, answering alike', async () => {
+    const sent = { 'X-API-Key': t.ownerKey, 'X-Request-Id': 'test-request-2' };
+    const gets = ROUTES.filter((r) => r.method === 'GET' && r.kind === 'api');
+    expect(gets.length).toBeGreaterThan(20);
+    for (const route of gets) {
+      const target = `/v2${route.path}`.replace(/\{(\w+)\}/g, (_, name: string) =>
+        name === 'orgId' ? t.orgId : name === 'userId' ? t.ownerId : `${name}_1`,
+      );
       expect(await directly(t.platform, target, sent), target).toEqual(await throughApp(t.platform, target, sent));
     }
   });
