@@ -99,7 +99,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       });
   };
   const server = createServer(httpServerOptions(limits), (req, res) => {
-    const direct = platform?.direct(req);
+    let direct: Promise<DirectReply> | undefined;
+    try {
+      direct = platform?.direct(req);
+    } catch (err) {
+      // A fault in choosing whether to answer directly must not take the process down: the app answers instead.
+      logger(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
     if (direct) answerDirectly(direct, res);
     else listener(req, res);
   });
