@@ -77,9 +77,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     },
   );
   /** A GET to an authenticated route answered without the Web request and response (http/direct.ts). */
-  const answerDirectly = (reply: Promise<DirectReply>, res: ServerResponse) => {
+  const answerDirectly = (reply: Promise<DirectReply>, res: ServerResponse, started: number) => {
     inFlight++;
-    const started = performance.now();
     reply
       .then((r) => {
         if (opts.accessLog) {
@@ -99,6 +98,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       });
   };
   const server = createServer(httpServerOptions(limits), (req, res) => {
+    // Before the direct path is asked: it answers as far as its first wait at once (SQLite's reads are synchronous).
+    const started = opts.accessLog ? performance.now() : 0;
     let direct: Promise<DirectReply> | undefined;
     try {
       direct = platform?.direct(req);
@@ -106,7 +107,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       // A fault in choosing whether to answer directly must not take the process down: the app answers instead.
       logger(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     }
-    if (direct) answerDirectly(direct, res);
+    if (direct) answerDirectly(direct, res, started);
     else listener(req, res);
   });
   applyLimits(server, limits);
