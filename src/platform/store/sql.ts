@@ -105,9 +105,9 @@ async function runTransaction<T>(q: Q, fn: (q: Q) => Promise<T>): Promise<T> {
 type RunNow = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | undefined;
 
 /**
- * How each database runs a query at once: on SQLite, the connection itself whenever no transaction holds it (nothing
- * can be waiting then that the query would overtake unfairly: it runs whole before anything else does). Only the
- * database's own `Q` is here, never a transaction's.
+ * How each database runs a query at once: on SQLite, the connection itself whenever no transaction holds it (the query
+ * runs whole before anything else does, as it would once its turn came; it may go ahead of a transaction about to
+ * begin, which then begins after it). Only the database's own `Q` is here, never a transaction's.
  */
 const runsNow = new WeakMap<Q, RunNow>();
 
