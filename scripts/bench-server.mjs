@@ -1,8 +1,10 @@
 // `npm run bench -- server`: the throughput and latency of `plat serve` answering `GET /users/{id}` (an API key, rate
 // limits off, SQLite), as a ratio to a bare `node:http` server answering the same bytes, measured with autocannon
 // (16 connections), interleaved in rounds. Each server runs in a process of its own; autocannon runs in this one.
+// On Linux it also reports the CPU time each server spent a request (user and system, from /proc): a figure that
+// other work on the machine disturbs less than the throughput.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +29,21 @@ function child(role, ...args) {
   });
 }
 
-function load(url, headers) {
-  return autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
+/** The CPU time a process has spent so far, in µs (utime + stime in /proc, at Linux's 100 ticks a second); NaN elsewhere. */
+function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Loads a server; its result carries `cpu`, the server's CPU time a request in µs. */
+async function load({ url, proc }, headers) {
+  const before = cpuMicros(proc.pid);
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
+  return { ...result, cpu: (cpuMicros(proc.pid) - before) / result.requests.total };
 }
 
 export async function serverBench() {
@@ -40,12 +55,12 @@ export async function serverBench() {
     const bare = await child('bare', plat.body);
     procs.push(bare.proc);
     const headers = { 'x-api-key': plat.key };
-    await load(plat.url, headers); // warm both up (JIT, SQLite's cache)
-    await load(bare.url, {});
+    await load(plat, headers); // warm both up (JIT, SQLite's cache)
+    await load(bare, {});
     const rows = [];
     for (let i = 0; i < ROUNDS; i++) {
-      const p = await load(plat.url, headers);
-      const b = await load(bare.url, {});
+      const p = await load(plat, headers);
+      const b = await load(bare, {});
       if (p.non2xx || p.errors || b.non2xx || b.errors) throw new Error('a request failed during the benchmark');
       rows.push({ plat: p, bare: b, ratio: p.requests.average / b.requests.average });
     }
@@ -59,9 +74,10 @@ export async function serverBench() {
       ['bare node:http, the same bytes', mid.bare],
       ['plat serve', mid.plat],
     ]) {
+      const cpu = Number.isNaN(r.cpu) ? '' : `  CPU ${r.cpu.toFixed(1)} µs a request`;
       console.log(
         `  ${label.padEnd(32)} ${String(Math.round(r.requests.average)).padStart(7)} req/s  ` +
-          `p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms`,
+          `p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms${cpu}`,
       );
     }
     console.log(`  ratio, each round: ${rows.map((r) => `${r.ratio.toFixed(2)}×`).join(', ')} (median shown)`);

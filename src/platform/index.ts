@@ -4,6 +4,7 @@ import { type AuthOptions, resolveAuthSettings } from './auth/settings.js';
 import { type Clock, type IdFactory, randomIds, systemClock } from './clock.js';
 import type { BaseCtx, FetchBindings, Mode } from './context.js';
 import { type AppDeps, appFor, type RouteMatching } from './http/app.js';
+import { type DirectReply, type DirectRequest, directAnswerer } from './http/direct.js';
 import { ROUTES } from './http/routes/index.js';
 import { type Limiter, type LimitsOptions, openLimiter } from './limits/index.js';
 import { openDatabase, readMeta } from './store/db.js';
@@ -70,6 +71,11 @@ export interface PlatformOptions {
 /** The embedded platform: one `fetch` that answers the whole API, in-process or behind a listener. */
 export interface Platform {
   fetch(request: Request, bindings?: FetchBindings): Promise<Response>;
+  /**
+   * Answers a GET to an authenticated route straight from node:http's request, as `fetch` would (http/direct.ts);
+   * undefined for a request `fetch` must answer. `plat serve`'s fast path.
+   */
+  direct(request: DirectRequest): Promise<DirectReply> | undefined;
   close(): Promise<void>;
   /** The context used outside a request (bootstrap, tests that seed through the stores). */
   base(): BaseCtx;
@@ -177,6 +183,19 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
   const mode = opts.mode ?? 'live';
   const publicUrl = (opts.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
   const auth = resolveAuthSettings(opts.auth);
+  // What every request's context shares, made once.
+  const now = () => clock().toISOString();
+  const writes = () => sql.writes();
+  function tx<C extends BaseCtx, T>(this: C, fn: (ctx: C) => Promise<T>): Promise<T> {
+    // Inside a transaction `stores` are its own (see `inTransaction`): nest as a savepoint.
+    const held = transactionOf.get(this.stores);
+    const bound = (q: Q) => {
+      const txStores = wrap(createStores(q, { sql, secrets: parts.secrets as SecretBox }));
+      transactionOf.set(txStores, q);
+      return fn({ ...this, stores: txStores });
+    };
+    return held ? sql.savepoint(held, bound) : sql.tx(bound);
+  }
   const makeBase = (requestId: string): BaseCtx => ({
     sql,
     stores,
@@ -187,20 +206,12 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
     requestId,
     publicUrl,
     auth,
-    now: () => clock().toISOString(),
-    tx(fn) {
-      // Inside a transaction `stores` are its own (see `inTransaction`): nest as a savepoint.
-      const held = transactionOf.get(this.stores);
-      const bound = (q: Q) => {
-        const txStores = wrap(createStores(q, { sql, secrets: parts.secrets as SecretBox }));
-        transactionOf.set(txStores, q);
-        return fn({ ...this, stores: txStores });
-      };
-      return held ? sql.savepoint(held, bound) : sql.tx(bound);
-    },
-    writes: () => sql.writes(),
+    now,
+    tx,
+    writes,
   });
   const app = appFor(ROUTES, opts.routeMatching);
+  const direct = directAnswerer(ROUTES);
   // Request ids are random even where `ids` is not (tests), from a page of the CSPRNG of their own.
   const requestIds = randomIds();
   const platform: AppDeps = {
@@ -212,6 +223,7 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
   };
   return {
     fetch: async (request, bindings) => app.fetch(request, { ...bindings, platform }),
+    direct: (request) => direct(platform, request),
     close: async () => {
       await limiter?.close();
       await sql.close();

@@ -1,6 +1,7 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener, type Http2Bindings, type HttpBindings } from '@hono/node-server';
+import type { DirectReply } from './http/direct.js';
 import { createPlatform, type Platform, type PlatformOptions } from './index.js';
 import { answerClientError, missingHost, requestErrorResponse } from './listener-errors.js';
 import type { DeliveryOptions, MailDelivery } from './mail/delivery.js';
@@ -84,7 +85,40 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       },
     },
   );
-  const server = createServer(httpServerOptions(limits), (req, res) => listener(req, res));
+  /** A GET to an authenticated route answered without the Web request and response (http/direct.ts). */
+  const answerDirectly = (reply: Promise<DirectReply>, res: ServerResponse, started: number) => {
+    inFlight++;
+    reply
+      .then((r) => {
+        if (opts.accessLog) {
+          opts.accessLog(`GET ${r.path} ${r.status} ${(performance.now() - started).toFixed(1)}ms ${r.requestId}`);
+        }
+        res.writeHead(r.status, r.headers);
+        res.end(r.body ?? undefined);
+      })
+      .catch((err: unknown) => {
+        // The direct path answers its own errors: this is a fault of the listener's.
+        logger(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+        res.destroy();
+      })
+      .finally(() => {
+        inFlight--;
+        if (inFlight === 0) drained?.();
+      });
+  };
+  const server = createServer(httpServerOptions(limits), (req, res) => {
+    // Before the direct path is asked: it answers as far as its first wait at once (SQLite's reads are synchronous).
+    const started = opts.accessLog ? performance.now() : 0;
+    let direct: Promise<DirectReply> | undefined;
+    try {
+      direct = platform?.direct(req);
+    } catch (err) {
+      // A fault in choosing whether to answer directly must not take the process down: the app answers instead.
+      logger(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+    if (direct) answerDirectly(direct, res, started);
+    else listener(req, res);
+  });
   applyLimits(server, limits);
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket, opts.accessLog));
   await new Promise<void>((resolve, reject) => {

@@ -80,6 +80,7 @@ function cannedStores(apiKey: string, page: List<User>): Stores {
         lastUsedAt: null,
         revokedAt: null,
         secretHash: hash,
+        ownerStanding: { role: owner.role, status: owner.status },
       }),
       touch: async () => {},
     },

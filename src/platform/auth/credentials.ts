@@ -1,7 +1,13 @@
-import type { Permission } from '../../contract/permissions.js';
+import type { OrgRole, Permission } from '../../contract/permissions.js';
+import type { User } from '../../contract/users.js';
 import type { BaseCtx, Credential, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { hashSecret, parseApiKey, sameHash } from './api-keys.js';
+
+/** The request headers a credential is read from: `Headers`, or the direct path's reader of node's (http/direct.ts). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
 
 /** Turns a bearer access token into a credential; provided by the sign-in module. */
 export type BearerVerifier = (ctx: BaseCtx, token: string) => Promise<Credential>;
@@ -9,6 +15,13 @@ export type BearerVerifier = (ctx: BaseCtx, token: string) => Promise<Credential
 function unauthenticated(message: string): PlatformError {
   return new PlatformError('authentication_failed', message);
 }
+
+/**
+ * The holder's role and status in the credential's own organization, where they were read with the credential (an API
+ * key and its owner's membership are one query): `actIn` then needs no read of its own. A credential is made afresh
+ * for each request, so what is kept here is never older than the request.
+ */
+const homeStanding = new WeakMap<Credential, Pick<User, 'role' | 'status'> | undefined>();
 
 /** How often a key's `lastUsedAt` is written: at most once a minute, so reads stay reads. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -31,7 +44,7 @@ async function fromApiKey(ctx: BaseCtx, secret: string): Promise<Credential> {
   if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) >= TOUCH_INTERVAL_MS) {
     await ctx.stores.apiKeys.touch(key.id, now.toISOString());
   }
-  return {
+  const credential: Credential = {
     type: 'api_key',
     userId: key.userId,
     homeOrgId: key.organizationId,
@@ -43,13 +56,15 @@ async function fromApiKey(ctx: BaseCtx, secret: string): Promise<Credential> {
     sessionCreatedAt: null,
     expiresAt: key.expiresAt,
   };
+  homeStanding.set(credential, key.ownerStanding);
+  return credential;
 }
 
 /**
  * Reads the request's credential: `X-API-Key` or `Authorization: Bearer`, never both (contract §6).
  * Throws `401` for a missing, malformed, unknown, revoked or expired one.
  */
-export async function authenticate(ctx: BaseCtx, headers: Headers, bearer?: BearerVerifier): Promise<Credential> {
+export async function authenticate(ctx: BaseCtx, headers: HeaderReader, bearer?: BearerVerifier): Promise<Credential> {
   const apiKey = headers.get('x-api-key');
   const authorization = headers.get('authorization');
   if (apiKey !== null && authorization !== null) {
@@ -92,10 +107,35 @@ export async function sessionCutOff(ctx: BaseCtx, credential: Credential, orgId:
  */
 export async function actIn(ctx: BaseCtx, credential: Credential, orgId: string): Promise<Principal | undefined> {
   if (orgId !== credential.homeOrgId && !credential.multiOrg) return undefined;
-  const member = await ctx.stores.users.standing(orgId, credential.userId);
+  const member =
+    orgId === credential.homeOrgId && homeStanding.has(credential)
+      ? homeStanding.get(credential)
+      : await ctx.stores.users.standing(orgId, credential.userId);
   if (!member || member.status !== 'active') return undefined;
   if (await sessionCutOff(ctx, credential, orgId)) {
     throw unauthenticated(`the session of this access token has been revoked in organization ${orgId}`);
   }
-  return { ...credential, orgId, role: member.role };
+  return principalOf(credential, orgId, member.role);
+}
+
+/**
+ * The credential acting in `orgId` with `role`, written out field by field: a spread of the credential would cost a
+ * request more than reading the member's standing.
+ */
+function principalOf(c: Credential, orgId: string, role: OrgRole): Principal {
+  const principal: Required<Principal> = {
+    type: c.type,
+    userId: c.userId,
+    homeOrgId: c.homeOrgId,
+    multiOrg: c.multiOrg,
+    grants: c.grants,
+    projectIds: c.projectIds,
+    keyId: c.keyId,
+    sessionId: c.sessionId,
+    sessionCreatedAt: c.sessionCreatedAt,
+    expiresAt: c.expiresAt,
+    orgId,
+    role,
+  };
+  return principal;
 }

@@ -49,9 +49,9 @@ export async function parseBody<S extends z.ZodType>(request: Request, schema: S
 }
 
 /** Validates the query string: any problem is `400 invalid_request` naming the parameter. A repeated parameter too. */
-export function parseQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S> {
+export function parseQuery<S extends z.ZodType>(searchParams: URLSearchParams, schema: S): z.output<S> {
   const raw: Record<string, string> = {};
-  for (const [key, value] of url.searchParams) {
+  for (const [key, value] of searchParams) {
     if (key in raw) {
       throw new PlatformError('invalid_request', `${key}: given more than once`, {
         details: [{ field: key, message: 'given more than once' }],

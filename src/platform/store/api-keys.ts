@@ -1,5 +1,6 @@
 import type { ApiKey } from '../../contract/api-keys.js';
-import type { Permission } from '../../contract/permissions.js';
+import type { OrgRole, Permission } from '../../contract/permissions.js';
+import type { User, UserStatus } from '../../contract/users.js';
 import { jsonArrayWithout, jsonStrings } from './dialects.js';
 import { type Listing, newestFirst, runList, type SortPosition, withParams } from './paging.js';
 import { compiledOnce, type Q, type StoreEnv } from './sql.js';
@@ -44,9 +45,21 @@ function toApiKey(r: Row): ApiKey {
 /** A stored key with its hash, for authentication. */
 export type StoredApiKey = ApiKey & { secretHash: string };
 
-/** The key whose secret hashes to `hash`: every request with an API key reads it. */
+/** A key found by its hash, with its owner's role and status in its organization (undefined: not a member there). */
+export type FoundApiKey = StoredApiKey & { ownerStanding: Pick<User, 'role' | 'status'> | undefined };
+
+/**
+ * The key whose secret hashes to `hash`, with its owner's membership of the key's organization: every request with an
+ * API key reads both (the key, then whether its owner may still act), so they are one query.
+ */
 const byHash = compiledOnce((q, hash: string) =>
-  q.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).$castTo<Row>(),
+  q
+    .selectFrom('api_keys as k')
+    .leftJoin('org_users as m', (join) => join.onRef('m.org_id', '=', 'k.org_id').onRef('m.user_id', '=', 'k.user_id'))
+    .selectAll('k')
+    .select(['m.role as owner_role', 'm.status as owner_status'])
+    .where('k.secret_hash', '=', hash)
+    .$castTo<Row & { owner_role: OrgRole | null; owner_status: UserStatus | null }>(),
 );
 
 /**
@@ -66,10 +79,16 @@ export function apiKeysStore(q: Q, env: StoreEnv) {
         .executeTakeFirst();
       return r && toApiKey(r);
     },
-    /** The key whose secret hashes to `hash`, with that hash. */
-    byHash: async (hash: string): Promise<StoredApiKey | undefined> => {
+    /** The key whose secret hashes to `hash`, with that hash and its owner's standing. */
+    byHash: async (hash: string): Promise<FoundApiKey | undefined> => {
       const [r] = await byHash(q, hash);
-      return r && { ...toApiKey(r), secretHash: r.secret_hash };
+      if (!r) return undefined;
+      // Completed in place: spreading the key into a new object would cost V8 more than the read.
+      const key = toApiKey(r) as FoundApiKey;
+      key.secretHash = r.secret_hash;
+      const { owner_role: role, owner_status: status } = r;
+      key.ownerStanding = role !== null && status !== null ? { role, status } : undefined;
+      return key;
     },
     insert: async (k: StoredApiKey): Promise<void> => {
       await q

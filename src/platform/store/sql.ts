@@ -49,7 +49,10 @@ export interface StoreEnv {
 
 /** The platform's SQLite file (opened and migrated by `openDatabase`) as an `SqlDb`. */
 export function sqliteSql(db: Db): SqlDb {
-  const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db) });
+  const connection = new SqliteConnection(db);
+  const mutex = new Mutex();
+  const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db, connection, mutex) });
+  runsNow.set(q, (sql, parameters) => (mutex.locked ? undefined : connection.run(sql, parameters)));
   const totalChanges = db.prepare('SELECT total_changes()').pluck();
   return {
     dialect: 'sqlite',
@@ -107,18 +110,33 @@ async function runTransaction<T>(q: Q, fn: (q: Q) => Promise<T>): Promise<T> {
 }
 
 /**
+ * A query run at once, outside Kysely, where the database allows it (see `compiledOnce`); undefined where it does not,
+ * and the query takes its turn through Kysely.
+ */
+type RunNow = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | undefined;
+
+/**
+ * How each database runs a query at once: on SQLite, the connection itself whenever no transaction holds it (the query
+ * runs whole before anything else does, as it would once its turn came; it may go ahead of a transaction about to
+ * begin, which then begins after it). Only the database's own `Q` is here, never a transaction's.
+ */
+const runsNow = new WeakMap<Q, RunNow>();
+
+/**
  * Kysely's SQLite dialect with a driver of the platform's own: statements prepared once and kept (Kysely's prepares
  * every query at each run, which triples the cost of a point read) and transactions begun `IMMEDIATE`, so that a
  * read-then-write never meets another writer midway.
  */
 class PlatformSqliteDialect extends SqliteDialect {
-  readonly #db: Db;
-  constructor(db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly connection: SqliteConnection,
+    private readonly mutex: Mutex,
+  ) {
     super({ database: db as never });
-    this.#db = db;
   }
   override createDriver(): Driver {
-    return new PlatformSqliteDriver(this.#db);
+    return new PlatformSqliteDriver(this.db, this.connection, this.mutex);
   }
 }
 
@@ -126,9 +144,14 @@ type Statement = ReturnType<Db['prepare']>;
 
 class PlatformSqliteDriver implements Driver {
   readonly #connection: SqliteConnection;
-  readonly #mutex = new Mutex();
-  constructor(private readonly db: Db) {
-    this.#connection = new SqliteConnection(db);
+  readonly #mutex: Mutex;
+  constructor(
+    private readonly db: Db,
+    connection: SqliteConnection,
+    mutex: Mutex,
+  ) {
+    this.#connection = connection;
+    this.#mutex = mutex;
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -162,20 +185,47 @@ class PlatformSqliteDriver implements Driver {
   }
 }
 
+/**
+ * A statement prepared once. A query's rows are read as arrays and made into objects here: better-sqlite3 would set
+ * each column of each row by name through V8's API, which costs more than the read.
+ */
+interface Prepared {
+  statement: Statement;
+  /** The row of a query, from its values in the order of its columns (where a name repeats, the last one wins). */
+  row?: (values: unknown[]) => Record<string, unknown>;
+}
+
+function prepared(statement: Statement): Prepared {
+  if (!statement.reader) return { statement };
+  const names = statement.columns().map((c) => c.name);
+  statement.raw(true);
+  return {
+    statement,
+    row: (values) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
+      return row;
+    },
+  };
+}
+
 /** The one connection, with each distinct statement prepared on first use and kept. */
 class SqliteConnection implements DatabaseConnection {
-  readonly #statements = new Map<string, Statement>();
+  readonly #statements = new Map<string, Prepared>();
   constructor(private readonly db: Db) {}
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    let stmt = this.#statements.get(compiled.sql);
-    if (!stmt) {
-      stmt = this.db.prepare(compiled.sql);
-      this.#statements.set(compiled.sql, stmt);
+    return Promise.resolve(this.run(compiled.sql, compiled.parameters) as QueryResult<R>);
+  }
+  /** Runs a statement: its rows, or what it changed. */
+  run(sql: string, parameters: readonly unknown[]): QueryResult<unknown> {
+    let p = this.#statements.get(sql);
+    if (!p) {
+      p = prepared(this.db.prepare(sql));
+      this.#statements.set(sql, p);
     }
-    const parameters = compiled.parameters as unknown[];
-    if (stmt.reader) return Promise.resolve({ rows: stmt.all(parameters) as R[] });
-    const { changes, lastInsertRowid } = stmt.run(parameters);
-    return Promise.resolve({ numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] });
+    if (p.row) return { rows: (p.statement.all(parameters as unknown[]) as unknown[][]).map(p.row) };
+    const { changes, lastInsertRowid } = p.statement.run(parameters as unknown[]);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
   // biome-ignore lint/correctness/useYield: the platform never streams.
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
@@ -187,6 +237,10 @@ class SqliteConnection implements DatabaseConnection {
 class Mutex {
   #held: Promise<void> | undefined;
   #release: (() => void) | undefined;
+  /** Whether someone holds the connection. */
+  get locked(): boolean {
+    return this.#held !== undefined;
+  }
   async lock(): Promise<void> {
     while (this.#held) await this.#held;
     this.#held = new Promise((resolve) => {
@@ -208,6 +262,8 @@ const slot = (i: number) => `\u0000plat-param-${i}\u0000`;
  * A query built once with the query builder and then run many times with new parameters: the builder's work (about
  * 8 µs a query, as much as the read itself) is spent on first use only. `build` receives stand-ins for the
  * parameters and must use each one only as a value (not to choose the query's shape). Compiled per dialect.
+ * Outside a transaction on SQLite, it runs at once on the connection, outside Kysely (whose executor, connection
+ * provider and promises at each step cost a read about as much again).
  */
 export function compiledOnce<P extends unknown[], R>(
   build: (q: Q, ...params: P) => { compile(): CompiledQuery<R> },
@@ -224,7 +280,9 @@ export function compiledOnce<P extends unknown[], R>(
       compiled = { sql, values: (given) => slots.map((i, n) => (i >= 0 ? given[i] : parameters[n])) };
       byAdapter.set(adapter, compiled);
     }
-    const result = await q.executeQuery<R>(CompiledQuery.raw(compiled.sql, compiled.values(params)));
-    return result.rows;
+    const values = compiled.values(params);
+    const now = runsNow.get(q)?.(compiled.sql, values);
+    const result = now ?? (await q.executeQuery(CompiledQuery.raw(compiled.sql, values)));
+    return result.rows as R[];
   };
 }
