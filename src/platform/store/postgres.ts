@@ -13,7 +13,7 @@ import pg from 'pg';
 import { type MigrationEnv, PG_MIGRATIONS, PG_SCHEMA_VERSION } from './pg-migrations/index.js';
 import type { Tables } from './schema.js';
 import { type KeyRecord, type SecretBox, type SecretKeySource, secretBox } from './secret-box.js';
-import { inSavepoint, type Q, type SqlDb } from './sql.js';
+import { inSavepoint, type Q, runTransaction, type SqlDb } from './sql.js';
 
 /** The platform's PostgreSQL database and the box its secrets are sealed with. */
 export interface OpenPostgres {
@@ -207,23 +207,8 @@ class WriteCounter implements KyselyPlugin {
  */
 function postgresSql(q: Kysely<Tables>, writes: WriteCounter, record: PgKeyRecord): SqlDb {
   let queue: Promise<void> = Promise.resolve();
-  const transaction = async <T>(fn: (q: Q) => Promise<T>): Promise<T> => {
-    const trx = await q.startTransaction().execute();
-    try {
-      await sql`SELECT pg_advisory_xact_lock(${sql.raw(String(WRITE_LOCK))})`.execute(trx);
-      const result = await fn(trx);
-      await trx.commit().execute();
-      return result;
-    } catch (err) {
-      // Also after a failed COMMIT, which leaves the connection to whoever rolls back. The error that matters is the
-      // first: a rollback that fails too (a connection gone) only lets the connection go.
-      await trx
-        .rollback()
-        .execute()
-        .catch(() => {});
-      throw err;
-    }
-  };
+  const writeLock = (trx: Q) => sql`SELECT pg_advisory_xact_lock(${sql.raw(String(WRITE_LOCK))})`.execute(trx);
+  const transaction = <T>(fn: (q: Q) => Promise<T>): Promise<T> => runTransaction(q, fn, writeLock);
   return {
     dialect: 'postgres',
     q,

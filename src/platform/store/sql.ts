@@ -92,15 +92,25 @@ interface ControlledTransactionLike {
   rollbackToSavepoint(name: string): { execute(): Promise<unknown> };
 }
 
-async function runTransaction<T>(q: Q, fn: (q: Q) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` in a transaction of `q` (either backend's `SqlDb.tx`), after `begin` (PostgreSQL takes its write lock
+ * there): committed when `fn` resolves, rolled back when anything throws.
+ */
+export async function runTransaction<T>(
+  q: Q,
+  fn: (q: Q) => Promise<T>,
+  begin?: (trx: Q) => Promise<unknown>,
+): Promise<T> {
   const trx = await q.startTransaction().execute();
   try {
+    await begin?.(trx as Transaction<Tables>);
     const result = await fn(trx as Transaction<Tables>);
     await trx.commit().execute();
     return result;
   } catch (err) {
-    // Also after a failed COMMIT (a full disk), which leaves the connection held until a rollback lets it go. The
-    // error that matters is the first: SQLite may have rolled back already, and the rollback's own error says only that.
+    // Also after a failed COMMIT (a full disk, a connection gone), which leaves the connection held until a rollback
+    // lets it go. The error that matters is the first: the database may have rolled back already, and the rollback's
+    // own error says only that.
     await trx
       .rollback()
       .execute()
