@@ -388,7 +388,7 @@ describe('where --database-url and PLAT_DATABASE_URL take a command', () => {
   const URL_A = `postgres://plat:${PASSWORD}@db.example.com:5433/plat?sslmode=require`;
   const config = { profiles: { prod: { baseUrl: 'https://prod.example.com/v2' } } };
   const resolve = (flags: SettingsFlags, env: Record<string, string> = {}) =>
-    resolveSettings({ flags, env, config, dataDir: '/data', cwd: '/work' });
+    resolveSettings({ flags, env, config, dataDir: '/data', cwd: '/home/ada/project' });
 
   it('to the database, with an account of its own that holds no credentials, and no organization of the profile', () => {
     expect(resolve({ databaseUrl: URL_A })).toEqual({
@@ -420,6 +420,6 @@ describe('where --database-url and PLAT_DATABASE_URL take a command', () => {
       '--database-url applies to the embedded platform only, but the endpoint is remote (from profile "prod")',
     );
     // --db names a file, and wins over the environment.
-    expect(resolve({ db: 'dev.db' }, { PLAT_DATABASE_URL: URL_A })).toMatchObject({ db: '/work/dev.db' });
+    expect(resolve({ db: 'dev.db' }, { PLAT_DATABASE_URL: URL_A })).toMatchObject({ db: '/home/ada/project/dev.db' });
   });
 });
