@@ -296,12 +296,36 @@ describe('team membership', () => {
       user: { id: u.userId, name: 'Tee Em', email: 'tm@acme.test', avatarUrl: null },
       createdAt: '2026-01-01T00:00:00.000Z',
     });
+    // The Location leads to the member.
+    const got = await t.call('GET', (added.headers.get('location') as string).slice('/v2'.length));
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(added.body);
     expect((await t.call('POST', `/teams/${team.id}/members`, { body: { userId: u.userId } })).status).toBe(409);
     const members = await t.call('GET', `/teams/${team.id}/members`);
     expect(members.body.data.map((m: any) => m.user.id)).toEqual([u.userId]);
     expect((await t.call('DELETE', `/teams/${team.id}/members/${u.userId}`)).status).toBe(204);
     expect((await t.call('DELETE', `/teams/${team.id}/members/${u.userId}`)).status).toBe(404);
+    expect((await t.call('GET', `/teams/${team.id}/members/${u.userId}`)).status).toBe(404);
     expect((await t.call('GET', `/teams/${team.id}/members`)).body.data).toEqual([]);
+  });
+
+  it('shows one member to a reader of the organization, and no one across organizations', async () => {
+    const t = await testPlatform();
+    const other = await t.otherOrg();
+    const reader = await t.addUser({ email: 'rd@acme.test' });
+    const readOnly = await t.keyFor(reader.userId, { permissions: ['users:read'] });
+    const team = (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name: 'Core' } })).body;
+    await t.call('POST', `/teams/${team.id}/members`, { body: { userId: reader.userId } });
+    const path = `/teams/${team.id}/members/${reader.userId}`;
+    expect((await t.call('GET', path, { key: readOnly })).body.user.id).toBe(reader.userId);
+    const noRead = await t.keyFor(reader.userId, { permissions: ['projects:read'] });
+    expect((await t.call('GET', path, { key: noRead })).status).toBe(403);
+    // Another organization's owner sees no such team.
+    const foreign = await t.call('GET', path, { key: other.key });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.message).toMatch(/team/);
+    // A user of the organization who is not in the team.
+    expect((await t.call('GET', `/teams/${team.id}/members/${t.ownerId}`)).status).toBe(404);
   });
 
   it('refuses users of other organizations and callers without users:write', async () => {

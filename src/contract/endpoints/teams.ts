@@ -76,6 +76,16 @@ export const teams = {
     status: 201,
     response: teamMemberSchema,
   }),
+  getMember: endpoint({
+    method: 'GET',
+    path: '/teams/{teamId}/members/{userId}',
+    operationId: 'getTeamMember',
+    summary: 'Get one member of a team',
+    tag,
+    access: 'users:read',
+    params: teamMemberParams,
+    response: teamMemberSchema,
+  }),
   removeMember: endpoint({
     method: 'DELETE',
     path: '/teams/{teamId}/members/{userId}',

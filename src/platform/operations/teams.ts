@@ -80,6 +80,15 @@ export async function addTeamMember(ctx: Ctx, teamId: string, input: TeamMemberA
   });
 }
 
+/** `GET /teams/{teamId}/members/{userId}`: one member of the team, or `404`. */
+export async function getTeamMember(ctx: Ctx, teamId: string, userId: string): Promise<TeamMember> {
+  await loadTeam(ctx, teamId);
+  requirePermission(ctx, 'users:read');
+  const member = await ctx.stores.teams.member(ctx.principal.orgId, teamId, userId);
+  if (!member) throw notFound('team member');
+  return member;
+}
+
 /** `DELETE /teams/{teamId}/members/{userId}`: takes a user out of the team. */
 export async function removeTeamMember(ctx: Ctx, teamId: string, userId: string): Promise<void> {
   await ctx.tx(async (ctx) => {

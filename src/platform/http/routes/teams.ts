@@ -4,6 +4,7 @@ import {
   createTeam,
   deleteTeam,
   getTeam,
+  getTeamMember,
   listTeamMembers,
   listTeams,
   removeTeamMember,
@@ -23,5 +24,6 @@ export const teamsRoutes = bind(teams, {
     handler: (ctx, { params, body }) => addTeamMember(ctx, params.teamId, body),
     location: (member, { params }) => `/teams/${params.teamId}/members/${member.user.id}`,
   },
+  getMember: (ctx, { params }) => getTeamMember(ctx, params.teamId, params.userId),
   removeMember: (ctx, { params }) => removeTeamMember(ctx, params.teamId, params.userId),
 });
