@@ -10,6 +10,27 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  */
 export type Access = Permission | 'authenticated' | 'public';
 
+/** A response header an answer documents (beyond `X-Request-Id` and `X-RateLimit-*`, which every answer has). */
+export type AnswerHeader =
+  | 'Location'
+  | 'Cache-Control'
+  | 'Set-Cookie'
+  | 'WWW-Authenticate'
+  | 'Retry-After'
+  | 'Content-Security-Policy';
+
+/**
+ * What a public endpoint answers with one status, for the OpenAPI document: its body (JSON of a schema; an HTML page;
+ * the OAuth error form; the platform's error envelope; SAML metadata; none) and the headers that matter.
+ */
+export interface Answer {
+  description: string;
+  body?: z.ZodType | 'html' | 'oauth-error' | 'error' | 'saml-metadata';
+  /** Also the error envelope (a limit or a failure the platform answers for every route). */
+  orError?: boolean;
+  headers?: readonly AnswerHeader[];
+}
+
 /**
  * One endpoint of the API, declared once: the server binds a handler to it (src/platform/http/routes/), the client
  * derives a method from it (src/client/resources.ts), the reference and the OpenAPI document are written from it.
@@ -30,6 +51,17 @@ export interface Endpoint {
   body?: z.ZodType;
   /** The body as the reference shows it, when `body` parses it more loosely (items checked one by one). */
   documentedBody?: z.ZodType;
+  /**
+   * A public endpoint's form (`application/x-www-form-urlencoded`); with `formAsJson`, also taken as a JSON object
+   * of strings (the OAuth endpoints).
+   */
+  form?: z.ZodType;
+  formAsJson?: boolean;
+  /**
+   * What a public endpoint answers, by status (its handler answers itself). An authenticated endpoint's answers
+   * follow from the rest of its declaration (src/platform/http/openapi.ts).
+   */
+  answers?: Readonly<Record<number, Answer>>;
   status?: 200 | 201 | 204;
   response?: z.ZodType;
 }

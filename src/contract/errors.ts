@@ -38,11 +38,6 @@ export const errorBodySchema = lazySchema(() =>
 ).meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
-/** The RFC 6749 §5.2 error body of the OAuth endpoints. */
-export const oauthErrorBodySchema = lazySchema(() =>
-  z.object({ error: z.string(), error_description: z.string().optional() }),
-).meta({ id: 'OAuthError' });
-
 /**
  * How a failure is classed, whichever layer raised it: each error the CLI may meet carries one as `kind` (the API's
  * answers by their status), and the CLI maps it to an exit code in one table (src/cli/errors.ts).

@@ -10,6 +10,10 @@ export const SSO_PROVIDERS = [
   'custom-saml',
   'custom-oidc',
 ] as const;
+export type SsoProvider = (typeof SSO_PROVIDERS)[number];
+/** The providers each protocol takes: the custom ones fix their protocol. */
+const SAML_PROVIDERS = ['okta', 'azure-ad', 'google-workspace', 'onelogin', 'custom-saml'] as const;
+const OIDC_PROVIDERS = ['okta', 'azure-ad', 'google-workspace', 'onelogin', 'custom-oidc'] as const;
 
 /** The roles a user provisioned through single sign-on may get: never `owner` (contract §9). */
 export const SSO_DEFAULT_ROLES = ['member', 'admin'] as const;
@@ -48,10 +52,11 @@ export const ssoConfigSchema = lazySchema(() =>
 ).meta({ id: 'SsoConfig' });
 export type SsoConfig = z.infer<typeof ssoConfigSchema>;
 
+/** A domain name, in any case (stored in lower case). Written without flags or lookarounds: JSON Schema keeps it as it is. */
 const domainSchema = z
   .string()
   .max(253)
-  .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'must be a domain name');
+  .regex(/^([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/, 'must be a domain name');
 
 /** What the identity provider's administrator enters on their side: the platform as a SAML SP and an OIDC client. */
 export const ssoServiceProviderSchema = lazySchema(() =>
@@ -94,28 +99,86 @@ export const ssoTestSchema = lazySchema(() =>
 ).meta({ id: 'SsoTest' });
 export type SsoTest = z.infer<typeof ssoTestSchema>;
 
-export const ssoPutSchema = lazySchema(() =>
+const httpUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2048)
+  .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
+
+/** What both protocols' configurations hold. */
+const ssoPutCommon = {
+  enabled: z.boolean().optional(),
+  attributeMapping: z
+    .object({ email: z.string().min(1).max(256) })
+    .catchall(z.string().min(1).max(256))
+    .refine((m) => Object.keys(m).every((k) => k.length >= 1 && k.length <= 64), 'field names are 1–64 characters')
+    .meta({
+      description: 'Claim or attribute names by profile field; `email` is required.',
+      propertyNames: { minLength: 1, maxLength: 64 },
+    }),
+  domains: z.array(domainSchema).max(50).optional(),
+  allowIdpInitiated: z.boolean().optional(),
+  defaultRole: z.enum(SSO_DEFAULT_ROLES).optional(),
+};
+
+/** A SAML configuration: the identity provider's metadata, by URL or uploaded (exactly one of the two). */
+export const ssoPutSamlSchema = lazySchema(() =>
+  z
+    .strictObject({
+      protocol: z.literal('saml'),
+      provider: z.enum(SAML_PROVIDERS),
+      metadataUrl: httpUrl.optional(),
+      metadataXml: z.string().min(1).max(200_000).optional(),
+      ...ssoPutCommon,
+    })
+    .meta({
+      oneOf: [
+        { properties: { metadataUrl: { type: 'string' } }, required: ['metadataUrl'] },
+        { properties: { metadataXml: { type: 'string' } }, required: ['metadataXml'] },
+      ],
+    }),
+).meta({ id: 'SsoPutSaml' });
+export type SsoPutSaml = z.infer<typeof ssoPutSamlSchema>;
+
+/** An OpenID Connect configuration: the provider's issuer and the platform's client there. */
+export const ssoPutOidcSchema = lazySchema(() =>
   z.strictObject({
-    protocol: z.enum(SSO_PROTOCOLS),
-    provider: z.enum(SSO_PROVIDERS),
-    enabled: z.boolean().optional(),
-    metadataUrl: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .optional(),
-    metadataXml: z.string().min(1).max(200_000).optional(),
-    issuer: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .optional(),
-    clientId: z.string().min(1).max(500).optional(),
-    clientSecret: z.string().min(1).max(2000).optional(),
-    attributeMapping: z
-      .record(z.string().min(1).max(64), z.string().min(1).max(256))
-      .refine((m) => 'email' in m, 'must map email'),
-    domains: z.array(domainSchema).max(50).optional(),
-    allowIdpInitiated: z.boolean().optional(),
-    defaultRole: z.enum(SSO_DEFAULT_ROLES).optional(),
+    protocol: z.literal('oidc'),
+    provider: z.enum(OIDC_PROVIDERS),
+    issuer: httpUrl,
+    clientId: z.string().min(1).max(500),
+    clientSecret: z
+      .string()
+      .min(1)
+      .max(2000)
+      .optional()
+      .meta({ description: 'Write-only. Required unless the configuration already holds one for OIDC (then kept).' }),
+    ...ssoPutCommon,
+  }),
+).meta({ id: 'SsoPutOidc' });
+export type SsoPutOidc = z.infer<typeof ssoPutOidcSchema>;
+
+/** `PUT /organizations/{orgId}/sso`: one protocol's configuration, told apart by `protocol`. */
+export const ssoPutSchema = lazySchema(() =>
+  z.discriminatedUnion('protocol', [ssoPutSamlSchema, ssoPutOidcSchema]).meta({
+    discriminator: {
+      propertyName: 'protocol',
+      mapping: { saml: '#/components/schemas/SsoPutSaml', oidc: '#/components/schemas/SsoPutOidc' },
+    },
   }),
 ).meta({ id: 'SsoPut' });
 export type SsoPut = z.infer<typeof ssoPutSchema>;
+
+/** A configuration assembled field by field (the CLI's flags): the server checks it as `SsoPut`. */
+export type SsoPutDraft = Pick<SsoPutSaml, 'enabled' | 'domains' | 'allowIdpInitiated' | 'defaultRole'> &
+  Partial<
+    Pick<SsoPutSaml, 'metadataUrl' | 'metadataXml'> & Pick<SsoPutOidc, 'issuer' | 'clientId' | 'clientSecret'>
+  > & {
+    protocol: (typeof SSO_PROTOCOLS)[number];
+    provider: SsoProvider;
+    attributeMapping: Record<string, string>;
+  };
+
+/** Either protocol's configuration with the other's fields absent: what code reading any of them takes. */
+export type SsoPutFields =
+  | (SsoPutSaml & { issuer?: undefined; clientId?: undefined; clientSecret?: undefined })
+  | (SsoPutOidc & { metadataUrl?: undefined; metadataXml?: undefined });

@@ -137,7 +137,9 @@ export const batchEmailSchema = z
   .trim()
   .min(3)
   .max(254)
-  .regex(/^[^\s@]+@[^\s@]+$/, 'must be an e-mail address');
+  // Spaces around are trimmed before the check; the pattern allows them so that JSON Schema, which sees the value
+  // untrimmed, refuses no more than the server does.
+  .regex(/^\s*[^\s@]+@[^\s@]+\s*$/, 'must be an e-mail address');
 
 /** One person of a batch: who (`email`) and what they should be in the organization. */
 export const userBatchItemSchema = lazySchema(() =>

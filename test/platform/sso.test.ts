@@ -240,14 +240,13 @@ describe('PUT /organizations/{orgId}/sso', () => {
     const t = await testPlatform();
     const { metadataUrl: _, ...samlNoMeta } = SAML;
     const cases: [Record<string, unknown>, string][] = [
-      [{ ...SAML, provider: 'custom-oidc' }, 'protocol'],
-      [{ ...OIDC, provider: 'custom-saml' }, 'protocol'],
+      // A custom provider fixes the protocol: the provider is what does not fit.
+      [{ ...SAML, provider: 'custom-oidc' }, 'provider'],
+      [{ ...OIDC, provider: 'custom-saml' }, 'provider'],
       [samlNoMeta, 'metadataUrl'],
       [{ ...SAML, metadataXml: '<EntityDescriptor/>' }, 'metadataXml'],
       [{ ...SAML, issuer: OIDC.issuer }, 'issuer'],
       [{ ...SAML, clientSecret: SECRET }, 'clientSecret'],
-      [{ ...OIDC, issuer: undefined }, 'issuer'],
-      [{ ...OIDC, clientId: undefined }, 'clientId'],
       [{ ...OIDC, clientSecret: undefined }, 'clientSecret'],
       [{ ...OIDC, metadataUrl: SAML.metadataUrl }, 'metadataUrl'],
     ];
@@ -266,13 +265,19 @@ describe('PUT /organizations/{orgId}/sso', () => {
     const t = await testPlatform();
     const { protocol: _, ...noProtocol } = SAML;
     const { attributeMapping: __, ...noMapping } = SAML;
+    const { issuer: ___, ...noIssuer } = OIDC;
+    const { clientId: ____, ...noClientId } = OIDC;
     const cases: [unknown, number, string?][] = [
       [noProtocol, 400],
       [noMapping, 400],
+      // OIDC's own required fields, as every required field.
+      [noIssuer, 400],
+      [noClientId, 400],
       ['not json', 400],
       [{ ...SAML, protocol: 'ldap' }, 422, 'protocol'],
       [{ ...SAML, provider: 'ping' }, 422, 'provider'],
-      [{ ...SAML, attributeMapping: { name: 'displayName' } }, 422, 'attributeMapping'],
+      // `email` is a required field of the mapping.
+      [{ ...SAML, attributeMapping: { name: 'displayName' } }, 400, 'attributeMapping.email'],
       [{ ...SAML, domains: ['not a domain'] }, 422, 'domains.0'],
       [{ ...SAML, metadataUrl: 'ftp://acme.test/metadata' }, 422, 'metadataUrl'],
       [{ ...SAML, enabled: 'yes' }, 422, 'enabled'],

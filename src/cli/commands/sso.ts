@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { SSO_DEFAULT_ROLES, SSO_PROTOCOLS, SSO_PROVIDERS, type SsoConfig, type SsoPut } from '../../contract/sso.js';
+import {
+  SSO_DEFAULT_ROLES,
+  SSO_PROTOCOLS,
+  SSO_PROVIDERS,
+  type SsoConfig,
+  type SsoPut,
+  type SsoPutDraft,
+} from '../../contract/sso.js';
 import type { Context } from '../context.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, record } from '../output/result.js';
@@ -18,7 +25,7 @@ const get = verb<Record<string, never>>({
 });
 
 interface SetOptions {
-  body: SsoPut;
+  body: SsoPutDraft;
   metadataFile?: string;
   secretFromStdin: boolean;
 }
@@ -51,7 +58,7 @@ const set = verb<SetOptions>({
     if (o.metadataUrl && o.metadataFile) throw new UsageError('give --metadata-url or --metadata-file, not both');
     const maps = (o.map as string[] | undefined) ?? [];
     if (maps.length === 0) throw new InvalidValueError('give at least --map email=ATTRIBUTE');
-    const body: SsoPut = {
+    const body: SsoPutDraft = {
       protocol: oneOf(o.protocol, SSO_PROTOCOLS, 'protocol'),
       provider: oneOf(o.provider, SSO_PROVIDERS, 'provider'),
       metadataUrl: o.metadataUrl,
@@ -72,7 +79,8 @@ const set = verb<SetOptions>({
       body.clientSecret = await ctx.stdinText();
       if (!body.clientSecret) throw new InvalidValueError('--client-secret-stdin: stdin was empty');
     }
-    return record(await (await ctx.client()).sso.put(await ctx.orgId(), body), ssoView, true);
+    // Assembled from flags: the server checks it, answering 400 or 422 with the field.
+    return record(await (await ctx.client()).sso.put(await ctx.orgId(), body as SsoPut), ssoView, true);
   },
 });
 
@@ -86,7 +94,12 @@ async function readText(ctx: Context, file: string): Promise<string> {
 
 /** The PUT body that keeps a configuration as it is, but for `enabled` (the stored client secret is kept by the API). */
 function sameConfig(c: SsoConfig, enabled: boolean): SsoPut {
-  const body: SsoPut = { protocol: c.protocol, provider: c.provider, enabled, attributeMapping: c.attributeMapping };
+  const body: SsoPutDraft = {
+    protocol: c.protocol,
+    provider: c.provider,
+    enabled,
+    attributeMapping: c.attributeMapping,
+  };
   if (c.metadataUrl) body.metadataUrl = c.metadataUrl;
   if (c.metadataXml) body.metadataXml = c.metadataXml;
   if (c.issuer) body.issuer = c.issuer;
@@ -94,7 +107,7 @@ function sameConfig(c: SsoConfig, enabled: boolean): SsoPut {
   if (c.domains.length > 0) body.domains = c.domains;
   if (c.allowIdpInitiated) body.allowIdpInitiated = true;
   if (c.defaultRole !== 'member') body.defaultRole = c.defaultRole;
-  return body;
+  return body as SsoPut;
 }
 
 function toggle(name: 'enable' | 'disable') {

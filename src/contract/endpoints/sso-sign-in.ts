@@ -1,4 +1,6 @@
 import { endpoint } from '../endpoint.js';
+import { oidcCallbackQuerySchema, samlPostSchema } from '../oauth.js';
+import { envelope, onward, page } from './answers.js';
 import { orgParams } from './params.js';
 
 const tag = 'sso';
@@ -18,6 +20,13 @@ export const ssoSignIn = {
       'gets its code: 303). A refusal is an HTML page (400/403) naming the check that failed.',
     tag,
     access,
+    query: oidcCallbackQuerySchema,
+    answers: {
+      200: page('A device connected, or a test sign-in that worked'),
+      303: onward('On to the OAuth client with its `code`'),
+      400: page('A refusal naming the check that failed'),
+      403: page('A refused person, or single sign-on that is off or not set up'),
+    },
   }),
   samlMetadata: endpoint({
     method: 'GET',
@@ -31,6 +40,10 @@ export const ssoSignIn = {
       'first); 404 for an unknown one. `Content-Type: application/samlmetadata+xml`.',
     tag,
     access,
+    answers: {
+      200: { description: 'The metadata', body: 'saml-metadata' },
+      404: envelope('No such organization'),
+    },
   }),
   samlAcs: endpoint({
     method: 'POST',
@@ -48,5 +61,12 @@ export const ssoSignIn = {
       'client gets its code: 303). A refusal is an HTML page (400, or 403 for a refused person) naming the check.',
     tag,
     access,
+    form: samlPostSchema,
+    answers: {
+      200: page('Signed in (a response the identity provider started), a device connected, or a test that worked'),
+      303: onward('On to the OAuth client with its `code`'),
+      400: page('A refusal naming the check that failed'),
+      403: page('A refused person, a status other than Success, or single sign-on that is off or not set up'),
+    },
   }),
 } as const;

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
+import { type AuthServerMetadata, DEVICE_CODE_GRANT } from '../../contract/oauth.js';
 import { PERMISSIONS } from '../../contract/permissions.js';
 import type { BaseCtx } from '../context.js';
-import { DEVICE_CODE_GRANT } from '../operations/auth-device.js';
 import { authUrl } from './settings.js';
 import { publicJwks, TOKEN_ALG } from './signing-keys.js';
 
@@ -11,7 +11,7 @@ export const RFC8414_PATH = '/.well-known/oauth-authorization-server/v2/auth';
 const CACHE = { 'Cache-Control': 'public, max-age=300' };
 
 /** The authorization server's metadata (RFC 8414), the same at both discovery addresses. */
-export function serverMetadata(ctx: BaseCtx): Record<string, unknown> {
+export function serverMetadata(ctx: BaseCtx): AuthServerMetadata {
   const issuer = authUrl(ctx);
   return {
     issuer,

@@ -1,18 +1,6 @@
-/** The error codes of RFC 6749 §4.1.2.1 / §5.2, RFC 7009 and RFC 8628 §3.5 this server answers with. */
-export type OAuthErrorCode =
-  | 'invalid_request'
-  | 'invalid_client'
-  | 'invalid_grant'
-  | 'unauthorized_client'
-  | 'unsupported_grant_type'
-  | 'unsupported_response_type'
-  | 'unsupported_token_type'
-  | 'invalid_scope'
-  | 'access_denied'
-  | 'server_error'
-  | 'authorization_pending'
-  | 'slow_down'
-  | 'expired_token';
+import type { OAuthErrorBody, OAuthErrorCode } from '../../contract/oauth.js';
+
+export type { OAuthErrorCode } from '../../contract/oauth.js';
 
 /** An OAuth protocol error; the OAuth endpoints render it as `{ error, error_description }`. */
 export class OAuthError extends Error {
@@ -34,7 +22,8 @@ export const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as c
 export function oauthErrorResponse(err: OAuthError): Response {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', ...NO_STORE };
   if (err.status === 401) headers['WWW-Authenticate'] = 'Basic realm="plat", error="invalid_client"';
-  return new Response(JSON.stringify({ error: err.error, error_description: err.message }), {
+  const body: OAuthErrorBody = { error: err.error, error_description: err.message };
+  return new Response(JSON.stringify(body), {
     status: err.status,
     headers,
   });

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { TokenResponse } from '../../contract/oauth.js';
 import type { BaseCtx } from '../context.js';
 import { chargeFailedSignIn } from '../limits/sign-in.js';
 import type { TokenSet } from '../operations/auth.js';
@@ -32,7 +33,7 @@ async function oauthEndpoint(c: Context, run: () => Promise<Response>): Promise<
 
 /** The RFC 6749 §5.1 body of a token set. */
 export function tokenResponse(c: Context, t: TokenSet): Response {
-  const body = {
+  const body: TokenResponse = {
     access_token: t.accessToken,
     token_type: 'Bearer',
     expires_in: t.expiresIn,

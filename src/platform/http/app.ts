@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { LinearRouter } from 'hono/router/linear-router';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
+import { openapiDocument } from '../../contract/endpoints/meta.js';
 import type { ErrorBody } from '../../contract/errors.js';
 import { ID_PREFIX } from '../../contract/ids.js';
 import { metadataEndpoint, RFC8414_PATH } from '../auth/discovery.js';
@@ -135,7 +136,7 @@ export function createApp(routes: readonly RouteDef[], matching: RouteMatching =
     return errorResponse(new PlatformError('not_found', `no route ${c.req.method} ${path}`), c.get('requestId'));
   });
 
-  app.get('/v2/openapi.json', (c) => {
+  app.get(`/v2${openapiDocument.path}`, (c) => {
     openapi ??= JSON.stringify(buildOpenApi(routes));
     return c.body(openapi, 200, { 'Content-Type': 'application/json' });
   });

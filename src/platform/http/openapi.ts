@@ -1,10 +1,23 @@
 import * as z from 'zod';
+import type { Answer, Endpoint } from '../../contract/endpoint.js';
+import { openapiDocument } from '../../contract/endpoints/meta.js';
 import '../../contract/errors.js';
+import '../../contract/oauth.js';
 import type { RouteDef } from './route.js';
+
+// The OpenAPI 3.1 document of the API (contract §1), generated from the same route table and zod schemas the server
+// validates with: every operation, public ones included, with every status it answers, its content types and the
+// headers a client reads. Responses and headers shared by many operations are components, referred to by name.
 
 type Json = Record<string, unknown>;
 
+/** What the document is made from: a route of the table, or an endpoint the app serves beside it. */
+type Documented = Endpoint & { kind: RouteDef['kind']; location?: unknown };
+
 const REF = '#/components/schemas/';
+const RESPONSE = '#/components/responses/';
+const HEADER = '#/components/headers/';
+const PARAMETER = '#/components/parameters/';
 
 /** Rewrites the `$defs` references of an inline schema to components, and drops its `$schema`/`$defs`. */
 function inline(schema: z.ZodType, io: 'input' | 'output'): Json {
@@ -16,7 +29,7 @@ function inline(schema: z.ZodType, io: 'input' | 'output'): Json {
   return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${REF}`)) as Json;
 }
 
-function components(): Record<string, Json> {
+function schemas(): Record<string, Json> {
   const { schemas } = z.toJSONSchema(z.globalRegistry, {
     io: 'output',
     unrepresentable: 'any',
@@ -30,7 +43,86 @@ function components(): Record<string, Json> {
   return Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-function parameters(route: RouteDef): Json[] {
+const string = { type: 'string' };
+const integer = { type: 'integer' };
+
+/** Every response header the document names, described once. */
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description:
+      "The request's id: the client's own `X-Request-Id` when valid (1–200 visible ASCII characters), else a " +
+      'generated `req_…`; the same as `error.requestId`.',
+    required: true,
+    schema: string,
+  },
+  'X-RateLimit-Limit': {
+    description: "The bucket's rate, in requests a minute (while rate limits are on, on every answer).",
+    schema: integer,
+  },
+  'X-RateLimit-Remaining': { description: 'The whole requests left in the bucket.', schema: integer },
+  'X-RateLimit-Reset': { description: 'The Unix second at which the bucket is full again.', schema: integer },
+  'Retry-After': { description: 'Seconds to wait before trying again (at least 1).', required: true, schema: integer },
+  Location: { description: 'Where the record, or the next step, is.', required: true, schema: string },
+  'Cache-Control': { description: '`no-store` for tokens and pages; `public, max-age=300` for keys.', schema: string },
+  'Set-Cookie': {
+    description: 'The CSRF cookie `plat_csrf` of the sign-in forms (HttpOnly, SameSite=Strict).',
+    schema: string,
+  },
+  'WWW-Authenticate': { description: 'The challenge of an `invalid_client` (RFC 6749 §5.2).', schema: string },
+  'Content-Security-Policy': { description: "The page's policy: nothing loads but its own style.", schema: string },
+};
+
+const headerRef = (name: string) => ({ $ref: `${HEADER}${name}` });
+const LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+/** A response's headers: its id always, the rate limits unless refused before them (`limits: false`), and more. */
+function headers(more: readonly string[], limits = true): Json {
+  const names = ['X-Request-Id', ...(limits ? LIMIT_HEADERS : []), ...more];
+  return Object.fromEntries([...new Set(names)].map((name) => [name, headerRef(name)]));
+}
+
+const ENVELOPE = { 'application/json': { schema: { $ref: `${REF}Error` } } };
+
+/** The answers every operation may get, in the error envelope, by status. */
+const SHARED: Record<string, { name: string; description: string; headers?: string[]; limits?: boolean }> = {
+  '400': { name: 'BadRequest', description: 'Malformed request, missing field or bad query parameter' },
+  '401': { name: 'Unauthorized', description: 'Missing, invalid, revoked or expired credentials' },
+  '403': {
+    name: 'Forbidden',
+    description: 'Valid credentials without the needed permission, or an `X-Org-Id` they may not act in',
+  },
+  '404': { name: 'NotFound', description: 'Not found, or not visible to this credential' },
+  '409': { name: 'Conflict', description: 'Conflict with the current state' },
+  '413': { name: 'ContentTooLarge', description: 'A body over 1 MiB, refused unread', limits: false },
+  '414': { name: 'UriTooLong', description: 'A path and query over 8 KiB', limits: false },
+  '422': { name: 'ValidationFailed', description: 'A field failed validation; `error.details` names each' },
+  '429': { name: 'RateLimited', description: 'Rate limited; see `Retry-After`', headers: ['Retry-After'] },
+  '431': { name: 'HeadersTooLarge', description: 'Request headers over 16 KiB', limits: false },
+  '500': { name: 'InternalError', description: 'An unexpected failure (reported in the server log, never here)' },
+};
+
+function sharedResponses(): Record<string, Json> {
+  return Object.fromEntries(
+    Object.values(SHARED).map((r) => [
+      r.name,
+      { description: r.description, headers: headers(r.headers ?? [], r.limits !== false), content: ENVELOPE },
+    ]),
+  );
+}
+
+const shared = (status: string) => ({ $ref: `${RESPONSE}${(SHARED[status] as { name: string }).name}` });
+
+/** The content of a declared answer's body. */
+function content(body: Answer['body']): Json | undefined {
+  if (body === undefined) return undefined;
+  if (body === 'html') return { 'text/html': { schema: string } };
+  if (body === 'oauth-error') return { 'application/json': { schema: { $ref: `${REF}OAuthError` } } };
+  if (body === 'error') return ENVELOPE;
+  if (body === 'saml-metadata') return { 'application/samlmetadata+xml': { schema: string } };
+  return { 'application/json': { schema: inline(body, 'output') } };
+}
+
+function parameters(route: Documented): Json[] {
   const out: Json[] = [];
   for (const [where, schema] of [
     ['path', route.params],
@@ -39,79 +131,128 @@ function parameters(route: RouteDef): Json[] {
     if (!schema) continue;
     const json = inline(schema, 'input') as { properties?: Record<string, Json>; required?: string[] };
     for (const [name, s] of Object.entries(json.properties ?? {})) {
-      out.push({ name, in: where, required: where === 'path' || (json.required ?? []).includes(name), schema: s });
+      const { description, ...rest } = s;
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || (json.required ?? []).includes(name),
+        ...(typeof description === 'string' && { description }),
+        schema: rest,
+      });
     }
   }
+  out.push({ $ref: `${PARAMETER}X-Request-Id` });
+  if (route.access !== 'public') out.push({ $ref: `${PARAMETER}X-Org-Id` });
   return out;
 }
 
-const ERROR_RESPONSES: Record<string, string> = {
-  '400': 'Malformed request, missing field or bad query parameter',
-  '401': 'Missing, invalid, revoked or expired credentials',
-  '403': 'Valid credentials without the needed permission',
-  '404': 'Not found, or not visible to this credential',
-  '409': 'Conflict with the current state',
-  '422': 'A field failed validation',
-  '429': 'Rate limited; see Retry-After',
+/** The responses of an authenticated operation: its success, then every error the platform may answer it with. */
+function apiResponses(route: Documented): Json {
+  const status = String(route.status ?? 200);
+  const success: Json =
+    route.status === 204
+      ? { description: 'Done; no body', headers: headers([]) }
+      : {
+          description: route.status === 201 ? 'Created' : 'OK',
+          headers: headers(route.location ? ['Location'] : []),
+          ...(route.response && { content: { 'application/json': { schema: inline(route.response, 'output') } } }),
+        };
+  const writes = route.method !== 'GET';
+  const codes = ['400', '401', '403'];
+  if (route.params) codes.push('404');
+  if (writes) codes.push('409', '413');
+  codes.push('414');
+  if (writes) codes.push('422');
+  codes.push('429', '431', '500');
+  return { [status]: success, ...Object.fromEntries(codes.map((code) => [code, shared(code)])) };
+}
+
+/** The responses of a public operation: what it declares, then the limits and failures any request may meet. */
+function publicResponses(route: { method: string; answers?: Readonly<Record<number, Answer>> }): Json {
+  const out: Json = {};
+  for (const [status, answer] of Object.entries(route.answers ?? {})) {
+    const body = content(answer.body);
+    const withError = answer.orError ? { ...body, ...ENVELOPE } : body;
+    out[status] = {
+      description: answer.description,
+      headers: headers(answer.headers ?? []),
+      ...(withError && { content: withError }),
+    };
+  }
+  const codes = [...(route.method !== 'GET' ? ['413'] : []), '414', '429', '431', '500'];
+  for (const code of codes) out[code] ??= shared(code);
+  return out;
+}
+
+/** The request body of an operation: JSON, or a form (also as JSON where the OAuth endpoints take that). */
+function requestBody(route: Documented): Json | undefined {
+  if (route.body) {
+    return {
+      required: true,
+      content: { 'application/json': { schema: inline(route.documentedBody ?? route.body, 'input') } },
+    };
+  }
+  if (route.form) {
+    const schema = inline(route.form, 'input');
+    return {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': { schema },
+        ...(route.formAsJson && { 'application/json': { schema } }),
+      },
+    };
+  }
+  return undefined;
+}
+
+/** Who may call an operation, in words. */
+function accessNote(route: Documented): string {
+  const access =
+    route.access === 'public'
+      ? 'Public: no credentials.'
+      : route.access === 'authenticated'
+        ? 'Any valid credential.'
+        : `Requires \`${route.access}\`.`;
+  return `${access}${route.accessNote ? ` ${route.accessNote}` : ''}`;
+}
+
+const TAGS: Record<string, string> = {
+  meta: 'The instance and this document',
+  auth: 'Signing in: OAuth 2.0 with PKCE, the device flow, tokens, and the pages people use',
+  organizations: 'Organizations and their plans',
+  users: 'Users of an organization, their roles and status, and bulk provisioning',
+  invitations: 'Invitations to join an organization',
+  teams: 'Teams of users',
+  projects: 'Projects and their settings',
+  members: "Projects' members and their roles",
+  environments: "Projects' environments and their variables",
+  sessions: 'Sign-in sessions',
+  'api-keys': 'API keys',
+  sso: 'Single sign-on through SAML 2.0 or OpenID Connect',
+  events: 'The audit log',
 };
 
 /** The OpenAPI 3.1 document of the API, generated from the same route table and zod schemas the server validates with. */
 export function buildOpenApi(routes: readonly RouteDef[]): Json {
   const paths: Record<string, Record<string, Json>> = {};
-  const errorRef = { $ref: `${REF}Error` };
-  for (const route of routes) {
-    const ok = String(route.status ?? 200);
-    const responses: Record<string, Json> = {
-      [ok]:
-        route.status === 204
-          ? { description: 'Done; no body' }
-          : {
-              description: route.status === 201 ? 'Created' : 'OK',
-              ...(route.response && { content: { 'application/json': { schema: inline(route.response, 'output') } } }),
-              ...(route.kind === 'api' && route.location && { headers: { Location: { schema: { type: 'string' } } } }),
-            },
-    };
-    if (route.kind === 'api') {
-      for (const [code, description] of Object.entries(ERROR_RESPONSES)) {
-        if ((code === '422' || code === '409') && !route.body && route.method === 'GET') continue;
-        responses[code] = { description, content: { 'application/json': { schema: errorRef } } };
-      }
-    }
-    const access =
-      route.access === 'public'
-        ? 'Public: no credentials.'
-        : route.access === 'authenticated'
-          ? 'Any valid credential.'
-          : `Requires \`${route.access}\`.`;
+  const document: Documented = { ...openapiDocument, kind: 'public' };
+  for (const route of [document, ...routes]) {
+    const body = requestBody(route);
     const op: Json = {
       operationId: route.operationId,
       summary: route.summary,
-      description: [route.description, `${access}${route.accessNote ? ` ${route.accessNote}` : ''}`]
-        .filter(Boolean)
-        .join('\n\n'),
+      description: [route.description, accessNote(route)].filter(Boolean).join('\n\n'),
       tags: [route.tag],
       'x-permission': route.access,
       parameters: parameters(route),
-      ...(route.body && {
-        requestBody: {
-          required: true,
-          content: { 'application/json': { schema: inline(route.documentedBody ?? route.body, 'input') } },
-        },
-      }),
-      responses,
-      ...(route.kind === 'api' && { security: [{ apiKey: [] }, { bearer: [] }] }),
+      ...(body && { requestBody: body }),
+      // A body parsed more loosely than documented takes its items one by one: a bad item fails alone, in the answer.
+      ...(route.documentedBody && { 'x-items-checked-one-by-one': true }),
+      responses: route.kind === 'api' ? apiResponses(route) : publicResponses(route),
+      security: route.kind === 'api' ? [{ apiKey: [] }, { bearer: [] }] : [],
     };
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: op };
   }
-  paths['/openapi.json'] = {
-    get: {
-      operationId: 'getOpenApi',
-      summary: 'This document',
-      tags: ['meta'],
-      'x-permission': 'public',
-      responses: { '200': { description: 'OpenAPI 3.1 document' } },
-    },
-  };
   return {
     openapi: '3.1.0',
     info: {
@@ -119,13 +260,37 @@ export function buildOpenApi(routes: readonly RouteDef[]): Json {
       version: '2',
       description:
         'Organizations, users and invitations, teams, projects with settings, members and environments, sessions, ' +
-        'single sign-on, API keys and the audit log. Errors use the envelope `{ "error": { code, message, status, requestId, details? } }`.',
+        'single sign-on, API keys and the audit log. Errors use the envelope ' +
+        '`{ "error": { code, message, status, requestId, details? } }`; the OAuth endpoints answer theirs in the ' +
+        'RFC 6749 form `{ error, error_description }`.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/v2' }],
     security: [{ apiKey: [] }, { bearer: [] }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
-      schemas: components(),
+      schemas: schemas(),
+      responses: sharedResponses(),
+      headers: HEADERS,
+      parameters: {
+        'X-Request-Id': {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description: "An id of the caller's for this request (1–200 visible ASCII characters), echoed back.",
+          schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,200}$' },
+        },
+        'X-Org-Id': {
+          name: 'X-Org-Id',
+          in: 'header',
+          required: false,
+          description:
+            'The organization to act in, for a multi-organization credential (`403` where it may not); default the ' +
+            "path's organization, else the credential's own.",
+          schema: string,
+        },
+      },
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

@@ -37,9 +37,12 @@ export async function parseBody<S extends z.ZodType>(request: Request, schema: S
   const result = schema.safeParse(json);
   if (result.success) return result.data;
   const details = detailsOf(result.error);
-  // A required field that is absent: zod reports `invalid_type`, or `invalid_value` for an enum or literal.
+  // A required field that is absent: zod reports `invalid_type`, `invalid_value` for an enum or literal, or
+  // `invalid_union` for the field a union of objects is told apart by (`protocol` of an SSO configuration).
   const absent = result.error.issues.filter(
-    (i) => (i.code === 'invalid_type' || i.code === 'invalid_value') && valueAt(json, i.path) === undefined,
+    (i) =>
+      (i.code === 'invalid_type' || i.code === 'invalid_value' || i.code === 'invalid_union') &&
+      valueAt(json, i.path) === undefined,
   );
   if (absent.length > 0) {
     const fields = absent.map((i) => i.path.join('.'));

@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import type { DeviceAuthorizationResponse } from '../../contract/oauth.js';
 import type { SignInMethod } from '../../contract/sessions.js';
 import { OAuthError } from '../auth/oauth-error.js';
 import { parseScope } from '../auth/scopes.js';
@@ -17,7 +18,7 @@ import {
 } from './auth.js';
 
 /** The device grant's `grant_type` (RFC 8628 §3.4). */
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+export { DEVICE_CODE_GRANT } from '../../contract/oauth.js';
 
 /** RFC 8628 §6.1: twenty consonants — no vowels (no words), no look-alikes — 8 of them is 34.6 bits. */
 const ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
@@ -25,14 +26,7 @@ const USER_CODE_LENGTH = 8;
 const KEEP_EXPIRED_MS = 24 * 3600_000;
 
 /** What `POST {auth_url}/device/code` answers (RFC 8628 §3.2). */
-export interface DeviceAuthorization {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete: string;
-  expires_in: number;
-  interval: number;
-}
+export type DeviceAuthorization = DeviceAuthorizationResponse;
 
 /** A user code as typed (any case, spaces, dashes) reduced to its letters; empty when it cannot be one. */
 export function normalizeUserCode(input: string): string {

@@ -1,13 +1,10 @@
-import type { SsoConfig, SsoPut, SsoServiceProvider, SsoTest } from '../../contract/sso.js';
+import type { SsoConfig, SsoPutFields, SsoServiceProvider, SsoTest } from '../../contract/sso.js';
 import type { BaseCtx, Ctx } from '../context.js';
 import { conflict, invalidField, notFound, PlatformError } from '../errors.js';
 import { ssoAddresses } from '../sso/addresses.js';
 import { type IdpCertificateRecord, isUsable, type StoredSso } from '../store/sso.js';
 import type { StoredSsoTest } from '../store/sso-sign-in.js';
 import { requireOrg, requirePermission } from './access.js';
-
-const SAML_FIELDS = ['metadataUrl', 'metadataXml'] as const;
-const OIDC_FIELDS = ['issuer', 'clientId', 'clientSecret'] as const;
 
 /** The record of a stored configuration: the SP's addresses added, the certificates without their PEM. */
 export function ssoRecord(ctx: BaseCtx, s: StoredSso): SsoConfig {
@@ -46,21 +43,12 @@ export async function getSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
 }
 
 /**
- * The consistency rules the schema alone cannot state (`422` naming the field): a custom provider fixes the protocol;
- * SAML takes exactly one of the metadata URL or XML and no OIDC field; OIDC takes issuer, client id and a client
- * secret (which may be omitted when one is already stored for OIDC) and no SAML field.
+ * What the schema states but does not check by itself (`422` naming the field). The body's schema already takes one
+ * protocol's fields only, and fixes a custom provider's protocol; the document states these too (a `oneOf`), but
+ * the server says which field: SAML takes exactly one of the metadata URL or XML; OIDC needs a client secret unless
+ * one is already stored for OIDC.
  */
-function checkConsistency(input: SsoPut, stored: StoredSso | undefined): void {
-  if (input.provider === 'custom-saml' && input.protocol !== 'saml') {
-    throw invalidField('protocol', 'the custom-saml provider uses the saml protocol');
-  }
-  if (input.provider === 'custom-oidc' && input.protocol !== 'oidc') {
-    throw invalidField('protocol', 'the custom-oidc provider uses the oidc protocol');
-  }
-  const [own, foreign] = input.protocol === 'saml' ? [SAML_FIELDS, OIDC_FIELDS] : [OIDC_FIELDS, SAML_FIELDS];
-  for (const field of foreign) {
-    if (input[field] !== undefined) throw invalidField(field, `not used with the ${input.protocol} protocol`);
-  }
+function checkConsistency(input: SsoPutFields, stored: StoredSso | undefined): void {
   if (input.protocol === 'saml') {
     if (input.metadataUrl === undefined && input.metadataXml === undefined) {
       throw invalidField('metadataUrl', 'SAML needs metadataUrl or metadataXml');
@@ -68,11 +56,8 @@ function checkConsistency(input: SsoPut, stored: StoredSso | undefined): void {
     if (input.metadataUrl !== undefined && input.metadataXml !== undefined) {
       throw invalidField('metadataXml', 'give metadataUrl or metadataXml, not both');
     }
-    return;
-  }
-  for (const field of own) {
-    if (field === 'clientSecret' && stored?.protocol === 'oidc' && stored.clientSecretSet) continue;
-    if (input[field] === undefined) throw invalidField(field, 'required for the oidc protocol');
+  } else if (input.clientSecret === undefined && !(stored?.protocol === 'oidc' && stored.clientSecretSet)) {
+    throw invalidField('clientSecret', 'required for the oidc protocol');
   }
 }
 
@@ -92,7 +77,7 @@ interface IdentityProvider {
  */
 async function readIdentityProvider(
   ctx: BaseCtx,
-  c: Pick<SsoPut, 'protocol' | 'metadataUrl' | 'metadataXml' | 'issuer'>,
+  c: Pick<SsoPutFields, 'protocol' | 'metadataUrl' | 'metadataXml' | 'issuer'>,
 ): Promise<IdentityProvider> {
   const { FetchError, fetchDocument } = await import('../sso/fetch.js');
   const fail = (field: string, err: unknown): never => {
@@ -141,7 +126,7 @@ function prefixed(err: Error, what: string): Error {
 }
 
 /** Whether a PUT names the same identity provider as the stored configuration: the same URL or issuer. */
-function sameSource(stored: StoredSso, input: SsoPut): boolean {
+function sameSource(stored: StoredSso, input: SsoPutFields): boolean {
   if (stored.protocol !== input.protocol) return false;
   if (input.protocol === 'oidc') return stored.issuer === input.issuer && stored.oidcMetadata !== null;
   return input.metadataUrl !== undefined && stored.metadataUrl === input.metadataUrl && stored.idpSsoUrl !== null;
@@ -154,7 +139,7 @@ function identityProviderOf(s: StoredSso): IdentityProvider {
 }
 
 /** Whether the configuration still signs in through the provider whose subjects its identities are. */
-function sameProvider(stored: StoredSso, idp: IdentityProvider, input: SsoPut): boolean {
+function sameProvider(stored: StoredSso, idp: IdentityProvider, input: SsoPutFields): boolean {
   if (stored.protocol !== input.protocol) return false;
   return input.protocol === 'oidc' ? stored.issuer === input.issuer : stored.idpEntityId === idp.idpEntityId;
 }
@@ -175,7 +160,7 @@ async function checkDomains(ctx: BaseCtx, orgId: string, domains: readonly strin
  * `enabled` (kept; `false` for a new configuration) and an OIDC `clientSecret` (kept when stored). Each domain
  * belongs to one organization at most (`409`).
  */
-export async function putSso(ctx: Ctx, orgId: string, input: SsoPut): Promise<SsoConfig> {
+export async function putSso(ctx: Ctx, orgId: string, input: SsoPutFields): Promise<SsoConfig> {
   requireOrg(ctx, orgId);
   // Checked before fetching anything: only an owner makes the platform fetch an address.
   requirePermission(ctx, 'sso:write');
