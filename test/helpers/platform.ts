@@ -5,6 +5,7 @@ import type { BearerVerifier } from '../../src/platform/auth/credentials.js';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { bootstrap, createPlatform, type LimitsOptions, type Platform, type Stores } from '../../src/platform/index.js';
 import { testDatabase } from './backend.js';
+import { conformant } from './conformance.js';
 
 /** A real platform on an in-memory SQLite database with a fixed clock and sequential ids. */
 export interface TestPlatform {
@@ -51,7 +52,10 @@ export interface Reply {
   body: any;
 }
 
-/** Sends one request through `fetch` (in-process or over HTTP) and reads the JSON reply. */
+/**
+ * Sends one request through `fetch` (in-process or over HTTP) and reads the JSON reply. The exchange is checked
+ * against the OpenAPI document (conformance.ts): one that drifts from it fails the test.
+ */
 export async function send(
   fetcher: (r: Request) => Promise<Response>,
   origin: string,
@@ -68,7 +72,7 @@ export async function send(
     body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     if (!headers.has('content-type')) headers.set('Content-Type', 'application/json');
   }
-  const res = await fetcher(new Request(`${origin}/v2${path}`, { method, headers, body }));
+  const res = await conformant(fetcher)(new Request(`${origin}/v2${path}`, { method, headers, body }));
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -149,6 +153,11 @@ export async function testPlatform(
     });
     return { userId, key: await keyFor(userId, { orgId: u.orgId }) };
   };
+  // Whatever a test sends through the platform's own `fetch` is checked against the document too.
+  const checkedFetch = conformant(platform.fetch);
+  const checked = new Proxy(platform, {
+    get: (target, key, receiver) => (key === 'fetch' ? checkedFetch : Reflect.get(target, key, receiver)),
+  });
   return {
     addUser,
     keyFor,
@@ -156,7 +165,7 @@ export async function testPlatform(
       const o = await bootstrap(base, { orgName: 'Other Corp', email: 'boss@other.test', name: 'Oscar Other' });
       return { orgId: o.organizationId, ownerId: o.userId, key: o.apiKey };
     },
-    platform,
+    platform: checked,
     clock,
     orgId: organizationId,
     ownerId: userId,
