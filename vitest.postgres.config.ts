@@ -27,6 +27,8 @@ export default defineConfig({
     ],
     globalSetup: ['test/postgres/global-setup.ts'],
     env: { PLAT_TEST_BACKEND: 'postgres' },
+    // Every exchange with the platform is checked against its OpenAPI document (test/setup/conformance.ts).
+    setupFiles: ['test/setup/conformance.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -102,6 +102,20 @@ describe('the listener of plat serve (contract §2, docs/api.md)', () => {
     second.destroy();
   });
 
+  it('answers a path with a trailing slash as the path without it, as the embedded platform does', async () => {
+    const server = await serve('slash');
+    for (const path of ['/v2/health', '/v2/health/']) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(((await res.json()) as { status: string }).status).toBe('ok');
+    }
+    const wrong = await fetch(`${server.url}/v2/health/`, { method: 'DELETE' });
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get('allow')).toBe('GET');
+    const inProcess = await server.platform.fetch(new Request('http://plat.test/v2/health/'));
+    expect(inProcess.status).toBe(200);
+  });
+
   it('refuses inconsistent limits', async () => {
     await expect(serve('bad', { headersTimeoutMs: 70_000 })).rejects.toThrow(
       'headersTimeoutMs cannot exceed requestTimeoutMs',

@@ -91,7 +91,12 @@ export function appFor(routes: readonly RouteDef[], matching: RouteMatching = 'l
  * answered with `app.fetch(request, { platform, ...bindings })`.
  */
 export function createApp(routes: readonly RouteDef[], matching: RouteMatching = 'linear'): Hono<Env> {
-  const app = new Hono<Env>({ router: matching === 'compiled' ? new RegExpRouter() : new LinearRouter() });
+  // Not strict: a path with a trailing slash is the path without it, whichever router (compilePath's patterns, which
+  // the 405 answer and the rate limits use, take it too).
+  const app = new Hono<Env>({
+    strict: false,
+    router: matching === 'compiled' ? new RegExpRouter() : new LinearRouter(),
+  });
   const compiled = routes.map((r) => ({ route: r, ...compilePath(r.path) }));
   let openapi: string | undefined;
 

@@ -5,6 +5,7 @@ import { hashPassword, type ScryptCost } from '../../../src/platform/auth/passwo
 import { fixedClock, sequentialIds } from '../../../src/platform/clock.js';
 import { type AuthOptions, bootstrap, createPlatform, type Platform } from '../../../src/platform/index.js';
 import { testDatabase } from '../../helpers/backend.js';
+import { conformant } from '../../helpers/conformance.js';
 import { type CallOptions, type Reply, send } from '../../helpers/platform.js';
 
 export const ORIGIN = 'http://plat.test';
@@ -94,10 +95,14 @@ export async function authorizePlatform(opts: { auth?: AuthOptions } = {}): Prom
 /** A minimal browser: keeps cookies, never follows redirects, reads forms. */
 export class FormBrowser {
   readonly cookies = new Map<string, string>();
+  private readonly fetcher: (r: Request) => Promise<Response>;
+  /** Each exchange with the platform is checked against its OpenAPI document (helpers/conformance.ts). */
   constructor(
-    private readonly fetcher: (r: Request) => Promise<Response>,
+    fetcher: (r: Request) => Promise<Response>,
     private readonly headers: Record<string, string> = {},
-  ) {}
+  ) {
+    this.fetcher = conformant(fetcher);
+  }
 
   /** Sends one request (a form when `form` is given) and reads the answer. */
   async send(
