@@ -27,7 +27,7 @@ export interface Answer {
   description: string;
   body?: z.ZodType | 'html' | 'oauth-error' | 'error' | 'saml-metadata';
   /** Also the error envelope (a limit or a failure the platform answers for every route). */
-  orError?: boolean;
+  alsoEnvelope?: boolean;
   headers?: readonly AnswerHeader[];
 }
 

@@ -37,14 +37,23 @@ export const oauthErrorBodySchema = lazySchema(() =>
 ).meta({ id: 'OAuthError' });
 export type OAuthErrorBody = z.infer<typeof oauthErrorBodySchema>;
 
+/** RFC 7636 §4.1: a code verifier is 43–128 characters of the unreserved set. */
+export const CODE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+/** An S256 challenge: base64url of a SHA-256 digest, 43 characters without padding. */
+export const S256_CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
+/** An organization id where a sign-in may name one (`org`). */
+export const ORG_ID = /^org_[A-Za-z0-9]{1,64}$/;
+
 const clientId = z.string().min(1).meta({ description: 'The OAuth client; public clients name themselves here.' });
 /** Space-separated permissions (contract §6). */
 const scope = z.string().meta({ description: 'Space-separated permissions, e.g. `users:read projects:read`.' });
 /** An organization id, where a sign-in may choose one. */
-const orgId = z.string().regex(/^org_[A-Za-z0-9]{1,64}$/);
+const orgId = z.string().regex(ORG_ID);
 
+// The OAuth requests and the pages' forms are loose objects: their endpoints ignore parameters they do not know
+// (RFC 6749 §3.2), so the document must not refuse them.
 const grant = <G extends string, S extends z.ZodRawShape>(grantType: G, shape: S, id: string) =>
-  z.object({ grant_type: z.literal(grantType), client_id: clientId, ...shape }).meta({ id });
+  z.looseObject({ grant_type: z.literal(grantType), client_id: clientId, ...shape }).meta({ id });
 
 /**
  * `POST /auth/token`: one of three grants, form-encoded (or a JSON object of strings). Unknown parameters are ignored
@@ -58,7 +67,7 @@ export const tokenRequestSchema = lazySchema(() =>
         {
           code: z.string().min(1),
           redirect_uri: z.string().min(1),
-          code_verifier: z.string().regex(/^[A-Za-z0-9._~-]{43,128}$/),
+          code_verifier: z.string().regex(CODE_VERIFIER),
         },
         'AuthorizationCodeGrant',
       ),
@@ -92,7 +101,7 @@ export type TokenResponse = z.infer<typeof tokenResponseSchema>;
 
 /** `POST /auth/revoke` (RFC 7009): a refresh or access token; the hint is ignored. */
 export const revokeRequestSchema = lazySchema(() =>
-  z.object({
+  z.looseObject({
     token: z.string().min(1),
     client_id: clientId,
     token_type_hint: z.enum(['refresh_token', 'access_token']).optional(),
@@ -101,7 +110,7 @@ export const revokeRequestSchema = lazySchema(() =>
 
 /** `POST /auth/device/code` (RFC 8628 §3.1). */
 export const deviceAuthorizationRequestSchema = lazySchema(() =>
-  z.object({ client_id: clientId, scope: scope.optional(), org: orgId.optional() }),
+  z.looseObject({ client_id: clientId, scope: scope.optional(), org: orgId.optional() }),
 ).meta({ id: 'DeviceAuthorizationRequest' });
 
 /** The RFC 8628 §3.2 answer. */
@@ -158,13 +167,13 @@ export const jwksSchema = lazySchema(() =>
 ).meta({ id: 'Jwks' });
 
 /** The query of `GET /auth/authorize` (RFC 6749 §4.1.1 with RFC 7636 PKCE, S256 only). */
-export const authorizeQuerySchema = z.object({
+export const authorizeQuerySchema = z.looseObject({
   response_type: z.literal('code'),
   client_id: clientId,
   redirect_uri: z
     .string()
     .meta({ description: 'Exactly as registered; a loopback IP literal registered without a port may use any port.' }),
-  code_challenge: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+  code_challenge: z.string().regex(S256_CHALLENGE),
   code_challenge_method: z.literal('S256'),
   state: z.string().max(2048).optional(),
   scope: scope.optional().meta({ description: 'Default: every permission the user holds.' }),
@@ -173,7 +182,10 @@ export const authorizeQuerySchema = z.object({
     .string()
     .optional()
     .meta({ description: "An e-mail: its domain's single sign-on, if any, is started at once." }),
-  password: z.literal('1').optional().meta({ description: 'Ask for a password even where single sign-on is set.' }),
+  password: z
+    .string()
+    .optional()
+    .meta({ description: 'Present: ask for a password even where single sign-on is set (`password=1`).' }),
 });
 
 /** What the sign-in page posts back: the authorization request again, the CSRF token and the step's fields. */
@@ -188,7 +200,7 @@ export const authorizeFormSchema = lazySchema(() =>
 
 /** What the device page posts back. */
 export const deviceFormSchema = lazySchema(() =>
-  z.object({
+  z.looseObject({
     csrf: z.string(),
     user_code: z.string(),
     email: z.string().optional(),
@@ -201,10 +213,10 @@ export const deviceFormSchema = lazySchema(() =>
 
 /** What the invitation page posts back: a new account sets a password (twice), an existing one confirms its own. */
 export const invitationFormSchema = lazySchema(() =>
-  z.object({
+  z.looseObject({
     token: z.string(),
     csrf: z.string(),
-    name: z.string().min(1).max(100),
+    name: z.string().meta({ description: '1–100 characters once trimmed.' }),
     password: z.string(),
     confirm: z.string().optional(),
   }),
@@ -212,14 +224,14 @@ export const invitationFormSchema = lazySchema(() =>
 
 /** What an identity provider's page posts to the SAML assertion consumer service (HTTP-POST binding). */
 export const samlPostSchema = lazySchema(() =>
-  z.object({
+  z.looseObject({
     SAMLResponse: z.string().meta({ description: 'The base64 of the SAML response, at most 128 KiB decoded.' }),
     RelayState: z.string().optional(),
   }),
 ).meta({ id: 'SamlPost' });
 
 /** The query an OpenID provider sends its redirect URI back with (OpenID Connect Core §3.1.2.5–6). */
-export const oidcCallbackQuerySchema = z.object({
+export const oidcCallbackQuerySchema = z.looseObject({
   state: z.string(),
   code: z.string().optional(),
   iss: z.string().optional(),

@@ -2,18 +2,13 @@ import * as z from 'zod';
 import { lazySchema, timestampSchema } from './common.js';
 
 export const SSO_PROTOCOLS = ['saml', 'oidc'] as const;
-export const SSO_PROVIDERS = [
-  'okta',
-  'azure-ad',
-  'google-workspace',
-  'onelogin',
-  'custom-saml',
-  'custom-oidc',
-] as const;
+/** The identity providers that speak both protocols; `custom-saml` and `custom-oidc` speak one each. */
+const VENDORS = ['okta', 'azure-ad', 'google-workspace', 'onelogin'] as const;
+export const SSO_PROVIDERS = [...VENDORS, 'custom-saml', 'custom-oidc'] as const;
 export type SsoProvider = (typeof SSO_PROVIDERS)[number];
 /** The providers each protocol takes: the custom ones fix their protocol. */
-const SAML_PROVIDERS = ['okta', 'azure-ad', 'google-workspace', 'onelogin', 'custom-saml'] as const;
-const OIDC_PROVIDERS = ['okta', 'azure-ad', 'google-workspace', 'onelogin', 'custom-oidc'] as const;
+const SAML_PROVIDERS = [...VENDORS, 'custom-saml'] as const;
+const OIDC_PROVIDERS = [...VENDORS, 'custom-oidc'] as const;
 
 /** The roles a user provisioned through single sign-on may get: never `owner` (contract §9). */
 export const SSO_DEFAULT_ROLES = ['member', 'admin'] as const;

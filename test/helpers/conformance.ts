@@ -1,9 +1,10 @@
-// Conformance of the API to its OpenAPI document (issue 16): every exchange the tests make through `send` or a test
-// platform's `fetch` is checked against the document the server serves (`buildOpenApi(ROUTES)`, which
-// test/platform/openapi.test.ts proves is what `GET /v2/openapi.json` answers), with Ajv, a JSON Schema 2020-12
-// validator. A response whose status, content type, declared headers or JSON body drift from their description, a
-// `Location` that leads to no GET, or a request body the server accepted that its description refuses, throws: the
-// test that made the exchange fails.
+// Conformance of the API to its OpenAPI document (issue 16): every exchange the tests make with the platform — through
+// `send`, a test platform's `fetch`, the sign-in pages' FormBrowser, and the global `fetch` (test/setup/conformance.ts)
+// — is checked against the document the server serves (`buildOpenApi(ROUTES)`, which test/platform/openapi.test.ts
+// proves is what `GET /v2/openapi.json` answers), with Ajv, a JSON Schema 2020-12 validator. A response whose status,
+// content type, headers or JSON body drift from their description, a `Location` that leads to no GET, or a request
+// (body or query) the server accepted that its description refuses, throws: the test that made the exchange fails.
+// Not seen: the CLI's own HTTP client (undici), which the CLI's tests drive.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { RFC8414_PATH } from '../../src/platform/auth/discovery.js';
@@ -26,11 +27,29 @@ export interface Exchange {
 }
 
 /** Headers that, when a response carries them, its description must name. */
-const NAMED = ['location', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+const NAMED = [
+  'location',
+  'retry-after',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'set-cookie',
+  'www-authenticate',
+];
 
 const pointerPart = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
 const mediaOf = (type: string | null | undefined) => (type ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 const isJson = (media: string) => media === 'application/json' || media.endsWith('+json');
+
+/**
+ * The path of the document a request's path falls under: below `/v2` (a trailing slash is the path without it), or
+ * the RFC 8414 address of the discovery document at the origin's root; undefined for any other server's.
+ */
+export function documentPath(pathname: string): string | undefined {
+  if (pathname === RFC8414_PATH) return RFC8414_PATH;
+  if (!pathname.startsWith('/v2/')) return undefined;
+  return pathname.slice('/v2'.length).replace(/(.)\/$/, '$1');
+}
 
 interface Operation {
   template: string;
@@ -60,16 +79,18 @@ export class Conformance {
       .sort((a, b) => b.literals - a.literals);
   }
 
-  /** The path template a path below `/v2` falls under, if any. */
-  template(path: string): string | undefined {
-    return this.#templates.find((t) => t.regex.test(path))?.template;
+  /**
+   * The path template a path of the document falls under for a method (the most literal one that has it, as the
+   * server routes: `GET /projects/{projectId}/environments/promote` is the environment named `promote`), if any.
+   */
+  template(path: string, method = 'get'): string | undefined {
+    return this.#templates.find((t) => t.regex.test(path) && this.#doc.paths[t.template][method])?.template;
   }
 
   #operation(path: string, method: string): Operation | undefined {
-    const template = this.template(path);
     const m = method === 'HEAD' ? 'get' : method.toLowerCase();
-    const op = template ? this.#doc.paths[template]?.[m] : undefined;
-    return template && op ? { template, method: m, op } : undefined;
+    const template = this.template(path, m);
+    return template ? { template, method: m, op: this.#doc.paths[template][m] } : undefined;
   }
 
   /** Follows a `$ref` to a component, returning it and the JSON pointer it lives at. */
@@ -97,19 +118,16 @@ export class Conformance {
     const url = new URL(ex.url);
     const label = `${ex.method} ${url.pathname} → ${ex.status}`;
     const problems: string[] = [];
-    // Outside the document's base: another server (an identity provider, a client's redirect URI), or the platform's
-    // RFC 8414 copy of the discovery document, which carries its id.
-    if (!url.pathname.startsWith('/v2/')) {
-      if (url.pathname !== RFC8414_PATH || ex.headers.get('x-request-id')) return [];
-      return [`${label}: no X-Request-Id`];
-    }
+    const path = documentPath(url.pathname);
+    // Another server: an identity provider, a client's redirect URI.
+    if (path === undefined) return [];
     if (!ex.headers.get('x-request-id')) problems.push('no X-Request-Id');
-    // A trailing slash is the path without it.
-    const path = url.pathname.slice('/v2'.length).replace(/(.)\/$/, '$1');
     const found = this.#operation(path, ex.method);
     if (!found) {
       // No such operation (404, 405): the answer is still the envelope.
-      problems.push(...this.#body(ex, '#/components/responses/NotFound/content/application~1json/schema'));
+      if (ex.method !== 'HEAD') {
+        problems.push(...this.#body(ex, '#/components/responses/NotFound/content/application~1json/schema'));
+      }
       return problems.map((p) => `${label}: ${p}`);
     }
     const base = `#/paths/${pointerPart(found.template)}/${found.method}`;
@@ -125,6 +143,8 @@ export class Conformance {
     const empty = ex.body === undefined ? false : ex.body.length === 0;
     if (!content) {
       if (!empty && ex.method !== 'HEAD') problems.push(`a body (${media || 'no type'}) where none is described`);
+    } else if (empty && ex.method !== 'HEAD') {
+      problems.push(`no body where one is described (${Object.keys(content).join(', ')})`);
     } else if (!empty || media) {
       if (!(media in content)) {
         problems.push(`content type "${media}" is not described (described: ${Object.keys(content).join(', ')})`);
@@ -134,11 +154,16 @@ export class Conformance {
     }
     const location = ex.headers.get('location');
     if (location?.startsWith('/v2/')) {
-      const target = this.template(new URL(location, url).pathname.slice('/v2'.length));
-      if (!target || !this.#doc.paths[target].get) problems.push(`Location ${location} leads to no GET`);
+      if (!this.template(new URL(location, url).pathname.slice('/v2'.length))) {
+        problems.push(`Location ${location} leads to no GET`);
+      }
     }
-    if (ex.status < 300 && ex.requestBody !== undefined && ex.requestBody !== '') {
-      problems.push(...this.#request(ex, found.op, base));
+    // A request the server took (a success, or a redirect that is not an OAuth error) must satisfy its description:
+    // one no stricter than the server.
+    const took = ex.status < 300 || (ex.status < 400 && !/[?&]error=/.test(location ?? ''));
+    if (took) {
+      problems.push(...this.#query(url, found.op, base));
+      if (ex.requestBody !== undefined && ex.requestBody !== '') problems.push(...this.#request(ex, found.op, base));
     }
     return problems.map((p) => `${label}: ${p}`);
   }
@@ -169,6 +194,40 @@ export class Conformance {
     }
     for (const name of NAMED) {
       if (ex.headers.has(name) && !described.has(name)) problems.push(`a ${name} header that is not described`);
+    }
+    return problems;
+  }
+
+  /** The query parameters of a request the server took, each by its schema (numbers and booleans read as such). */
+  #query(url: URL, op: Json, base: string): string[] {
+    const problems: string[] = [];
+    const described = new Map<string, Json>();
+    ((op.parameters ?? []) as Json[]).forEach((p, i) => {
+      const { node: param, pointer } = this.#deref(p, `${base}/parameters/${i}`);
+      if (param.in === 'query') described.set(param.name, { ...param, pointer: `${pointer}/schema` });
+    });
+    for (const [name, param] of described) {
+      if (param.required && !url.searchParams.has(name)) problems.push(`accepted without query parameter ${name}`);
+    }
+    for (const [name, raw] of url.searchParams) {
+      const param = described.get(name);
+      if (!param) {
+        // The OAuth pages ignore what they do not know (RFC 6749 §3.1): their parameters are a loose description.
+        if (op.security?.length !== 0) problems.push(`accepted an undescribed query parameter ${name}`);
+        continue;
+      }
+      const type = param.schema?.type;
+      const value =
+        type === 'integer' || type === 'number'
+          ? /^-?\d+(\.\d+)?$/.test(raw)
+            ? Number(raw)
+            : raw
+          : type === 'boolean' && (raw === 'true' || raw === 'false')
+            ? raw === 'true'
+            : raw;
+      for (const e of this.validate(param.pointer, value)) {
+        problems.push(`accepted query parameter ${name}=${raw}: ${e.message} (${e.schemaPath})`);
+      }
     }
     return problems;
   }
@@ -255,20 +314,43 @@ export async function checkExchange(
   if (problems.length > 0) throw new ConformanceError(`the API drifted from its description:\n${problems.join('\n')}`);
 }
 
+/**
+ * Starts reading a copy of a request's body, as it is sent: read before sending, a stream that waits on the server
+ * would never end.
+ */
+export function bodyOf(request: Request): Promise<string> | undefined {
+  if (request.body === null || request.method === 'GET' || request.method === 'HEAD') return undefined;
+  const reading = request.clone().text();
+  reading.catch(() => {});
+  return reading;
+}
+
+/**
+ * The request body read by `bodyOf`, when the server took the request (below 400): it then read the whole body, so
+ * the copy is whole too. A refused request's body is not checked, nor waited for.
+ */
+export async function readIfTaken(
+  reading: Promise<string> | undefined,
+  response: Response,
+): Promise<string | undefined> {
+  if (!reading || response.status >= 400) return undefined;
+  return reading.catch(() => undefined);
+}
+
 /** `fetcher`, checking each exchange against the document. The response is returned unread. */
 export function conformant<A extends unknown[]>(
   fetcher: (r: Request, ...rest: A) => Promise<Response>,
   checker: () => Conformance = conformance,
 ): (r: Request, ...rest: A) => Promise<Response> {
   return async (request, ...rest) => {
-    const hasBody = request.body !== null && request.method !== 'GET' && request.method !== 'HEAD';
+    const reading = bodyOf(request);
+    const response = await fetcher(request, ...rest);
     const sent = {
       method: request.method,
       url: request.url,
       requestType: request.headers.get('content-type'),
-      requestBody: hasBody ? await request.clone().text() : undefined,
+      requestBody: await readIfTaken(reading, response),
     };
-    const response = await fetcher(request, ...rest);
     await checkExchange(sent, response, checker);
     return response;
   };

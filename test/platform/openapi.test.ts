@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { RFC8414_PATH } from '../../src/platform/auth/discovery.js';
 import { buildOpenApi } from '../../src/platform/http/openapi.js';
 import { ROUTES } from '../../src/platform/http/routes/index.js';
 import { Conformance, ConformanceError, conformance } from '../helpers/conformance.js';
@@ -11,8 +12,11 @@ import { testPlatform } from '../helpers/platform.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const served = buildOpenApi(ROUTES) as any;
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const ops = Object.entries(served.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>
-  Object.entries(item).map(([method, op]) => ({ path, method, op })),
+  Object.entries(item)
+    .filter(([method]) => METHODS.includes(method))
+    .map(([method, op]) => ({ path, method, op })),
 );
 
 describe('the OpenAPI document', () => {
@@ -25,9 +29,9 @@ describe('the OpenAPI document', () => {
     expect(onDisk).toEqual(served);
   });
 
-  it('describes every route of the table and the document itself, each once', () => {
+  it('describes every route of the table, the document itself and the RFC 8414 address, each once', () => {
     const described = ops.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort();
-    const routes = [...ROUTES.map((r) => `${r.method} ${r.path}`), 'GET /openapi.json'].sort();
+    const routes = [...ROUTES.map((r) => `${r.method} ${r.path}`), 'GET /openapi.json', `GET ${RFC8414_PATH}`].sort();
     expect(described).toEqual(routes);
     const ids = ops.map((o) => o.op.operationId);
     expect(new Set(ids).size).toBe(ids.length);
@@ -75,9 +79,14 @@ describe('the OpenAPI document', () => {
     expect(token.responses['200'].content['application/json'].schema).toEqual({
       $ref: '#/components/schemas/TokenResponse',
     });
+    // The OAuth error form, or the envelope of a request the listener could not take.
     expect(token.responses['400'].content['application/json'].schema).toEqual({
-      $ref: '#/components/schemas/OAuthError',
+      oneOf: [{ $ref: '#/components/schemas/OAuthError' }, { $ref: '#/components/schemas/Error' }],
     });
+    expect(served.paths[RFC8414_PATH].servers).toEqual([{ url: '/' }]);
+    expect(served.paths[RFC8414_PATH].get.responses['200']).toEqual(
+      served.paths['/auth/.well-known/openid-configuration'].get.responses['200'],
+    );
     expect(token.responses['401'].headers['WWW-Authenticate']).toBeDefined();
     const page = served.paths['/auth/authorize'];
     expect(page.get.responses['200'].content).toEqual({ 'text/html': { schema: { type: 'string' } } });

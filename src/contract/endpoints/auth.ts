@@ -74,7 +74,10 @@ export const oauth = {
       400: page('A missing field, an expired step, or a bad authorization request'),
       401: page('A wrong e-mail or password'),
       403: page('A CSRF token that does not match, or a person whose single sign-on forbids a password'),
-      429: { ...page('Too many failed sign-ins for the account or from the address', ['Retry-After']), orError: true },
+      429: {
+        ...page('Too many failed sign-ins for the account or from the address', ['Retry-After']),
+        alsoEnvelope: true,
+      },
     },
   }),
   token: endpoint({
@@ -172,7 +175,7 @@ export const oauth = {
       400: page('An invalid or expired user code, a missing field, or an approval that failed'),
       401: page('A wrong e-mail or password'),
       403: page('A CSRF token that does not match, a person whose single sign-on forbids a password, or no membership'),
-      429: { ...page('Too many wrong codes or failed sign-ins from the address', ['Retry-After']), orError: true },
+      429: { ...page('Too many wrong codes or failed sign-ins from the address', ['Retry-After']), alsoEnvelope: true },
     },
   }),
   invitationPage: endpoint({
@@ -199,7 +202,7 @@ export const oauth = {
       401: page('A wrong password for an account that has one'),
       403: page('A CSRF token that does not match'),
       404: page('No such invitation, or one used or expired'),
-      429: { ...page('Too many failed passwords for the account', ['Retry-After']), orError: true },
+      429: { ...page('Too many failed passwords for the account', ['Retry-After']), alsoEnvelope: true },
     },
   }),
 } as const;

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { ORG_ID } from '../../contract/oauth.js';
 import type { Permission } from '../../contract/permissions.js';
 import type { BaseCtx } from '../context.js';
 import { issueAuthorizationCode } from '../operations/auth-code.js';
@@ -68,7 +69,7 @@ function check(ctx: BaseCtx, p: Params): Checked {
   const scope = parseScope(p.get('scope'));
   if (!scope.ok) return fail(new OAuthError('invalid_scope', `unknown scope: ${scope.unknown.join(' ')}`));
   const org = p.get('org');
-  if (org !== undefined && !/^org_[A-Za-z0-9]{1,64}$/.test(org)) {
+  if (org !== undefined && !ORG_ID.test(org)) {
     return fail(new OAuthError('invalid_request', 'org is not an organization identifier'));
   }
   const hidden: Hidden = {};

@@ -1,7 +1,5 @@
 import type { OAuthErrorBody, OAuthErrorCode } from '../../contract/oauth.js';
 
-export type { OAuthErrorCode } from '../../contract/oauth.js';
-
 /** An OAuth protocol error; the OAuth endpoints render it as `{ error, error_description }`. */
 export class OAuthError extends Error {
   override readonly name = 'OAuthError';

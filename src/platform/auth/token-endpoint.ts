@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
-import type { TokenResponse } from '../../contract/oauth.js';
+import { DEVICE_CODE_GRANT, type TokenResponse } from '../../contract/oauth.js';
 import type { BaseCtx } from '../context.js';
 import { chargeFailedSignIn } from '../limits/sign-in.js';
 import type { TokenSet } from '../operations/auth.js';
 import { redeemAuthorizationCode } from '../operations/auth-code.js';
-import { DEVICE_CODE_GRANT, redeemDeviceCode } from '../operations/auth-device.js';
+import { redeemDeviceCode } from '../operations/auth-device.js';
 import { refreshGrant, revokeToken } from '../operations/auth-refresh.js';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error.js';
 import { bodyParams, type Params } from './request.js';

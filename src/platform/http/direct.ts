@@ -4,6 +4,7 @@
 // operation, the error envelope) and answers with the same status, headers and body. Whatever it does not take goes
 // the whole way through the app: another method, a public route, a request target or Host that the adapter would
 // rewrite or refuse, and every request while rate limits are on (their middleware lives in the app).
+import { openapiDocument } from '../../contract/endpoints/meta.js';
 import type { HeaderReader } from '../auth/credentials.js';
 import type { PlatformError } from '../errors.js';
 import { type ApiAnswer, type AppDeps, answerApi, failureOf, requestIdFor } from './answer.js';
@@ -125,7 +126,7 @@ function getMatcher(routes: readonly RouteDef[]) {
   const all = new RegExp(`^(?:${alternatives.join('|')})$`);
   return (path: string): { route: ApiRoute; params: Record<string, string> } | undefined => {
     // The app's own document is registered ahead of the table.
-    if (path === '/v2/openapi.json') return undefined;
+    if (path === `/v2${openapiDocument.path}`) return undefined;
     const m = all.exec(path);
     if (!m) return undefined;
     const target = targets.get(m.indexOf('', 1));

@@ -2,8 +2,9 @@ import * as z from 'zod';
 import type { Answer, Endpoint } from '../../contract/endpoint.js';
 import { openapiDocument } from '../../contract/endpoints/meta.js';
 import '../../contract/errors.js';
+import { RFC8414_PATH } from '../auth/discovery.js';
 import '../../contract/oauth.js';
-import type { RouteDef } from './route.js';
+import type { ApiRoute, RouteDef } from './route.js';
 
 // The OpenAPI 3.1 document of the API (contract §1), generated from the same route table and zod schemas the server
 // validates with: every operation, public ones included, with every status it answers, its content types and the
@@ -12,7 +13,7 @@ import type { RouteDef } from './route.js';
 type Json = Record<string, unknown>;
 
 /** What the document is made from: a route of the table, or an endpoint the app serves beside it. */
-type Documented = Endpoint & { kind: RouteDef['kind']; location?: unknown };
+type Documented = Endpoint & { kind: RouteDef['kind']; location?: ApiRoute['location'] };
 
 const REF = '#/components/schemas/';
 const RESPONSE = '#/components/responses/';
@@ -92,6 +93,7 @@ const SHARED: Record<string, { name: string; description: string; headers?: stri
     description: 'Valid credentials without the needed permission, or an `X-Org-Id` they may not act in',
   },
   '404': { name: 'NotFound', description: 'Not found, or not visible to this credential' },
+  '408': { name: 'RequestTimeout', description: 'Headers or body not received in time', limits: false },
   '409': { name: 'Conflict', description: 'Conflict with the current state' },
   '413': { name: 'ContentTooLarge', description: 'A body over 1 MiB, refused unread', limits: false },
   '414': { name: 'UriTooLong', description: 'A path and query over 8 KiB', limits: false },
@@ -160,6 +162,7 @@ function apiResponses(route: Documented): Json {
   const writes = route.method !== 'GET';
   const codes = ['400', '401', '403'];
   if (route.params) codes.push('404');
+  codes.push('408');
   if (writes) codes.push('409', '413');
   codes.push('414');
   if (writes) codes.push('422');
@@ -167,19 +170,28 @@ function apiResponses(route: Documented): Json {
   return { [status]: success, ...Object.fromEntries(codes.map((code) => [code, shared(code)])) };
 }
 
+/** A content that may also be the error envelope: beside it, or one of two JSON bodies (told apart by `error`). */
+function withEnvelope(body: Json | undefined): Json {
+  const json = body?.['application/json'] as { schema: Json } | undefined;
+  if (!json) return { ...body, ...ENVELOPE };
+  if (JSON.stringify(json.schema) === JSON.stringify(ENVELOPE['application/json'].schema)) return body as Json;
+  return { ...body, 'application/json': { schema: { oneOf: [json.schema, ENVELOPE['application/json'].schema] } } };
+}
+
 /** The responses of a public operation: what it declares, then the limits and failures any request may meet. */
 function publicResponses(route: { method: string; answers?: Readonly<Record<number, Answer>> }): Json {
   const out: Json = {};
   for (const [status, answer] of Object.entries(route.answers ?? {})) {
     const body = content(answer.body);
-    const withError = answer.orError ? { ...body, ...ENVELOPE } : body;
+    // A 400 is also the listener's, for any request it cannot take (a bad Host or request target): the envelope.
+    const withError = answer.alsoEnvelope || status === '400' ? withEnvelope(body) : body;
     out[status] = {
       description: answer.description,
       headers: headers(answer.headers ?? []),
       ...(withError && { content: withError }),
     };
   }
-  const codes = [...(route.method !== 'GET' ? ['413'] : []), '414', '429', '431', '500'];
+  const codes = ['400', '408', ...(route.method !== 'GET' ? ['413'] : []), '414', '429', '431', '500'];
   for (const code of codes) out[code] ??= shared(code);
   return out;
 }
@@ -234,7 +246,7 @@ const TAGS: Record<string, string> = {
 
 /** The OpenAPI 3.1 document of the API, generated from the same route table and zod schemas the server validates with. */
 export function buildOpenApi(routes: readonly RouteDef[]): Json {
-  const paths: Record<string, Record<string, Json>> = {};
+  const paths: Record<string, Json> = {};
   const document: Documented = { ...openapiDocument, kind: 'public' };
   for (const route of [document, ...routes]) {
     const body = requestBody(route);
@@ -252,6 +264,18 @@ export function buildOpenApi(routes: readonly RouteDef[]): Json {
       security: route.kind === 'api' ? [{ apiKey: [] }, { bearer: [] }] : [],
     };
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: op };
+  }
+  // RFC 8414 §3.1 puts the issuer's metadata outside `/v2`, at the origin's root: the same answer there.
+  const metadata = paths['/auth/.well-known/openid-configuration']?.get as Json | undefined;
+  if (metadata) {
+    paths[RFC8414_PATH] = {
+      servers: [{ url: '/' }],
+      get: {
+        ...metadata,
+        operationId: 'getAuthServerMetadataAtRoot',
+        summary: 'Authorization server metadata where RFC 8414 §3.1 puts it for the issuer `{origin}/v2/auth`',
+      },
+    };
   }
   return {
     openapi: '3.1.0',
@@ -278,7 +302,9 @@ export function buildOpenApi(routes: readonly RouteDef[]): Json {
           name: 'X-Request-Id',
           in: 'header',
           required: false,
-          description: "An id of the caller's for this request (1–200 visible ASCII characters), echoed back.",
+          description:
+            "An id of the caller's for this request, echoed back in `X-Request-Id` and `error.requestId` when valid " +
+            '(1–200 visible ASCII characters); an invalid one is replaced by a generated `req_…`, not refused.',
           schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,200}$' },
         },
         'X-Org-Id': {

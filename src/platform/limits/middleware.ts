@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AuthEndpoint } from '../../contract/limits.js';
+import type { OAuthErrorBody } from '../../contract/oauth.js';
 import { actIn, actingOrgId, authenticate, type BearerVerifier } from '../auth/credentials.js';
 import { clientAddress } from '../auth/request.js';
 import type { BaseCtx, Credential, FetchBindings } from '../context.js';
@@ -54,7 +55,8 @@ const OAUTH_FORM = new Set<AuthEndpoint>(['token', 'revoke']);
 function refuse(c: Context, state: LimitState, message: string, endpoint: AuthEndpoint | undefined): Response {
   const headers = limitHeaders(state);
   if (endpoint && OAUTH_FORM.has(endpoint)) {
-    return c.json({ error: 'rate_limit_exceeded', error_description: message }, 429, headers);
+    const body: OAuthErrorBody = { error: 'rate_limit_exceeded', error_description: message };
+    return c.json(body, 429, headers);
   }
   throw new PlatformError('rate_limit_exceeded', message, { headers });
 }

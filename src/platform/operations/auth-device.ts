@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import type { DeviceAuthorizationResponse } from '../../contract/oauth.js';
+import { type DeviceAuthorizationResponse, ORG_ID } from '../../contract/oauth.js';
 import type { SignInMethod } from '../../contract/sessions.js';
 import { OAuthError } from '../auth/oauth-error.js';
 import { parseScope } from '../auth/scopes.js';
@@ -17,16 +17,10 @@ import {
   type TokenSet,
 } from './auth.js';
 
-/** The device grant's `grant_type` (RFC 8628 §3.4). */
-export { DEVICE_CODE_GRANT } from '../../contract/oauth.js';
-
 /** RFC 8628 §6.1: twenty consonants — no vowels (no words), no look-alikes — 8 of them is 34.6 bits. */
 const ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 const USER_CODE_LENGTH = 8;
 const KEEP_EXPIRED_MS = 24 * 3600_000;
-
-/** What `POST {auth_url}/device/code` answers (RFC 8628 §3.2). */
-export type DeviceAuthorization = DeviceAuthorizationResponse;
 
 /** A user code as typed (any case, spaces, dashes) reduced to its letters; empty when it cannot be one. */
 export function normalizeUserCode(input: string): string {
@@ -49,11 +43,11 @@ function newUserCode(): string {
 export async function startDeviceAuthorization(
   ctx: BaseCtx,
   r: { clientId?: string; scope?: string; org?: string },
-): Promise<DeviceAuthorization> {
+): Promise<DeviceAuthorizationResponse> {
   const client = requireClient(ctx, r.clientId);
   const scope = parseScope(r.scope);
   if (!scope.ok) throw new OAuthError('invalid_scope', `unknown scope: ${scope.unknown.join(' ')}`);
-  if (r.org !== undefined && !/^org_[A-Za-z0-9]{1,64}$/.test(r.org)) {
+  if (r.org !== undefined && !ORG_ID.test(r.org)) {
     throw new OAuthError('invalid_request', 'org is not an organization identifier');
   }
   const { secret, hash } = newOpaqueSecret();
