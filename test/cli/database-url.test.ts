@@ -7,8 +7,8 @@ import { isDatabaseUrl, maskDatabaseUrl } from '../../src/config/database-url.js
 import { resolveSettings, type SettingsFlags } from '../../src/config/resolve.js';
 import { isPostgresUrl } from '../../src/platform/index.js';
 import { type CliResult, type CliWorld, cliWorld, type RunOptions } from '../helpers/cli.js';
+import { freePort } from '../helpers/ports.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
-import { closedPort } from '../helpers/smtp-peer.js';
 
 /**
  * `--database-url` and `PLAT_DATABASE_URL` (cli-contract.md, "Additions (second wave)"): the embedded platform on a
@@ -353,7 +353,7 @@ describe('refusals', () => {
   });
 
   it('a database that cannot be reached is a network failure (9), named without its password', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/nowhere`;
     const shown = `postgres://postgres:***@127.0.0.1:${port}/nowhere`;
     for (const argv of [

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
+import { freePort } from '../helpers/ports.js';
 import {
   authorizeUrlIn,
   OWNER_EMAIL,
@@ -23,15 +23,6 @@ beforeEach(async () => {
   expect((await w.runCli(['profiles', 'add', 'dev', '--base-url', s.url, '--use'])).code).toBe(0);
 });
 afterEach(() => w.cleanup());
-
-/** A port nothing listens on (one that was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
 
 /** `plat login …` with a person signing in at whatever it prints. */
 async function login(argv: string[], opts: Parameters<typeof person>[0] & { env?: Record<string, string> } = {}) {
@@ -225,7 +216,7 @@ describe('where plat login signs in', () => {
   });
 
   it('waits for a server that is still starting: a refused connection is tried again', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     // The server starts on the refused port while plat waits to try again.
     let later: SignInServer | undefined;
     let waits = 0;
@@ -246,7 +237,7 @@ describe('where plat login signs in', () => {
   });
 
   it('a failed sign-in to a new profile leaves no profile behind', async () => {
-    const closed = await closedPort();
+    const closed = await freePort();
     const r = await w.runCli([
       '--profile',
       'nope',

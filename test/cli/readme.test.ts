@@ -1,8 +1,8 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/ports.js';
 import { approveDevice, deviceUrlIn } from '../helpers/sign-in.js';
 import { BIN, cleanUpProcesses, type Run, type StartOptions, startProcess } from '../helpers/spawn.js';
 
@@ -22,16 +22,6 @@ afterAll(() => {
   cleanUpProcesses();
   for (const h of homes) rmSync(h, { recursive: true, force: true });
 });
-
-/** A free loopback port. */
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A fresh home with `plat` on the PATH. */
 function home(): { dir: string; env: Record<string, string> } {

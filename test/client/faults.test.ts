@@ -5,6 +5,7 @@ import { type ClientOptions, PlatformClient, type RequestInfo } from '../../src/
 import { ApiError, NetworkError } from '../../src/client/errors.js';
 import { MAX_RETRY_AFTER_MS, RATE_LIMIT_JITTER_MS } from '../../src/client/retry.js';
 import { remoteTransport } from '../../src/client/transports.js';
+import { freePort } from '../helpers/ports.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
 
@@ -27,15 +28,6 @@ async function serve(handler: Handler) {
         server.close(() => resolve());
       }),
   };
-}
-
-/** A port nothing listens on: bound, read, released. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {

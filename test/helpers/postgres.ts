@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { closedPort } from './smtp-peer.js';
+import { freePort } from './ports.js';
 
 /** A throw-away PostgreSQL cluster of the tests' own, on a loopback port. */
 export interface TestPostgres {
@@ -48,7 +48,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     const r = spawnSync(file, argv, { encoding: 'utf8', timeout: 60_000 });
     if (r.status !== 0) throw new Error(`${command} failed (${r.status}): ${r.stderr || r.stdout}`);
   };
-  const port = await closedPort();
+  const port = await freePort();
   run(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-sync']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=400`;
   run(join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', 'start']);

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 
 /** A message an SMTP peer accepted, decoded enough to compare with what the outbox holds. */
@@ -99,15 +98,6 @@ export async function startSmtpPeer(port = 0, behaviour: PeerBehaviour = {}): Pr
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** A loopback port nothing listens on (taken, then released). */
-export async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** Headers (unfolded) and the body (quoted-printable or base64 decoded) of a single-part message. */

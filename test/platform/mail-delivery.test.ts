@@ -8,14 +8,8 @@ import { parseSmtpUrl } from '../../src/platform/mail/settings.js';
 import { sendMail } from '../../src/platform/operations/mail.js';
 import { dbColumn } from '../helpers/db.js';
 import { send } from '../helpers/platform.js';
-import {
-  closedPort,
-  eventually,
-  PEER_PASSWORD,
-  PEER_USER,
-  type SmtpPeer,
-  startSmtpPeer,
-} from '../helpers/smtp-peer.js';
+import { freePort } from '../helpers/ports.js';
+import { eventually, PEER_PASSWORD, PEER_USER, type SmtpPeer, startSmtpPeer } from '../helpers/smtp-peer.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -153,7 +147,7 @@ describe('delivering the outbox over SMTP', () => {
   });
 
   it('keeps a mail queued while the server is down, and sends it once when it is back', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const t = await filePlatform();
     await invite(t, 'ada@example.test');
     const [mail] = await t.platform.base().stores.outbox.list();
