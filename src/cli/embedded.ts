@@ -81,8 +81,7 @@ export function needsBootstrap(r: Resolved): boolean {
  * (migrated, but not yet made a platform by `local init`) from one in use.
  */
 export async function hasOrganization(platform: Platform): Promise<boolean> {
-  const row = await platform.sql.q.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
-  return row !== undefined;
+  return platform.base().stores.organizations.any();
 }
 
 /**
@@ -147,7 +146,7 @@ async function createAt(db: string, opts: Omit<PlatformOptions, 'db'>): Promise<
 export async function bootstrapEmbedded(
   ctx: EmbeddedContext,
   r: Resolved,
-  opts: { orgName?: string; email?: string; password?: string } = {},
+  opts: { orgName?: string; email?: string; password?: string; onlyFirst?: boolean } = {},
 ): Promise<LocalPlatform> {
   const db = r.db as string;
   const platform = await openPlatform(ctx, db, r.sandbox);
@@ -155,7 +154,12 @@ export async function bootstrapEmbedded(
   try {
     const { bootstrap } = await platformModule();
     const email = opts.email ?? 'admin@localhost';
-    made = await bootstrap(platform.base(), { orgName: opts.orgName ?? 'Local', email, password: opts.password });
+    made = await bootstrap(platform.base(), {
+      orgName: opts.orgName ?? 'Local',
+      email,
+      password: opts.password,
+      onlyFirst: opts.onlyFirst,
+    });
   } finally {
     await platform.close();
   }

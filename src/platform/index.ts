@@ -20,7 +20,7 @@ export type { Clock, IdFactory } from './clock.js';
 export type { FetchBindings, Mode } from './context.js';
 export type { LimitsOptions } from './limits/index.js';
 export { type MailFrom, parseMailFrom, parseSmtpUrl, type SmtpTarget } from './mail/settings.js';
-export { type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
+export { AlreadyMade, type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
 export { type ForgottenSecrets, forgetSealedSecrets } from './operations/secrets.js';
 export { removePlatformFiles } from './store/files.js';
 export type { Stores } from './store/index.js';

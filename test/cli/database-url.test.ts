@@ -141,6 +141,29 @@ describe('plat local init --database-url', () => {
     expect(existsSync(join(w.dataDir, 'local.db'))).toBe(false);
   });
 
+  it('makes one platform of two runs at once on one new database: the other reports it as existing', async () => {
+    const db = await database();
+    const runs = await Promise.all([1, 2].map(() => plat(['local', 'init', '--database-url', db.url, '--json'])));
+    expect(runs.map((r) => r.code)).toEqual([0, 0]);
+    const made = runs.filter((r) => r.stderr.startsWith('Created the embedded platform'));
+    const found = runs.filter((r) => r.stderr.startsWith(`The embedded platform at ${db.shown} exists already.`));
+    expect([made.length, found.length]).toEqual([1, 1]);
+    const created = JSON.parse((made[0] as CliResult).stdout);
+    expect(JSON.parse((found[0] as CliResult).stdout)).toEqual({
+      organizationId: created.organizationId,
+      userId: created.userId,
+      db: db.shown,
+    });
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    try {
+      expect((await client.query('SELECT id FROM organizations')).rows).toEqual([{ id: created.organizationId }]);
+    } finally {
+      await client.end();
+    }
+    expect(w.storedKey(db.account)).toBe(created.apiKey);
+  });
+
   it('takes --email and --password-stdin, and sets the password of an existing platform', async () => {
     const db = await database();
     const init = ['local', 'init', '--database-url', db.url, '--email', 'me@acme.test', '--password-stdin'];

@@ -133,7 +133,8 @@ const init = verb<InitOptions>({
     const email = o.email ?? 'admin@localhost';
     const password = o.passwordStdin ? await passwordFromStdin(ctx, email) : o.password;
     const db = shownDb(r.db);
-    if (await platformExists(ctx, r)) {
+    // The platform that exists already: reported, and the owner's password set when one was given.
+    const existing = async () => {
       notice(ctx, `The embedded platform at ${db} exists already.`);
       // Hashed before the platform is opened: the stretching takes a moment, and no database is held meanwhile.
       const passwordHash = password === undefined ? undefined : await (await platformModule()).hashPassword(password);
@@ -155,18 +156,24 @@ const init = verb<InitOptions>({
       }
       if (passwordHash) notice(ctx, `Set the sign-in password of ${email}.`);
       return record({ organizationId, userId, db }, initView, passwordHash !== undefined);
-    }
+    };
+    if (await platformExists(ctx, r)) return existing();
     if (g.org !== undefined) {
       // The organization's name, checked as the API checks every name (before anything is created).
       const { nameSchema } = await import('../../contract/common.js');
       const named = nameSchema.safeParse(g.org);
       if (!named.success) throw new InvalidValueError(`--org ${named.error.issues[0]?.message}`);
     }
-    const made = await bootstrapEmbedded(ctx, r, {
-      orgName: g.org,
-      email,
-      password,
-    });
+    // Another `local init` may be making the same platform right now: the one that makes it first wins, the other
+    // reports it as existing.
+    const { AlreadyMade } = await platformModule();
+    const made = await bootstrapEmbedded(ctx, r, { orgName: g.org, email, password, onlyFirst: true }).catch(
+      (err: unknown) => {
+        if (err instanceof AlreadyMade) return undefined;
+        throw err;
+      },
+    );
+    if (!made) return existing();
     notice(ctx, bootstrapNotice(made, email, (await ctx.credentials()).location, { passwordShown: true }));
     // The key appears in --json only (the contract's shape). A generated password is shown this once, in a PASSWORD
     // column and in --json, and like a new key's secret it is printed even with --quiet.

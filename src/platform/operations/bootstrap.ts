@@ -12,6 +12,19 @@ export interface BootstrapOptions {
   name?: string;
   /** The owner's sign-in password (`plat local init --password`); generated when absent. */
   password?: string;
+  /**
+   * Only on a platform that holds no organization yet, checked in the transaction that makes one: of two first runs
+   * at once (two `plat local init` on one new database), one makes it and the other gets `AlreadyMade`.
+   */
+  onlyFirst?: boolean;
+}
+
+/** A bootstrap with `onlyFirst` on a platform that another one made meanwhile. */
+export class AlreadyMade extends Error {
+  override readonly name = 'AlreadyMade';
+  constructor() {
+    super('the platform holds an organization already');
+  }
 }
 export interface BootstrapResult {
   organizationId: string;
@@ -40,6 +53,9 @@ export async function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): Pro
       : generated && hashPasswordSync(generated, GENERATED_PASSWORD_COST);
   return base.tx(async (base) => {
     const { stores } = base;
+    // Under the transaction's write lock (SQLite's single writer, PostgreSQL's advisory lock): no other bootstrap
+    // can be between this check and the insert.
+    if (opts.onlyFirst && (await stores.organizations.any())) throw new AlreadyMade();
     const now = base.now();
     const organizationId = base.ids('organization');
     await stores.organizations.insert({

@@ -19,6 +19,11 @@ export function organizationsStore(q: Q, _env: StoreEnv) {
       const [r] = await byId(q, id);
       return r && toOrganization(r);
     },
+    /** Whether the platform holds any organization (whether it was ever made). */
+    any: async (): Promise<boolean> => {
+      const r = await q.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
+      return r !== undefined;
+    },
     slugTaken: async (slug: string): Promise<boolean> => {
       const r = await q.selectFrom('organizations').select('id').where('slug', '=', slug).executeTakeFirst();
       return r !== undefined;
