@@ -216,16 +216,7 @@ export class Conformance {
         if (op.security?.length !== 0) problems.push(`accepted an undescribed query parameter ${name}`);
         continue;
       }
-      const type = param.schema?.type;
-      const value =
-        type === 'integer' || type === 'number'
-          ? /^-?\d+(\.\d+)?$/.test(raw)
-            ? Number(raw)
-            : raw
-          : type === 'boolean' && (raw === 'true' || raw === 'false')
-            ? raw === 'true'
-            : raw;
-      for (const e of this.validate(param.pointer, value)) {
+      for (const e of this.validate(param.pointer, queryValue(raw, param.schema?.type))) {
         problems.push(`accepted query parameter ${name}=${raw}: ${e.message} (${e.schemaPath})`);
       }
     }
@@ -256,6 +247,13 @@ export class Conformance {
       (e) => `accepted request body${e.instancePath} ${e.message} (${e.schemaPath})`,
     );
   }
+}
+
+/** A query parameter's text as its schema's type reads it: a number or a boolean when it is written as one. */
+function queryValue(raw: string, type: unknown): unknown {
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
+  if (type === 'boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
+  return raw;
 }
 
 /**

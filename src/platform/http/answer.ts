@@ -21,7 +21,8 @@ export interface AppDeps {
   logger: (line: string) => void;
 }
 
-const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+/** A request id a client may send: 1–200 visible ASCII characters (anything else is replaced, not refused). */
+export const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 const noQuery = z.strictObject({});
 
 /** The request's id: the `X-Request-Id` it sent when valid, else a fresh one. */

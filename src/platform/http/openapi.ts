@@ -4,6 +4,7 @@ import { openapiDocument } from '../../contract/endpoints/meta.js';
 import '../../contract/errors.js';
 import { RFC8414_PATH } from '../auth/discovery.js';
 import '../../contract/oauth.js';
+import { REQUEST_ID } from './answer.js';
 import type { ApiRoute, RouteDef } from './route.js';
 
 // The OpenAPI 3.1 document of the API (contract §1), generated from the same route table and zod schemas the server
@@ -305,7 +306,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): Json {
           description:
             "An id of the caller's for this request, echoed back in `X-Request-Id` and `error.requestId` when valid " +
             '(1–200 visible ASCII characters); an invalid one is replaced by a generated `req_…`, not refused.',
-          schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,200}$' },
+          schema: { type: 'string', pattern: REQUEST_ID.source },
         },
         'X-Org-Id': {
           name: 'X-Org-Id',
