@@ -81,7 +81,7 @@ export function needsBootstrap(r: Resolved): boolean {
  * (migrated, but not yet made a platform by `local init`) from one in use.
  */
 export async function hasOrganization(platform: Platform): Promise<boolean> {
-  return platform.base().stores.organizations.any();
+  return platform.admin.hasOrganization();
 }
 
 /**
@@ -152,9 +152,8 @@ export async function bootstrapEmbedded(
   const platform = await openPlatform(ctx, db, r.sandbox);
   let made: Omit<LocalPlatform, 'db'>;
   try {
-    const { bootstrap } = await platformModule();
     const email = opts.email ?? 'admin@localhost';
-    made = await bootstrap(platform.base(), {
+    made = await platform.admin.init({
       orgName: opts.orgName ?? 'Local',
       email,
       password: opts.password,

@@ -6,9 +6,39 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * Who may call an endpoint: a credential holding a permission, any valid credential, or anyone (no credentials).
- * The permission is checked by the operation; `test/platform/permissions.test.ts` proves that it is, route by route.
+ * The request pipeline checks it before the operation reads anything (src/platform/http/pipeline.ts), as `scope`
+ * says; `test/platform/permissions.test.ts` derives its matrix from the declarations.
  */
 export type Access = Permission | 'authenticated' | 'public';
+
+/**
+ * Where an endpoint's permission is held (docs/api.md, "Roles and permissions"):
+ * - `organization` (the default): the caller's organization role must include it;
+ * - `project`: the organization role, or else the caller's role in the project the path names (the operation reads
+ *   that role: a check the table cannot make);
+ * - `self`: a user may act on their own records (sessions) whatever their role; the operation checks the role for
+ *   another user's.
+ * In every case a restricted credential (key permissions, token scopes) must grant the permission.
+ */
+export type AccessScope = 'organization' | 'project' | 'self';
+
+/**
+ * Which rate-limit bucket a request spends (docs/rate-limits.md): `plan` (the default for authenticated endpoints: the
+ * credential's bucket in the organization it acts in, by that organization's plan); `whoami` (a bucket of its own per
+ * credential); `token`/`refresh`/`revoke` (the OAuth client's); `identity-provider` (an identity provider's answer:
+ * the address's failure budget, charged for each refusal); `none` (the default for public endpoints).
+ */
+export type LimitPolicy = 'plan' | 'whoami' | 'token' | 'refresh' | 'revoke' | 'identity-provider' | 'none';
+
+/**
+ * Where a created record can be read: the GET endpoint (by operation id) and, for each of its path's parameters, where
+ * its value comes from — `params.<name>` (the request's path) or a path into the created record (`user.id`). Without
+ * `from`, the GET's one parameter is the record's `id`.
+ */
+export interface LocationOf {
+  get: string;
+  from?: Readonly<Record<string, string>>;
+}
 
 /** A response header an answer documents (beyond `X-Request-Id` and `X-RateLimit-*`, which every answer has). */
 export type AnswerHeader =
@@ -44,8 +74,12 @@ export interface Endpoint {
   description?: string;
   tag: string;
   access: Access;
+  /** Where `access` is held; default `organization`. */
+  scope?: AccessScope;
   /** What more the operation asks of the caller, for the reference (e.g. "owners only"). */
   accessNote?: string;
+  /** The rate-limit bucket it spends; default `plan` for an authenticated endpoint, `none` for a public one. */
+  limit?: LimitPolicy;
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
@@ -64,6 +98,8 @@ export interface Endpoint {
   answers?: Readonly<Record<number, Answer>>;
   status?: 200 | 201 | 204;
   response?: z.ZodType;
+  /** A `201`'s `Location` header: where the created record is read. */
+  location?: LocationOf;
 }
 
 /** Declares an endpoint, keeping its literal types (path, method, schemas) for the server and client to derive. */

@@ -1,3 +1,4 @@
+import type { Plan } from '../contract/organizations.js';
 import type { OrgRole, Permission } from '../contract/permissions.js';
 import type { AuthSettings } from './auth/settings.js';
 import type { Clock, IdFactory } from './clock.js';
@@ -64,6 +65,8 @@ export interface Credential {
 export interface Principal extends Credential {
   orgId: string;
   role: OrgRole;
+  /** The acting organization's plan: its rate limit (read with the role, on every request). */
+  plan: Plan;
 }
 
 /** The context of an authenticated operation. */

@@ -3,10 +3,13 @@ import type { BearerVerifier } from './auth/credentials.js';
 import { type AuthOptions, resolveAuthSettings } from './auth/settings.js';
 import { type Clock, type IdFactory, randomIds, systemClock } from './clock.js';
 import type { BaseCtx, FetchBindings, Mode } from './context.js';
-import { type AppDeps, appFor, type RouteMatching } from './http/app.js';
-import { type DirectReply, type DirectRequest, directAnswerer } from './http/direct.js';
+import { incomingOf, responseOf } from './http/fetch.js';
+import { type AppDeps, pipelineFor } from './http/pipeline.js';
 import { ROUTES } from './http/routes/index.js';
+import { registerInternals } from './internals.js';
 import { type Limiter, type LimitsOptions, openLimiter } from './limits/index.js';
+import { type AdminOperations, adminOperations } from './operations/admin.js';
+import { cannedPlatform as canned } from './snapshot-warm-up.js';
 import { openDatabase, readMeta } from './store/db.js';
 import { createStores, type Stores } from './store/index.js';
 import { CursorCodec } from './store/paging.js';
@@ -20,13 +23,27 @@ export type { Clock, IdFactory } from './clock.js';
 export type { FetchBindings, Mode } from './context.js';
 export type { LimitsOptions } from './limits/index.js';
 export { type MailFrom, parseMailFrom, parseSmtpUrl, type SmtpTarget } from './mail/settings.js';
-export { AlreadyMade, type BootstrapOptions, type BootstrapResult, bootstrap } from './operations/bootstrap.js';
-export { type ForgottenSecrets, forgetSealedSecrets } from './operations/secrets.js';
+export type { AccountReport, AdminOperations } from './operations/admin.js';
+export { AlreadyMade, type BootstrapOptions, type BootstrapResult } from './operations/bootstrap.js';
+export type { ForgottenSecrets } from './operations/secrets.js';
+export { warmUpStores } from './snapshot-warm-up.js';
 export { removePlatformFiles } from './store/files.js';
-export type { Stores } from './store/index.js';
 export type { Delivery, Mail } from './store/outbox.js';
 export { SecretKeyError } from './store/secret-box.js';
 export { withSqliteAddon } from './store/sqlite.js';
+
+/**
+ * For the startup snapshot only: a platform answering the warm-up's `users list` from a canned page, with no database
+ * (snapshot-warm-up.ts).
+ */
+export function cannedPlatform(
+  orgId: string,
+  apiKey: string,
+  page: Parameters<typeof canned>[2],
+  opts: Omit<PlatformOptions, 'db' | 'limits'> = {},
+): Platform {
+  return canned(orgId, apiKey, page, opts, platformOverStores);
+}
 
 /** The origin of `plat serve` with its default host and port (cli/commands/serve.ts; a test keeps them together). */
 export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
@@ -52,10 +69,8 @@ export interface PlatformOptions {
   bearer?: BearerVerifier;
   /** Sign-in: access-token lifetime (`accessTokenTtl`, seconds, default 3600), session lifetime, OAuth clients. */
   auth?: AuthOptions;
-  /** Rate limits (contract §7): on by default, buckets shared through a file beside the database. */
+  /** Rate limits (docs/rate-limits.md): on by default, buckets shared through a file beside the database. */
   limits?: LimitsOptions;
-  /** How requests find their route: `linear` by default (one command), `compiled` for a server (http/app.ts). */
-  routeMatching?: RouteMatching;
   /**
    * Wraps every set of stores the platform makes (its own, and each transaction's): for tests that plant a fault in
    * a store. Default: none.
@@ -68,23 +83,15 @@ export interface PlatformOptions {
   secretKey?: string;
 }
 
-/** The embedded platform: one `fetch` that answers the whole API, in-process or behind a listener. */
+/**
+ * The platform: one `fetch` that answers the whole API (in-process, or behind `plat serve`'s listener), and the few
+ * operations its operator runs without a credential (`plat local`). Nothing else of it — no store, no SQL — is
+ * reachable from outside platform/ (docs/architecture.md).
+ */
 export interface Platform {
   fetch(request: Request, bindings?: FetchBindings): Promise<Response>;
-  /**
-   * Answers a GET to an authenticated route straight from node:http's request, as `fetch` would (http/direct.ts);
-   * undefined for a request `fetch` must answer. `plat serve`'s fast path.
-   */
-  direct(request: DirectRequest): Promise<DirectReply> | undefined;
+  readonly admin: AdminOperations;
   close(): Promise<void>;
-  /** The context used outside a request (bootstrap, tests that seed through the stores). */
-  base(): BaseCtx;
-  /**
-   * Throws a `SecretKeyError` that says what to do when the database holds secrets sealed with another key than the
-   * one at hand (`plat serve` checks before it listens).
-   */
-  checkSecretKey(): void;
-  readonly sql: SqlDb;
 }
 
 /** Whether `db` names a PostgreSQL database rather than a SQLite file. */
@@ -105,10 +112,7 @@ export async function createPlatform(opts: PlatformOptions): Promise<Platform> {
   const sql = sqliteSql(db);
   const stores = createStores(sql.q, { sql, secrets });
   const clock = opts.clock ?? systemClock;
-  const limiter = openLimiter(opts.db, opts.limits ?? {}, {
-    clock,
-    planOf: (orgId) => stores.organizations.get(orgId).then((org) => org?.plan),
-  });
+  const limiter = openLimiter(opts.db, opts.limits ?? {}, { clock });
   const cursorSecret = readMeta(db, 'cursor_secret') as string;
   return platformOver({ sql, stores, cursorSecret, limiter, secrets }, opts);
 }
@@ -132,10 +136,7 @@ async function createOnPostgres(opts: PlatformOptions): Promise<Platform> {
   try {
     const stores = createStores(sql.q, { sql, secrets });
     const clock = opts.clock ?? systemClock;
-    const limiter = openLimiter({ buckets: pgBucketStore(sql.q) }, opts.limits ?? {}, {
-      clock,
-      planOf: (orgId) => stores.organizations.get(orgId).then((org) => org?.plan),
-    });
+    const limiter = openLimiter({ buckets: pgBucketStore(sql.q) }, opts.limits ?? {}, { clock });
     const meta = await sql.q.selectFrom('meta').select('value').where('key', '=', 'cursor_secret').executeTakeFirst();
     return platformOver({ sql, stores, cursorSecret: meta?.value as string, limiter, secrets }, opts);
   } catch (err) {
@@ -159,13 +160,13 @@ interface PlatformParts {
  * rate limits in memory: for running requests where SQLite cannot be loaded. The stores need answer only what those
  * requests read.
  */
-export function platformOverStores(stores: Stores, opts: Omit<PlatformOptions, 'db' | 'limits'> = {}): Platform {
+function platformOverStores(stores: Stores, opts: Omit<PlatformOptions, 'db' | 'limits'> = {}): Platform {
   const sql = new Proxy({} as SqlDb, {
     get: (_sql, name) => {
       throw new Error(`this platform has no database (sql.${String(name)} was used)`);
     },
   });
-  const limiter = openLimiter(':memory:', {}, { clock: opts.clock ?? systemClock, planOf: async () => 'free' });
+  const limiter = openLimiter(':memory:', {}, { clock: opts.clock ?? systemClock });
   return platformOver({ sql, stores, cursorSecret: 'no database', limiter }, opts);
 }
 
@@ -210,8 +211,7 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
     tx,
     writes,
   });
-  const app = appFor(ROUTES, opts.routeMatching);
-  const direct = directAnswerer(ROUTES);
+  const pipeline = pipelineFor(ROUTES);
   // Request ids are random even where `ids` is not (tests), from a page of the CSPRNG of their own.
   const requestIds = randomIds();
   const platform: AppDeps = {
@@ -221,15 +221,21 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
     limiter,
     logger: opts.logger ?? ((line) => process.stderr.write(`${line}\n`)),
   };
-  return {
-    fetch: async (request, bindings) => app.fetch(request, { ...bindings, platform }),
-    direct: (request) => direct(platform, request),
+  const base = () => makeBase('internal');
+  const made: Platform = {
+    fetch: async (request, bindings) =>
+      responseOf(await pipeline(platform, incomingOf(request, bindings)), request.method),
+    admin: adminOperations(base),
     close: async () => {
       await limiter?.close();
       await sql.close();
     },
-    base: () => makeBase('internal'),
+  };
+  registerInternals(made, {
+    answer: (incoming) => pipeline(platform, incoming),
+    base,
     checkSecretKey: () => parts.secrets?.check(),
     sql,
-  };
+  });
+  return made;
 }

@@ -1,10 +1,9 @@
-// Requests that Node.js or its adapter refuse before the platform sees them are answered with the platform's error
-// envelope and an `X-Request-Id` (contract §1–§2), where Node.js alone would send a bare status line.
-import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+// Requests that Node.js refuses before the platform sees them are answered with the platform's error envelope and an
+// `X-Request-Id` (docs/api.md, "Errors"), where Node.js alone would send a bare status line.
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { RequestError } from '@hono/node-server';
 import { PlatformError } from './errors.js';
-import { errorBody, errorResponse, newRequestId } from './http/app.js';
+import { errorBody, newRequestId } from './http/reply.js';
 
 /** What a parse or timeout error of Node's HTTP parser means to the client. */
 function refusalOf(err: NodeJS.ErrnoException): PlatformError {
@@ -50,26 +49,4 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, lo
   const requestId = newRequestId();
   log?.(`- - ${refusal.status} - ${requestId}`);
   socket.end(rawResponse(refusal, requestId), () => socket.destroy());
-}
-
-/**
- * node-server's error handler: a request it cannot turn into a `Request` (an invalid `Host` header or request
- * target) is a `400`; anything else that escapes the platform is a `500`.
- */
-export function requestErrorResponse(err: unknown, logger: (line: string) => void): Response {
-  const requestId = newRequestId();
-  if (err instanceof RequestError) {
-    return errorResponse(
-      new PlatformError('invalid_request', 'malformed HTTP request: invalid Host or URL'),
-      requestId,
-    );
-  }
-  logger(`internal error (request ${requestId}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-  return errorResponse(new PlatformError('internal_error', 'internal error'), requestId);
-}
-
-/** HTTP/1.1 requires a `Host` header (RFC 9112 §3.2): its absence is a `400`, answered before the platform. */
-export function missingHost(incoming: IncomingMessage): Response | undefined {
-  if (incoming.httpVersion !== '1.1' || incoming.headers.host !== undefined) return undefined;
-  return errorResponse(new PlatformError('invalid_request', 'a Host header is required'), newRequestId());
 }

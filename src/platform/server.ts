@@ -1,9 +1,11 @@
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener, type Http2Bindings, type HttpBindings } from '@hono/node-server';
-import type { DirectReply } from './http/direct.js';
+import { PlatformError } from './errors.js';
+import { cutShort, type Incoming, MAX_BODY_BYTES, tooLarge } from './http/incoming.js';
+import { errorReply, newRequestId, type Reply } from './http/reply.js';
 import { createPlatform, type Platform, type PlatformOptions } from './index.js';
-import { answerClientError, missingHost, requestErrorResponse } from './listener-errors.js';
+import { internalsOf } from './internals.js';
+import { answerClientError } from './listener-errors.js';
 import type { DeliveryOptions, MailDelivery } from './mail/delivery.js';
 import type { MailFrom } from './mail/settings.js';
 import { appliedLimits, applyLimits, httpServerOptions, type ServerLimits, serverLimits } from './server-limits.js';
@@ -38,15 +40,154 @@ export interface ServerOptions extends Omit<PlatformOptions, 'publicUrl'> {
   mail?: Omit<DeliveryOptions, 'from'> & { from?: MailFrom };
 }
 
-/** Serves the platform over HTTP (what `plat serve` runs). */
+/** A request target's path and query as the pipeline reads them, or undefined when it names no path of ours. */
+function targetOf(url: string): { path: string; query: string } | undefined {
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const query = q < 0 ? '' : url.slice(q + 1);
+  // Nearly every target is already in the form the URL parser would give: taken as it is. Dot segments, backslashes,
+  // characters the parser escapes, an absolute-form target: resolved by the parser, as in-process (fetch.ts).
+  if (PLAIN_PATH.test(path) && !path.includes('/.') && !/%2e/i.test(path)) return { path, query };
+  try {
+    const parsed = new URL(url, 'http://target.invalid');
+    if (!url.startsWith('/') && parsed.origin === 'http://target.invalid') return undefined;
+    return { path: parsed.pathname, query: parsed.search.slice(1) };
+  } catch {
+    return undefined;
+  }
+}
+const PLAIN_PATH = /^\/[\w\-.~!$&'()*+,;=:@/%]*$/;
+
+/** The Hosts taken as they are; any other is checked by the URL parser. */
+const PLAIN_HOST = /^[a-z0-9._-]+(?::\d{1,5})?$/i;
+
+/** Whether a `Host` header names a host (and port) and nothing else. */
+function validHost(host: string): boolean {
+  if (PLAIN_HOST.test(host)) return true;
+  if (/[\s/?#@\\]/.test(host)) return false;
+  try {
+    const url = new URL(`http://${host}/`);
+    return url.pathname === '/' && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
+
+/** Reads a request's body whole, refusing it with `413` as soon as it passes the limit. */
+function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    return Promise.resolve(null);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        cleanup();
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(size === 0 && req.headers['content-length'] === undefined ? null : Buffer.concat(chunks, size));
+    };
+    // The client went away mid-body: its mistake, not the server's (no 500, no stack in the log).
+    const onAbort = () => {
+      cleanup();
+      reject(cutShort());
+    };
+    const onClose = () => {
+      if (!req.complete) onAbort();
+    };
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onAbort);
+      req.off('close', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onAbort);
+    req.on('close', onClose);
+  });
+}
+
+/** node:http's request as the pipeline reads it; a `400` reply when it cannot be read (no or a bad Host, target). */
+function incomingOf(req: IncomingMessage): Incoming | Reply {
+  const host = req.headers.host;
+  if (host === undefined && req.httpVersion === '1.1') {
+    return errorReply(new PlatformError('invalid_request', 'a Host header is required'), newRequestId());
+  }
+  const target = targetOf(req.url ?? '');
+  if (!target || (host !== undefined && !validHost(host))) {
+    return errorReply(
+      new PlatformError('invalid_request', 'malformed HTTP request: invalid Host or URL'),
+      newRequestId(),
+    );
+  }
+  let distinct: NodeJS.Dict<string[]> | undefined;
+  let body: Promise<Uint8Array | null> | undefined;
+  return {
+    method: req.method ?? 'GET',
+    path: target.path,
+    query: target.query,
+    // As a Web `Headers` reads them: any case of the name, a repeated header's values joined with ", ".
+    header: (name) => {
+      distinct ??= req.headersDistinct;
+      const values = distinct[name.toLowerCase()];
+      return values === undefined ? null : values.length === 1 ? (values[0] as string) : values.join(', ');
+    },
+    body: () => {
+      body ??= readBody(req);
+      return body;
+    },
+    peer: req.socket.remoteAddress ?? null,
+    origin: () => `http://${host ?? 'localhost'}`,
+  };
+}
+
+/** How long a client still sending a body that will not be read is given after the answer, and how much more is read. */
+const LINGER_MS = 500;
+const LINGER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Writes a reply: its status, its headers with the body's length, its body (none for `HEAD`, as Node.js knows). A
+ * request body refused for its size, or answered without being read (an unknown route), is not read any further: what
+ * still arrives is discarded for a moment — so that a client still sending gets this answer rather than a reset —
+ * then the connection is closed.
+ */
+function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+  const { headers } = reply;
+  const body = reply.body;
+  if (body !== null) {
+    headers.push('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
+  }
+  res.writeHead(reply.status, headers);
+  res.end(body ?? undefined);
+  if (req.complete) return;
+  let discarded = 0;
+  const close = () => req.socket.destroySoon();
+  setTimeout(close, LINGER_MS).unref();
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_BYTES) close();
+  });
+  req.resume();
+}
+
+/** Serves the platform over HTTP (what `plat serve` runs): node:http in, the pipeline, node:http out. */
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
-  let platform: Platform | undefined;
+  let answer: ((incoming: Incoming) => Promise<Reply>) | undefined;
   // Requests that arrive while the platform opens (connecting, migrating, waiting for another server's migration)
   // wait for it rather than find none.
-  let opened: (platform: Platform) => void = () => {};
+  let opened: (answer: (incoming: Incoming) => Promise<Reply>) => void = () => {};
   let failed: (err: unknown) => void = () => {};
-  const ready = new Promise<Platform>((resolve, reject) => {
+  const ready = new Promise<(incoming: Incoming) => Promise<Reply>>((resolve, reject) => {
     opened = resolve;
     failed = reject;
   });
@@ -55,90 +196,64 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let drained: (() => void) | undefined;
   const limits = serverLimits(opts.serverLimits);
   const logger = opts.logger ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const listener = getRequestListener(
-    async (request: Request, env: HttpBindings | Http2Bindings) => {
-      inFlight++;
-      const started = performance.now();
-      try {
-        // The bindings carry the peer's address: failed authentication is limited per address.
-        const response =
-          missingHost((env as HttpBindings).incoming) ?? (await (platform ?? (await ready)).fetch(request, env));
-        if (opts.accessLog) {
-          const ms = (performance.now() - started).toFixed(1);
-          const path = new URL(request.url).pathname;
-          opts.accessLog(
-            `${request.method} ${path} ${response.status} ${ms}ms ${response.headers.get('x-request-id') ?? '-'}`,
-          );
-        }
-        return response;
-      } finally {
-        inFlight--;
-        if (inFlight === 0) drained?.();
-      }
-    },
-    {
-      hostname: host,
-      errorHandler: (err) => {
-        const response = requestErrorResponse(err, logger);
-        opts.accessLog?.(`- - ${response.status} - ${response.headers.get('x-request-id')}`);
-        return response;
-      },
-    },
-  );
-  /** A GET to an authenticated route answered without the Web request and response (http/direct.ts). */
-  const answerDirectly = (reply: Promise<DirectReply>, res: ServerResponse, started: number) => {
+  const log = opts.accessLog;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
-    reply
-      .then((r) => {
-        if (opts.accessLog) {
-          opts.accessLog(`GET ${r.path} ${r.status} ${(performance.now() - started).toFixed(1)}ms ${r.requestId}`);
-        }
-        res.writeHead(r.status, r.headers);
-        res.end(r.body ?? undefined);
-      })
-      .catch((err: unknown) => {
-        // The direct path answers its own errors: this is a fault of the listener's.
-        logger(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-        res.destroy();
-      })
-      .finally(() => {
-        inFlight--;
-        if (inFlight === 0) drained?.();
-      });
-  };
-  const server = createServer(httpServerOptions(limits), (req, res) => {
-    // Before the direct path is asked: it answers as far as its first wait at once (SQLite's reads are synchronous).
-    const started = opts.accessLog ? performance.now() : 0;
-    let direct: Promise<DirectReply> | undefined;
+    const started = log ? performance.now() : 0;
+    let reply: Reply;
     try {
-      direct = platform?.direct(req);
+      const incoming = incomingOf(req);
+      reply = 'status' in incoming ? incoming : await (answer ?? (await ready))(incoming);
     } catch (err) {
-      // A fault in choosing whether to answer directly must not take the process down: the app answers instead.
-      logger(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      // The pipeline answers its own errors: this is a fault of the listener's.
+      const requestId = newRequestId();
+      logger(
+        `internal error (request ${requestId}): ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      );
+      reply = errorReply(new PlatformError('internal_error', 'internal error'), requestId);
     }
-    if (direct) answerDirectly(direct, res, started);
-    else listener(req, res);
+    try {
+      const requestId = reply.headers[reply.headers.indexOf('x-request-id') + 1] ?? '-';
+      write(req, res, reply);
+      if (log) {
+        const path = (req.url ?? '').split('?')[0];
+        log(`${req.method} ${path} ${reply.status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
+      }
+    } finally {
+      inFlight--;
+      if (inFlight === 0) drained?.();
+    }
+  };
+
+  const server = createServer(httpServerOptions(limits), (req, res) => void handle(req, res));
+  // `Expect: 100-continue`: a body announced over the limit is refused at once, before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+      write(req, res, errorReply(tooLarge(), newRequestId()));
+      return;
+    }
+    res.writeContinue();
+    void handle(req, res);
   });
   applyLimits(server, limits);
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket, opts.accessLog));
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket, log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port ?? 8080, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let platform: Platform | undefined;
   let delivery: MailDelivery | undefined;
   try {
-    platform = await createPlatform({
-      ...opts,
-      logger,
-      publicUrl: opts.publicUrl ?? origin,
-      routeMatching: 'compiled',
-    });
+    platform = await createPlatform({ ...opts, logger, publicUrl: opts.publicUrl ?? origin });
+    const inside = internalsOf(platform);
     // A server that could not sign a token or open an SSO secret must not start as if it could.
-    platform.checkSecretKey();
+    inside.checkSecretKey();
     if (opts.mail) delivery = await startMailDelivery(platform, opts.mail, logger);
-    opened(platform);
+    answer = inside.answer;
+    opened(answer);
   } catch (err) {
     failed(err);
     await platform?.close();
@@ -186,7 +301,7 @@ async function startMailDelivery(
     import('./mail/delivery.js'),
     import('./mail/settings.js'),
   ]);
-  const base = platform.base();
+  const base = internalsOf(platform).base();
   const from = mail.from ?? defaultMailFrom(base.publicUrl);
   return startDelivery({ outbox: base.stores.outbox, clock: base.clock, log }, { ...mail, from });
 }

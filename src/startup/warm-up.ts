@@ -3,7 +3,7 @@
  * command calls already compiled: V8 keeps the bytecode of a function that has run, and compiles any other one when
  * it is first called — at every start. `plat users list` is run in-process, as the binary runs it, against a
  * configuration and a stored credential in a temporary directory, and answered by the platform's own HTTP side —
- * Hono, the routes, rate limits (in memory), authentication, validation, the operation — over stores that answer
+ * the request pipeline, authentication, validation, the operation — over stores that answer
  * from a canned page; the platform's SQLite side runs apart, over a stand-in addon (SQLite's cannot be loaded while a
  * snapshot is built). Commander, the settings, the credential store, the client, the light `Request`/`Response` and
  * the output are all exercised too, and `plat --help`'s formatting.
@@ -20,16 +20,8 @@ import { EMBEDDED_BASE_URL } from '../cli/embedded.js';
 import { run } from '../cli/main.js';
 import { saveConfig } from '../config/config.js';
 import type { List } from '../contract/common.js';
-import type { Organization } from '../contract/organizations.js';
 import type { User } from '../contract/users.js';
-import {
-  createPlatform,
-  generateApiKey,
-  type Platform,
-  platformOverStores,
-  type Stores,
-  withSqliteAddon,
-} from '../platform/index.js';
+import { cannedPlatform, createPlatform, generateApiKey, warmUpStores, withSqliteAddon } from '../platform/index.js';
 import { useLightFetch } from './light-fetch.js';
 import { SQLITE_STAND_IN } from './sqlite-stand-in.js';
 
@@ -54,51 +46,6 @@ function usersPage(): List<User> {
   return { data: [user(1), user(2)], pagination: { total: 2, page: 1, perPage: 20, totalPages: 1, hasMore: false } };
 }
 
-/** The stores `GET /organizations/{orgId}/users` reads, answering for one organization, its owner's key, a page. */
-function cannedStores(apiKey: string, page: List<User>): Stores {
-  const owner = page.data[0] as User;
-  const org: Organization = { id: ORG, name: 'Warm-up', slug: 'warm-up', plan: 'free', createdAt: AT, updatedAt: AT };
-  const stores: {
-    apiKeys: Pick<Stores['apiKeys'], 'byHash' | 'touch'>;
-    users: Pick<Stores['users'], 'get' | 'standing' | 'list'>;
-    organizations: Pick<Stores['organizations'], 'get'>;
-  } = {
-    apiKeys: {
-      byHash: async (hash) => ({
-        id: 'key_00000000000000000000',
-        name: 'warm-up',
-        organizationId: ORG,
-        userId: owner.id,
-        environment: 'live',
-        prefix: apiKey.slice(0, 14),
-        last4: apiKey.slice(-4),
-        projectIds: null,
-        permissions: null,
-        multiOrganization: false,
-        createdAt: AT,
-        expiresAt: null,
-        lastUsedAt: null,
-        revokedAt: null,
-        secretHash: hash,
-        ownerStanding: { role: owner.role, status: owner.status },
-      }),
-      touch: async () => {},
-    },
-    users: {
-      get: async (_orgId, userId) => page.data.find((u) => u.id === userId),
-      standing: async (_orgId, userId) => page.data.find((u) => u.id === userId),
-      list: async () => page,
-    },
-    organizations: { get: async (id) => (id === ORG ? org : undefined) },
-  };
-  return stores as unknown as Stores;
-}
-
-/** The platform the warm-up's command reaches, over the canned stores. */
-function warmUpPlatform(apiKey: string, page: List<User>, logged: string[]): Platform {
-  return platformOverStores(cannedStores(apiKey, page), { logger: (line) => void logged.push(line) });
-}
-
 /**
  * The platform's SQLite side over the stand-in addon (sqlite-stand-in.ts), which finds nothing: createPlatform opens
  * and migrates a database and its bucket file, a request is refused for want of its key (charging the address's
@@ -116,12 +63,7 @@ async function warmUpSqliteSide(dir: string, apiKey: string): Promise<void> {
           `over the SQLite stand-in, users list answered ${res.status}: ${[await res.text(), ...logged].join('\n')}`,
         );
       }
-      const { stores } = platform.base();
-      await stores.organizations.get(ORG);
-      await stores.users.get(ORG, 'user_00000000000000000001');
-      await stores.users.standing(ORG, 'user_00000000000000000001');
-      const listing = { mode: 'cursor', limit: 20, after: null, filters: {} } as const;
-      await stores.users.list(ORG, listing, { sort: 'created_at', order: 'desc' }, () => '');
+      await warmUpStores(platform, ORG, 'user_00000000000000000001');
     } finally {
       await platform.close();
     }
@@ -156,7 +98,7 @@ export async function warmUp(): Promise<void> {
     await new FileCredentialStore(join(config, CREDENTIALS_FILE)).set('local', { apiKey });
     await warmUpSqliteSide(dir, apiKey);
     const logged: string[] = [];
-    const platform = warmUpPlatform(apiKey, usersPage(), logged);
+    const platform = cannedPlatform(ORG, apiKey, usersPage(), { logger: (line) => void logged.push(line) });
 
     // `users list` once piped (tab-separated) and once on a terminal (the table); then the root help, whose
     // formatting (commander's) every `--help` shares.

@@ -1,8 +1,14 @@
 import { CompiledQuery } from 'kysely';
 import type { SqlDb } from '../../src/platform/store/sql.js';
+import { sqlOf } from './internals.js';
 
-/** Whatever holds a platform's database (a `Platform`, a `BaseCtx`). */
-type HasSql = { sql: SqlDb };
+/** Whatever holds a platform's database: a `Platform` (its inside's), or a `BaseCtx`. */
+type HasSql = { sql: SqlDb } | object;
+
+/** The database `p` holds. */
+function dbOf(p: HasSql): SqlDb {
+  return 'sql' in p ? (p as { sql: SqlDb }).sql : sqlOf(p);
+}
 
 /** `?` placeholders as the backend writes them (`$1`, `$2`… on PostgreSQL). */
 function placeholders(sql: SqlDb, text: string): string {
@@ -16,7 +22,8 @@ function placeholders(sql: SqlDb, text: string): string {
  * `?` placeholders on either backend.
  */
 export async function dbRows<R = Record<string, unknown>>(p: HasSql, text: string, ...params: unknown[]): Promise<R[]> {
-  const result = await p.sql.q.executeQuery<R>(CompiledQuery.raw(placeholders(p.sql, text), params));
+  const sql = dbOf(p);
+  const result = await sql.q.executeQuery<R>(CompiledQuery.raw(placeholders(sql, text), params));
   return result.rows;
 }
 
@@ -36,7 +43,8 @@ export async function dbColumn<T = unknown>(p: HasSql, text: string, ...params: 
 
 /** Runs raw SQL that returns nothing (a test's own change beneath the API). */
 export async function dbRun(p: HasSql, text: string, ...params: unknown[]): Promise<void> {
-  await p.sql.q.executeQuery(CompiledQuery.raw(placeholders(p.sql, text), params));
+  const sql = dbOf(p);
+  await sql.q.executeQuery(CompiledQuery.raw(placeholders(sql, text), params));
 }
 
 /** How many rows `table` holds (optionally `WHERE …` with `?` parameters). */

@@ -3,9 +3,13 @@ import type { UserStatus } from '../../src/contract/users.js';
 import { displayParts, generateApiKey, hashSecret } from '../../src/platform/auth/api-keys.js';
 import type { BearerVerifier } from '../../src/platform/auth/credentials.js';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
-import { bootstrap, createPlatform, type LimitsOptions, type Platform, type Stores } from '../../src/platform/index.js';
+import { createPlatform, type LimitsOptions, type Platform } from '../../src/platform/index.js';
+import { internalsOf, registerInternals } from '../../src/platform/internals.js';
+import { bootstrap } from '../../src/platform/operations/bootstrap.js';
+import type { Stores } from '../../src/platform/store/index.js';
 import { testDatabase } from './backend.js';
 import { conformant } from './conformance.js';
+import { baseOf } from './internals.js';
 
 /** A real platform on an in-memory SQLite database with a fixed clock and sequential ids. */
 export interface TestPlatform {
@@ -110,12 +114,12 @@ export async function testPlatform(
     limits: opts.limits ?? { enabled: false },
     wrapStores: opts.wrapStores,
   });
-  const { organizationId, userId, apiKey } = await bootstrap(platform.base(), {
+  const { organizationId, userId, apiKey } = await bootstrap(baseOf(platform), {
     orgName: 'Acme',
     email: 'owner@acme.test',
     name: 'Olive Owner',
   });
-  const base = platform.base();
+  const base = baseOf(platform);
   const keyFor = async (userId: string, k: KeyOptions = {}) => {
     const environment = k.environment ?? (opts.mode === 'sandbox' ? 'test' : 'live');
     const secret = generateApiKey(environment);
@@ -158,6 +162,7 @@ export async function testPlatform(
   const checked = new Proxy(platform, {
     get: (target, key, receiver) => (key === 'fetch' ? checkedFetch : Reflect.get(target, key, receiver)),
   });
+  registerInternals(checked, internalsOf(platform));
   return {
     addUser,
     keyFor,

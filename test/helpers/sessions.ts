@@ -2,6 +2,7 @@ import type { SignInMethod } from '../../src/contract/sessions.js';
 import type { BearerVerifier } from '../../src/platform/auth/credentials.js';
 import { PlatformError } from '../../src/platform/errors.js';
 import { isActive } from '../../src/platform/store/sessions.js';
+import { baseOf } from './internals.js';
 import type { TestPlatform } from './platform.js';
 
 export interface SessionOptions {
@@ -18,7 +19,7 @@ export interface SessionOptions {
 
 /** Records a sign-in session for a user, as sign-in would; returns its id. */
 export async function createSession(t: TestPlatform, userId: string, opts: SessionOptions = {}): Promise<string> {
-  const base = t.platform.base();
+  const base = baseOf(t.platform);
   const id = base.ids('session');
   const now = base.now();
   await base.stores.sessions.insert({

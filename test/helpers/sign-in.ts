@@ -1,10 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrap } from '../../src/platform/index.js';
+import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { type RunningServer, startServer } from '../../src/platform/server.js';
 import { FormBrowser, formFields } from '../platform/auth/helpers.js';
 import { testDatabase } from './backend.js';
+import { baseOf } from './internals.js';
 
 export const OWNER_EMAIL = 'owner@acme.test';
 export const OWNER_PASSWORD = 'an owner password for the CLI tests';
@@ -28,7 +29,7 @@ export async function signInServer(opts: { limits?: boolean; port?: number } = {
     limits: opts.limits ? undefined : { enabled: false },
     auth: { devicePollInterval: 1 },
   });
-  const boot = await bootstrap(server.platform.base(), {
+  const boot = await bootstrap(baseOf(server.platform), {
     email: OWNER_EMAIL,
     orgName: 'Acme',
     password: OWNER_PASSWORD,

@@ -4,6 +4,7 @@ import type { OidcSso } from '../../src/platform/sso/oidc-client.js';
 import { newSsoRequest } from '../../src/platform/sso/sign-in.js';
 import type { SsoContinuation, SsoRequest } from '../../src/platform/store/sso-sign-in.js';
 import { pkce, REDIRECT, tokenRequest } from '../platform/auth/helpers.js';
+import { baseOf } from './internals.js';
 import { type IdpClaims, type OidcIdp, startOidcIdp } from './oidc-idp.js';
 import { type TestPlatform, testPlatform } from './platform.js';
 import { failedBecause, failurePage, type Page, rowCounts, visit } from './sso-sign-in.js';
@@ -88,7 +89,7 @@ export async function begin(
   t: Pick<TestPlatform, 'platform' | 'orgId'>,
   opts: { orgId?: string; continuation?: SsoContinuation; loginHint?: string } = {},
 ): Promise<Started> {
-  const base = t.platform.base();
+  const base = baseOf(t.platform);
   const config = (await base.stores.sso.get(opts.orgId ?? t.orgId)) as OidcSso;
   const { verifier, challenge } = pkce();
   const request = await newSsoRequest(base, config, opts.continuation ?? authorizeContinuation(challenge));

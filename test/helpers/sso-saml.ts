@@ -8,6 +8,7 @@ import type { StoredSso } from '../../src/platform/store/sso.js';
 import type { SsoContinuation, SsoRequest } from '../../src/platform/store/sso-sign-in.js';
 import { pkce, REDIRECT } from '../platform/auth/helpers.js';
 import { dbCount } from './db.js';
+import { baseOf } from './internals.js';
 import { type TestPlatform, testPlatform } from './platform.js';
 import { postedForm, type SamlAuthnRequest, type SamlIdp, type SamlIdpOptions, startSamlIdp } from './saml-idp.js';
 
@@ -156,7 +157,7 @@ export async function samlPlatform(
   const idp = await startSamlIdp({ clock: t.clock, ...opts.idp });
   const put = await t.call('PUT', `/organizations/${t.orgId}/sso`, { body: samlConfigBody(idp, opts.sso) });
   if (put.status !== 200) throw new Error(`PUT sso answered ${put.status}: ${JSON.stringify(put.body)}`);
-  const base = t.platform.base();
+  const base = baseOf(t.platform);
   const { spEntityId, acsUrl } = put.body as { spEntityId: string; acsUrl: string };
   return {
     t,

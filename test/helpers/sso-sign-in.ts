@@ -1,4 +1,3 @@
-import type { SqlDb } from '../../src/platform/store/sql.js';
 import { dbCount } from './db.js';
 
 // What a sign-in through an identity provider left behind, for the SSO sign-in tests (OIDC and SAML alike): the
@@ -38,7 +37,7 @@ export const failedBecause = (check: string) =>
   `Signing in through your organization's identity provider failed: ${check}.`;
 
 /** How many rows a sign-in can create: users and memberships, identities, codes, sessions, device approvals. */
-export async function rowCounts(p: { sql: SqlDb }): Promise<Record<string, number>> {
+export async function rowCounts(p: object): Promise<Record<string, number>> {
   return {
     accounts: await dbCount(p, 'accounts'),
     memberships: await dbCount(p, 'org_users'),

@@ -32,7 +32,7 @@ function ok(r: Reply, what: string): any {
 /** Builds the fixture with `call` acting as an owner of `orgId`. */
 export async function buildFixture(
   call: Caller,
-  t: { platform: { base(): any } },
+  t: { platform: object },
   orgId: string,
   ownerId: string,
   tag: string,

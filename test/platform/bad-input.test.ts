@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { errorBodySchema } from '../../src/contract/errors.js';
+import { sqlOf } from '../helpers/internals.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
 
@@ -10,7 +11,7 @@ async function setup(): Promise<{ t: TestPlatform; f: Fixture; changes: () => nu
   const t = await testPlatform();
   const f = await buildFixture((m, p, o) => t.call(m, p, o), t, t.orgId, t.ownerId, 'ours');
   await t.call('GET', `/users/${t.ownerId}`); // settles the key's lastUsedAt write
-  const changes = () => t.platform.sql.writes();
+  const changes = () => sqlOf(t.platform).writes();
   return { t, f, changes };
 }
 

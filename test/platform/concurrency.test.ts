@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bootstrap, createPlatform } from '../../src/platform/index.js';
+import { createPlatform } from '../../src/platform/index.js';
+import { bootstrap } from '../../src/platform/operations/bootstrap.js';
+import { baseOf } from '../helpers/internals.js';
 
 const DIST = new URL('../../dist/platform/index.js', import.meta.url);
 const dir = mkdtempSync(join(tmpdir(), 'plat-concurrency-'));
@@ -45,7 +47,7 @@ describe('several processes on one database file', () => {
     expect(existsSync(DIST), 'run `npm run build` first (npm test does)').toBe(true);
     const db = join(dir, 'shared.db');
     const setup = await createPlatform({ db, logger: () => {} });
-    const { organizationId, apiKey } = await bootstrap(setup.base());
+    const { organizationId, apiKey } = await bootstrap(baseOf(setup));
     setup.close();
 
     const results = await Promise.all(
@@ -72,7 +74,7 @@ describe('database files', () => {
     try {
       const db = join(dir, 'private.db');
       const p = await createPlatform({ db, logger: () => {}, limits: { enabled: true, store: 'sqlite' } });
-      const { apiKey, organizationId } = await bootstrap(p.base());
+      const { apiKey, organizationId } = await bootstrap(baseOf(p));
       const r = await p.fetch(
         new Request(`http://x/v2/organizations/${organizationId}`, { headers: { 'X-API-Key': apiKey } }),
       );

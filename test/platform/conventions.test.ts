@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { dbRun } from '../helpers/db.js';
+import { sqlOf } from '../helpers/internals.js';
 import { testPlatform } from '../helpers/platform.js';
 
 describe('conventions (contract §1–§2)', () => {
@@ -81,7 +82,10 @@ describe('conventions (contract §1–§2)', () => {
   it('hides internal errors behind a 500 without a stack or SQL', async () => {
     const t = await testPlatform();
     // PostgreSQL refuses to drop a table another's foreign key names (event_projects) unless told to drop that too.
-    await dbRun(t.platform, t.platform.sql.dialect === 'postgres' ? 'DROP TABLE events CASCADE' : 'DROP TABLE events');
+    await dbRun(
+      t.platform,
+      sqlOf(t.platform).dialect === 'postgres' ? 'DROP TABLE events CASCADE' : 'DROP TABLE events',
+    );
     const r = await t.call('PATCH', `/users/${t.ownerId}`, { body: { name: 'x' } });
     expect(r.status).toBe(500);
     expect(r.body.error).toMatchObject({ code: 'internal_error', message: 'internal error', status: 500 });

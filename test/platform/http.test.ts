@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
-import { bootstrap, createPlatform } from '../../src/platform/index.js';
+import { createPlatform } from '../../src/platform/index.js';
+import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { startServer } from '../../src/platform/server.js';
 import { LightResponse, useLightFetch } from '../../src/startup/light-fetch.js';
 import { testDatabase } from '../helpers/backend.js';
 import { dbRows } from '../helpers/db.js';
+import { baseOf } from '../helpers/internals.js';
 import { type Reply, send } from '../helpers/platform.js';
 import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
 
@@ -55,7 +57,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
       logger: () => {},
       publicUrl: 'http://127.0.0.1',
     });
-    const localBoot = await bootstrap(local.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+    const localBoot = await bootstrap(baseOf(local), { orgName: 'Acme', email: 'owner@acme.test' });
     const localReplies = await tour(
       (m, p, o) => send(local.fetch, 'http://in-process', localBoot.apiKey, m, p, o),
       { platform: local },
@@ -72,7 +74,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
       publicUrl: 'http://127.0.0.1',
     });
     try {
-      const boot = await bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+      const boot = await bootstrap(baseOf(server.platform), { orgName: 'Acme', email: 'owner@acme.test' });
       const remoteReplies = await tour(
         (m, p, o) => send(fetch, server.url, boot.apiKey, m, p, o),
         { platform: server.platform },
@@ -98,7 +100,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
         logger: () => {},
       });
       try {
-        const boot = await bootstrap(platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+        const boot = await bootstrap(baseOf(platform), { orgName: 'Acme', email: 'owner@acme.test' });
         return await tour(
           (m, p, o) => send(platform.fetch, 'http://embedded.plat', boot.apiKey, m, p, o),
           { platform },
@@ -130,7 +132,7 @@ describe('the same cases in-process and over real HTTP on a SQLite file', () => 
 
   it('finishes an in-flight request on close, then closes the database and refuses connections', async () => {
     const server = await startServer({ ...(await testDatabase(join(dir, 'close.db'))), port: 0, logger: () => {} });
-    const boot = await bootstrap(server.platform.base());
+    const boot = await bootstrap(baseOf(server.platform));
     // A request whose body is still arriving when close() is called.
     let finish: (() => void) | undefined;
     const body = new ReadableStream<Uint8Array>({

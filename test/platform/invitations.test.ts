@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { hashInvitationToken } from '../../src/platform/operations/invitations.js';
 import type { Mail } from '../../src/platform/store/outbox.js';
 import { dbCount, dbRow, dbRows } from '../helpers/db.js';
+import { baseOf } from '../helpers/internals.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -14,7 +15,7 @@ beforeEach(async () => {
   t = await testPlatform();
 });
 
-const stores = () => t.platform.base().stores;
+const stores = () => baseOf(t.platform).stores;
 const count = (table: string) => dbCount(t.platform, table);
 /** Rows of every table a failed invitation must leave alone. */
 const snapshot = async () =>
@@ -55,7 +56,7 @@ function invite(body: unknown, key?: string, orgId = t.orgId) {
 
 /** What the acceptance page does with a link (built elsewhere): find by hash, mark accepted, activate the user. */
 function accept(token: string): Promise<boolean> {
-  return t.platform.base().tx(async (base) => {
+  return baseOf(t.platform).tx(async (base) => {
     const inv = await base.stores.invitations.findPendingByTokenHash(hashInvitationToken(token), base.now());
     if (!inv || !(await base.stores.invitations.markAccepted(inv.id, base.now()))) return false;
     const user = await base.stores.users.get(inv.organizationId, inv.userId);
@@ -150,7 +151,7 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
   it('gives the acceptance page a pending invitation by token hash, accepted exactly once', async () => {
     await invite({ email: 'bob@example.test' });
     const token = tokenOf((await mails())[0]);
-    const base = t.platform.base();
+    const base = baseOf(t.platform);
     const found = await base.stores.invitations.findPendingByTokenHash(hashInvitationToken(token), base.now());
     expect(found).toMatchObject({ id: 'inv_0001', userId: 'user_0002', status: 'pending' });
     expect(await base.stores.invitations.findPendingByTokenHash(hashInvitationToken(`${token}x`), base.now())).toBe(
@@ -363,7 +364,7 @@ describe('expiry', () => {
       expiresAt: IN_7_DAYS,
     });
     expect(await accept(token)).toBe(false);
-    const base = t.platform.base();
+    const base = baseOf(t.platform);
     expect(await base.stores.invitations.markAccepted('inv_0001', base.now())).toBe(false);
     // The user stays pending until an admin resends or revokes.
     expect((await t.call('GET', '/users/user_0002')).body.status).toBe('pending');

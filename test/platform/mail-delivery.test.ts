@@ -2,11 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bootstrap, createPlatform, type Platform } from '../../src/platform/index.js';
+import { createPlatform, type Platform } from '../../src/platform/index.js';
 import { type DeliveryOptions, type MailDelivery, startDelivery } from '../../src/platform/mail/delivery.js';
 import { parseSmtpUrl } from '../../src/platform/mail/settings.js';
+import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { sendMail } from '../../src/platform/operations/mail.js';
 import { dbColumn } from '../helpers/db.js';
+import { baseOf } from '../helpers/internals.js';
 import { send } from '../helpers/platform.js';
 import { freePort } from '../helpers/ports.js';
 import { eventually, PEER_PASSWORD, PEER_USER, type SmtpPeer, startSmtpPeer } from '../helpers/smtp-peer.js';
@@ -43,7 +45,7 @@ async function filePlatform(dbPath?: string): Promise<{ platform: Platform; db: 
   });
   cleanups.push(() => platform.close());
   if (dbPath) return { platform, db, orgId: '', key: '' };
-  const made = await bootstrap(platform.base(), { orgName: 'Acme', email: 'owner@acme.test', name: 'Olive Owner' });
+  const made = await bootstrap(baseOf(platform), { orgName: 'Acme', email: 'owner@acme.test', name: 'Olive Owner' });
   return { platform, db, orgId: made.organizationId, key: made.apiKey as string };
 }
 
@@ -68,7 +70,7 @@ async function deliver(
   log: string[],
   opts: Partial<DeliveryOptions> & { port: number; password?: string },
 ) {
-  const base = platform.base();
+  const base = baseOf(platform);
   const delivery: MailDelivery = await startDelivery(
     { outbox: base.stores.outbox, clock: base.clock, log: (line) => log.push(line) },
     {
@@ -84,7 +86,7 @@ async function deliver(
 }
 
 const deliveryOf = (platform: Platform, id: string) => {
-  const base = platform.base();
+  const base = baseOf(platform);
   return base.stores.outbox.delivery(id, base.now());
 };
 
@@ -108,13 +110,13 @@ describe('delivering the outbox over SMTP', () => {
     const t = await filePlatform();
     await invite(t, 'ada@example.test');
     await invite(t, 'bob@example.test');
-    const mails = await t.platform.base().stores.outbox.list();
+    const mails = await baseOf(t.platform).stores.outbox.list();
     expect(await deliveryOf(t.platform, mails[0]?.id as string)).toMatchObject({ status: 'queued', attempts: 0 });
     const log: string[] = [];
     await deliver(t.platform, log, { port: smtp.port });
     await eventually(
       'both sent',
-      async () => smtp.received.length === 2 && (await t.platform.base().stores.outbox.waiting()) === 0,
+      async () => smtp.received.length === 2 && (await baseOf(t.platform).stores.outbox.waiting()) === 0,
     );
     expect(smtp.logins.length).toBeGreaterThan(0);
     expect(smtp.logins.every((l) => l.user === PEER_USER && l.ok)).toBe(true);
@@ -150,7 +152,7 @@ describe('delivering the outbox over SMTP', () => {
     const port = await freePort();
     const t = await filePlatform();
     await invite(t, 'ada@example.test');
-    const [mail] = await t.platform.base().stores.outbox.list();
+    const [mail] = await baseOf(t.platform).stores.outbox.list();
     const id = mail?.id as string;
     const log: string[] = [];
     await deliver(t.platform, log, { port });
@@ -177,7 +179,7 @@ describe('delivering the outbox over SMTP', () => {
     const t = await filePlatform();
     await invite(t, 'nobody@example.test');
     await invite(t, 'ada@example.test');
-    const [ok, bad] = await t.platform.base().stores.outbox.list();
+    const [ok, bad] = await baseOf(t.platform).stores.outbox.list();
     const log: string[] = [];
     const delivery = await deliver(t.platform, log, { port: smtp.port, retry: { rejectedAttempts: 3 } });
     await eventually('given up', async () => (await deliveryOf(t.platform, bad?.id as string))?.status === 'failed');
@@ -202,7 +204,7 @@ describe('delivering the outbox over SMTP', () => {
   it('sends each mail once when two servers deliver from one database file', async () => {
     const smtp = await peer(startSmtpPeer(0, { delayMs: 5 }));
     const t = await filePlatform();
-    const base = t.platform.base();
+    const base = baseOf(t.platform);
     await base.tx(async (base) => {
       for (let i = 0; i < 40; i++) {
         await sendMail(
@@ -234,7 +236,7 @@ describe('delivering the outbox over SMTP', () => {
     const smtp = await peer(startSmtpPeer());
     const t = await filePlatform();
     await invite(t, 'ada@example.test');
-    const [mail] = await t.platform.base().stores.outbox.list();
+    const [mail] = await baseOf(t.platform).stores.outbox.list();
     const wrong = 'wrong:pa ss@word';
     const log: string[] = [];
     await deliver(t.platform, log, { port: smtp.port, password: wrong, retry: { rejectedAttempts: 1 } });
@@ -262,7 +264,7 @@ describe('delivering the outbox over SMTP', () => {
     const smtp = await peer(startSmtpPeer(0, { stallFirst: true }));
     const t = await filePlatform();
     await invite(t, 'ada@example.test');
-    const [mail] = await t.platform.base().stores.outbox.list();
+    const [mail] = await baseOf(t.platform).stores.outbox.list();
     const log: string[] = [];
     const first = await deliver(t.platform, log, { port: smtp.port, leaseMs: 300, stopGraceMs: 50 });
     await eventually('the data sent', () => smtp.dataStarted === 1);
@@ -285,7 +287,7 @@ describe('delivering the outbox over SMTP', () => {
   it('gives up, without sending, on a mail older than the maximum age', async () => {
     const smtp = await peer(startSmtpPeer());
     const t = await filePlatform();
-    const base = t.platform.base();
+    const base = baseOf(t.platform);
     const old = new Date(Date.now() - 6 * 24 * 3600_000).toISOString();
     await base.stores.outbox.enqueue({
       id: 'mail_old',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PlatformError } from '../../src/platform/errors.js';
 import { dbRows, dbRun } from '../helpers/db.js';
+import { baseOf, sqlOf } from '../helpers/internals.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 import { FormBrowser, formFields } from './auth/helpers.js';
 
@@ -59,7 +60,7 @@ describe('the users list’s total', () => {
     expect(invited.status).toBe(201);
     expect(await totals(t)).toEqual(plus(before, { all: 1, pending: 1 }));
 
-    const link = (await t.platform.base().stores.outbox.list({ to: 'nina@example.test' }))[0]?.links[0] as string;
+    const link = (await baseOf(t.platform).stores.outbox.list({ to: 'nina@example.test' }))[0]?.links[0] as string;
     const browser = new FormBrowser(t.platform.fetch);
     const page = await browser.get(link);
     const password = 'a long enough passphrase';
@@ -204,7 +205,7 @@ describe('the users list’s total', () => {
       t.orgId,
     );
     expect(await totals(t, other.orgId, other.key)).toEqual({ all: 4, active: 1, pending: 1, suspended: 2 });
-    if (t.platform.sql.dialect === 'sqlite') {
+    if (sqlOf(t.platform).dialect === 'sqlite') {
       // Rows written beside the store are in SQLite's search index once it is rebuilt (store/users.ts), which its
       // delete trigger needs to find them there.
       await dbRun(t.platform, "INSERT INTO org_users_search (org_users_search) VALUES ('rebuild')");

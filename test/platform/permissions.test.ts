@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { PERMISSIONS, type Permission } from '../../src/contract/permissions.js';
 import type { RouteDef } from '../../src/platform/http/route.js';
 import { ROUTES } from '../../src/platform/http/routes/index.js';
+import { baseOf } from '../helpers/internals.js';
 import { testPlatform } from '../helpers/platform.js';
 import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
 
@@ -13,7 +14,7 @@ async function world() {
   const t = await testPlatform();
   const fixture = await buildFixture((m, p, o) => t.call(m, p, o), t, t.orgId, t.ownerId, 'perm');
   // The platform's own count of rows written (what a batch checks to tell whether an item wrote).
-  const base = t.platform.base();
+  const base = baseOf(t.platform);
   const changes = () => base.writes();
   return { t, fixture, changes };
 }

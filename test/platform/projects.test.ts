@@ -424,12 +424,18 @@ describe('PATCH /projects/{projectId}', () => {
     expect(r.status).toBe(403);
   });
 
-  it('answers 404 before 403 for projects the caller may not see', async () => {
+  it('answers 403 before reading anything for a credential without the permission, 404 for a project it may not see', async () => {
     await create({ name: 'Web App' });
     await create({ name: 'Second' });
-    const restricted = await t.keyFor(t.ownerId, { projectIds: ['proj_0001'], permissions: ['projects:read'] });
-    expect((await t.call('PATCH', '/projects/proj_0002', { key: restricted, body: { name: 'x' } })).status).toBe(404);
-    expect((await t.call('PATCH', '/projects/proj_0001', { key: restricted, body: { name: 'x' } })).status).toBe(403);
+    // Without projects:write, the answer is the same whether the project exists, is out of reach, or is missing.
+    const reader = await t.keyFor(t.ownerId, { projectIds: ['proj_0001'], permissions: ['projects:read'] });
+    for (const id of ['proj_0001', 'proj_0002', 'proj_9999']) {
+      expect((await t.call('PATCH', `/projects/${id}`, { key: reader, body: { name: 'x' } })).status).toBe(403);
+    }
+    // With it, a project outside the key's projects is as missing as one that does not exist.
+    const writer = await t.keyFor(t.ownerId, { projectIds: ['proj_0001'], permissions: ['projects:write'] });
+    expect((await t.call('PATCH', '/projects/proj_0002', { key: writer, body: { name: 'x' } })).status).toBe(404);
+    expect((await t.call('PATCH', '/projects/proj_9999', { key: writer, body: { name: 'x' } })).status).toBe(404);
     const other = await t.otherOrg();
     expect((await t.call('PATCH', '/projects/proj_0001', { key: other.key, body: { name: 'x' } })).status).toBe(404);
   });

@@ -6,9 +6,12 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { signingKeys } from '../../src/platform/auth/signing-keys.js';
-import { bootstrap, createPlatform, forgetSealedSecrets, type Platform } from '../../src/platform/index.js';
+import { createPlatform, type Platform } from '../../src/platform/index.js';
+import { internalsOf } from '../../src/platform/internals.js';
+import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { type KeyRecord, parseSecretKey, SecretKeyError, secretBox } from '../../src/platform/store/secret-box.js';
 import { type DocumentServer, documentServer, oidcIssuer } from '../helpers/idp-documents.js';
+import { baseOf } from '../helpers/internals.js';
 import { send } from '../helpers/platform.js';
 import { startProcess } from '../helpers/spawn.js';
 
@@ -74,13 +77,13 @@ function onDisk(db: string): Buffer {
 /** A platform on a file with an OIDC configuration saved through the API, and a signing key made. */
 async function configured(db: string, secretKey?: string) {
   const p = await platformAt(db, secretKey);
-  const boot = await bootstrap(p.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+  const boot = await bootstrap(baseOf(p), { orgName: 'Acme', email: 'owner@acme.test' });
   const r = await send(p.fetch, 'http://plat.test', boot.apiKey, 'PUT', `/organizations/${boot.organizationId}/sso`, {
     body: OIDC,
   });
   expect(r.status).toBe(200);
   expect(r.body).toMatchObject({ clientSecretSet: true });
-  await signingKeys(p.base());
+  await signingKeys(baseOf(p));
   return { p, orgId: boot.organizationId };
 }
 
@@ -97,11 +100,11 @@ describe('secrets at rest', () => {
     expect(privateJwk).toMatch(/^enc:v1:/);
     expect(onDisk(db).includes(SECRET)).toBe(false);
     expect(onDisk(db).includes('"d":')).toBe(false);
-    expect(await p.base().stores.sso.clientSecret(orgId)).toBe(SECRET);
-    expect((await signingKeys(p.base(), true))[0]?.privateKey.asymmetricKeyType).toBe('ec');
+    expect(await baseOf(p).stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect((await signingKeys(baseOf(p), true))[0]?.privateKey.asymmetricKeyType).toBe('ec');
     // The key lives beside the database, readable by its owner only; another process opens with it.
     expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600);
-    expect(await (await platformAt(db)).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect(await baseOf(await platformAt(db)).stores.sso.clientSecret(orgId)).toBe(SECRET);
   });
 
   it('takes the key from PLAT_SECRET_KEY instead of a file, and says plainly when the key is another', async () => {
@@ -110,10 +113,10 @@ describe('secrets at rest', () => {
     const key = randomBytes(32).toString('base64');
     const { orgId } = await configured(db, key);
     expect(existsSync(`${db}.key`)).toBe(false);
-    expect(await (await platformAt(db, key)).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect(await baseOf(await platformAt(db, key)).stores.sso.clientSecret(orgId)).toBe(SECRET);
     const other = await platformAt(db, randomBytes(32).toString('hex'));
-    await expect(other.base().stores.sso.clientSecret(orgId)).rejects.toThrow(SecretKeyError);
-    await expect(other.base().stores.sso.clientSecret(orgId)).rejects.toThrow(
+    await expect(baseOf(other).stores.sso.clientSecret(orgId)).rejects.toThrow(SecretKeyError);
+    await expect(baseOf(other).stores.sso.clientSecret(orgId)).rejects.toThrow(
       /^a secret in the database was sealed with key [\w-]{8}, but the key in use \(PLAT_SECRET_KEY\) is [\w-]{8}: restore the key the database was written with/,
     );
   });
@@ -164,17 +167,17 @@ describe('secrets at rest', () => {
       `the secret key file ${db}.key is missing, but the database holds secrets sealed with its key (` +
       `${keyIdOf(db)}): restore the key the database was written with (the file <database>.key from your backup, or ` +
       'PLAT_SECRET_KEY), or discard the sealed secrets with: plat local forget-secrets';
-    expect(() => p.checkSecretKey()).toThrow(message);
-    await expect(p.base().stores.sso.clientSecret(orgId)).rejects.toThrow(message);
-    await expect(signingKeys(p.base(), true)).rejects.toThrow(message);
+    expect(() => internalsOf(p).checkSecretKey()).toThrow(message);
+    await expect(baseOf(p).stores.sso.clientSecret(orgId)).rejects.toThrow(message);
+    await expect(signingKeys(baseOf(p), true)).rejects.toThrow(message);
     expect(existsSync(`${db}.key`)).toBe(false);
     // The way out: the sealed secrets go, a new key is made, and tokens are signed again (with a new signing key).
-    expect(await forgetSealedSecrets(p.base())).toEqual({ signingKeys: 1, ssoClientSecrets: [orgId] });
-    expect(await p.base().stores.sso.clientSecret(orgId)).toBeNull();
-    expect(await p.base().stores.sso.get(orgId)).toMatchObject({ clientSecretSet: false });
-    expect(await signingKeys(p.base(), true)).toHaveLength(1);
+    expect(await p.admin.forgetSecrets()).toEqual({ signingKeys: 1, ssoClientSecrets: [orgId] });
+    expect(await baseOf(p).stores.sso.clientSecret(orgId)).toBeNull();
+    expect(await baseOf(p).stores.sso.get(orgId)).toMatchObject({ clientSecretSet: false });
+    expect(await signingKeys(baseOf(p), true)).toHaveLength(1);
     expect(existsSync(`${db}.key`)).toBe(true);
-    expect(() => p.checkSecretKey()).not.toThrow();
+    expect(() => internalsOf(p).checkSecretKey()).not.toThrow();
   });
 
   it('seals nothing more with another key than the one the database records', async () => {
@@ -183,15 +186,15 @@ describe('secrets at rest', () => {
     const key = randomBytes(32).toString('base64');
     const { orgId } = await configured(db, key);
     const other = await platformAt(db, randomBytes(32).toString('base64'));
-    expect(() => other.checkSecretKey()).toThrow(SecretKeyError);
+    expect(() => internalsOf(other).checkSecretKey()).toThrow(SecretKeyError);
     const r = await send(other.fetch, 'http://plat.test', null, 'GET', '/auth/jwks');
     expect(r.status).toBe(500);
     expect(JSON.stringify(r.body)).not.toContain('sealed');
-    const config = (await other.base().stores.sso.get(orgId)) as any;
-    await expect(other.base().stores.sso.put({ ...config, clientSecret: 'x' })).rejects.toThrow(
+    const config = (await baseOf(other).stores.sso.get(orgId)) as any;
+    await expect(baseOf(other).stores.sso.put({ ...config, clientSecret: 'x' })).rejects.toThrow(
       /^the database's secrets are sealed with key [\w-]{8}, but the key in use \(PLAT_SECRET_KEY\) is [\w-]{8}: /,
     );
-    expect(await (await platformAt(db, key)).base().stores.sso.clientSecret(orgId)).toBe(SECRET);
+    expect(await baseOf(await platformAt(db, key)).stores.sso.clientSecret(orgId)).toBe(SECRET);
   });
 
   it('gives every process opening a new database at once the one key file one of them made', async () => {

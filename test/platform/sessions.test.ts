@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { baseOf } from '../helpers/internals.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 import { bearer, createSession, sessionBearer } from '../helpers/sessions.js';
 
@@ -28,7 +29,7 @@ async function setup() {
   const adminSession = await createSession(t, admin.userId);
   const memberSession = await createSession(t, member.userId);
   const revoked = await createSession(t, t.ownerId);
-  await t.platform.base().stores.sessions.revoke(revoked, t.platform.base().now());
+  await baseOf(t.platform).stores.sessions.revoke(revoked, baseOf(t.platform).now());
   await createSession(t, t.ownerId, { expiresAt: NOW });
   t.clock.advance(1000);
   return { t, admin, member, ownerCli, ownerBrowser, adminSession, memberSession };
@@ -142,7 +143,7 @@ describe('DELETE /users/{userId}/sessions/{sessionId}', () => {
     const after = await t.call('GET', `/users/${t.ownerId}/sessions`, bearer(ownerCli));
     expect(after.status).toBe(401);
     expect(after.body.error.code).toBe('authentication_failed');
-    expect((await t.platform.base().stores.sessions.byId(ownerCli))?.revokedAt).toBe(NOW);
+    expect((await baseOf(t.platform).stores.sessions.byId(ownerCli))?.revokedAt).toBe(NOW);
     expect(await events(t, 'session.revoked')).toEqual([
       {
         id: expect.stringMatching(/^evt_/),
@@ -179,7 +180,7 @@ describe('DELETE /users/{userId}/sessions/{sessionId}', () => {
     const onAll = await t.call('DELETE', `/users/${t.ownerId}/sessions`, { key: admin.key });
     expect(onAll.status).toBe(403);
     expect(await events(t, 'session.revoked')).toEqual([]);
-    expect((await t.platform.base().stores.sessions.byId(ownerCli))?.revokedAt).toBeNull();
+    expect((await baseOf(t.platform).stores.sessions.byId(ownerCli))?.revokedAt).toBeNull();
 
     expect(
       (await t.call('DELETE', `/users/${member.userId}/sessions/${memberSession}`, { key: admin.key })).status,
@@ -202,7 +203,7 @@ describe('DELETE /users/{userId}/sessions/{sessionId}', () => {
       expect(r.status, path).toBe(404);
     }
     expect((await t.call('DELETE', `/users/${t.ownerId}/sessions/${ownerCli}`, { key: other.key })).status).toBe(404);
-    expect((await t.platform.base().stores.sessions.byId(foreign))?.revokedAt).toBeNull();
+    expect((await baseOf(t.platform).stores.sessions.byId(foreign))?.revokedAt).toBeNull();
   });
 });
 
@@ -214,7 +215,7 @@ describe('DELETE /users/{userId}/sessions', () => {
     expect(r.body).toEqual({ revoked: 2 }); // not the one revoked before, nor the expired one
     expect((await t.call('GET', `/users/${t.ownerId}/sessions`)).body).toEqual({ data: [] });
     expect((await t.call('GET', `/users/${t.ownerId}/sessions`, bearer(ownerCli))).status).toBe(401);
-    expect((await t.platform.base().stores.sessions.byId(adminSession))?.revokedAt).toBeNull();
+    expect((await baseOf(t.platform).stores.sessions.byId(adminSession))?.revokedAt).toBeNull();
     const [event] = await events(t, 'sessions.revoked');
     expect(event).toMatchObject({
       target: { type: 'user', id: t.ownerId },
@@ -270,7 +271,7 @@ describe('POST /users/{userId}/suspend', () => {
     expect((await t.call('GET', `/users/${member.userId}`, { key: extraKey })).status).toBe(200);
     const r = await t.call('POST', `/users/${member.userId}/suspend`);
     expect(r.status).toBe(200);
-    const stores = t.platform.base().stores;
+    const stores = baseOf(t.platform).stores;
     for (const id of [memberSession, second]) expect((await stores.sessions.byId(id))?.revokedAt).toBe(NOW);
     expect((await t.call('GET', `/users/${member.userId}/sessions`)).body).toEqual({ data: [] });
     for (const key of [member.key, extraKey]) {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/contract/users.js';
 import { dbRows } from '../helpers/db.js';
+import { baseOf } from '../helpers/internals.js';
 import { type OidcIdp, startOidcIdp } from '../helpers/oidc-idp.js';
 import type { TestPlatform } from '../helpers/platform.js';
 import {
@@ -45,7 +46,7 @@ describe('forged or refused answers, each creating nothing', () => {
     const check = 'the sign-in request (state) is unknown';
     await expectRefused(t, idp, page, { status: 400, check, before, back: false, secrets: secretsOf(started, back) });
     // The real request was not used up by the forged one.
-    expect((await t.platform.base().stores.ssoSignIn.requestState(started.request.id))?.usedAt).toBeNull();
+    expect((await baseOf(t.platform).stores.ssoSignIn.requestState(started.request.id))?.usedAt).toBeNull();
   });
 
   it('no state at all', async () => {
@@ -102,7 +103,7 @@ describe('forged or refused answers, each creating nothing', () => {
     const page = await visit(t.platform.fetch, `${callbackOf(t.orgId)}${back.search}`);
     const check = 'the sign-in request (state) belongs to another organization';
     await expectRefused(t, idp, page, { status: 400, check, before, back: false, secrets: secretsOf(theirs, back) });
-    expect((await t.platform.base().stores.ssoSignIn.requestState(theirs.request.id))?.usedAt).toBeNull();
+    expect((await baseOf(t.platform).stores.ssoSignIn.requestState(theirs.request.id))?.usedAt).toBeNull();
   });
 
   it('an answer that comes back after 10 minutes', async () => {
@@ -233,7 +234,7 @@ describe('forged or refused answers, each creating nothing', () => {
 
   it('a forged answer to `plat sso test`: the test fails with the check', async () => {
     const t = await platformWithSso(idp);
-    const base = t.platform.base();
+    const base = baseOf(t.platform);
     const test = { id: 'ssotest_1', orgId: t.orgId, createdAt: base.now(), expiresAt: '2999-01-01T00:00:00.000Z' };
     await base.stores.ssoSignIn.insertTest(test);
     const started = await begin(t, { continuation: { kind: 'test', testId: test.id } });
@@ -323,7 +324,7 @@ describe('whose e-mail the platform may trust (contract §9)', () => {
       "the e-mail belongs to an account that has not accepted the organization's invitation: it must accept it first",
     );
     // Once they accepted, the same answer signs them in as that account.
-    const base = t.platform.base();
+    const base = baseOf(t.platform);
     await base.stores.users.update(t.orgId, {
       ...((await base.stores.users.get(t.orgId, userId)) as User),
       status: 'active',

@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../src/platform/index.js';
+import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { type RunningServer, startServer } from '../../src/platform/server.js';
 import { testDatabase } from '../helpers/backend.js';
+import { baseOf } from '../helpers/internals.js';
 import type { OidcIdp } from '../helpers/oidc-idp.js';
 import { send } from '../helpers/platform.js';
 import { begin, secretsOf, ssoBody, useTestIdp } from '../helpers/sso-oidc.js';
@@ -34,7 +35,7 @@ beforeAll(async () => {
     accessLog: (line) => accessLog.push(line),
     limits: { enabled: false },
   });
-  const boot = await bootstrap(server.platform.base(), {
+  const boot = await bootstrap(baseOf(server.platform), {
     orgName: 'Acme',
     email: 'owner@acme.test',
     name: 'Olive Owner',

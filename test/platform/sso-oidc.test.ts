@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { s256 } from '../../src/platform/auth/pkce.js';
 import type { SsoContinuation } from '../../src/platform/store/sso-sign-in.js';
+import { baseOf } from '../helpers/internals.js';
 import { type OidcIdp, startOidcIdp } from '../helpers/oidc-idp.js';
 import {
   begin,
@@ -171,7 +172,7 @@ describe('a sign-in through the OpenID provider', () => {
 
   it('shows what arrived to `plat sso test`, creating nobody', async () => {
     const t = await platformWithSso(idp);
-    const base = t.platform.base();
+    const base = baseOf(t.platform);
     const before = await rowCounts(t.platform);
     const test = { id: 'ssotest_1', orgId: t.orgId, createdAt: base.now(), expiresAt: '2999-01-01T00:00:00.000Z' };
     await base.stores.ssoSignIn.insertTest(test);

@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bootstrap } from '../../src/platform/index.js';
+import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { startServer } from '../../src/platform/server.js';
 import { newSsoRequest } from '../../src/platform/sso/sign-in.js';
 import type { StoredSso } from '../../src/platform/store/sso.js';
 import { testDatabase } from '../helpers/backend.js';
+import { baseOf } from '../helpers/internals.js';
 import { send } from '../helpers/platform.js';
 import { DEFAULT_USER, startSamlIdp } from '../helpers/saml-idp.js';
 import {
@@ -296,7 +297,7 @@ describe('over a real socket (plat serve)', () => {
     // The server keeps real time: so does the IdP.
     const idp = await startSamlIdp({ user: { nameId: 'okta|00u9', email: 'ada@acme.test', name: 'Ada' } });
     try {
-      const boot = await bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+      const boot = await bootstrap(baseOf(server.platform), { orgName: 'Acme', email: 'owner@acme.test' });
       const call = (method: string, path: string, body?: unknown) =>
         send((r) => fetch(r), server.url, boot.apiKey, method, path, { body });
       const put = await call('PUT', `/organizations/${boot.organizationId}/sso`, samlConfigBody(idp));
@@ -306,7 +307,7 @@ describe('over a real socket (plat serve)', () => {
       expect(metadata.headers.get('content-type')).toBe('application/samlmetadata+xml');
       expect(await metadata.text()).toContain(`Location="${put.body.acsUrl}"`);
 
-      const sentSignIn = await sendSignIn(server.platform.base(), boot.organizationId, idp);
+      const sentSignIn = await sendSignIn(baseOf(server.platform), boot.organizationId, idp);
       expect(sentSignIn.form.action).toBe(put.body.acsUrl);
       const posted = await postForm((r) => fetch(r), sentSignIn.form.action, sentSignIn.form.fields);
       expect(posted.status).toBe(303);

@@ -9,6 +9,7 @@ import {
   documentServer,
   samlMetadata,
 } from '../helpers/idp-documents.js';
+import { baseOf } from '../helpers/internals.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -195,7 +196,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
     for (const text of [JSON.stringify(r.body), JSON.stringify(get.body), JSON.stringify(log.body), table]) {
       expect(text).not.toContain(SECRET);
     }
-    expect(await t.platform.base().stores.sso.clientSecret(t.orgId)).toBe(SECRET);
+    expect(await baseOf(t.platform).stores.sso.clientSecret(t.orgId)).toBe(SECRET);
   });
 
   it('replaces the configuration, keeping createdAt, enabled when omitted, and a stored secret when omitted', async () => {
@@ -214,10 +215,10 @@ describe('PUT /organizations/{orgId}/sso', () => {
       createdAt: T0,
       updatedAt: '2026-01-01T00:01:00.000Z',
     });
-    expect(await t.platform.base().stores.sso.clientSecret(t.orgId)).toBe(SECRET);
+    expect(await baseOf(t.platform).stores.sso.clientSecret(t.orgId)).toBe(SECRET);
     const rotated = await put(t, { ...OIDC, clientSecret: 'new-secret', enabled: false });
     expect(rotated.body).toMatchObject({ clientSecretSet: true, enabled: false });
-    expect(await t.platform.base().stores.sso.clientSecret(t.orgId)).toBe('new-secret');
+    expect(await baseOf(t.platform).stores.sso.clientSecret(t.orgId)).toBe('new-secret');
     const [latest, middle, first] = await events(t);
     expect(first.data).toMatchObject({ created: true, clientSecretChanged: true });
     expect(middle.data).toMatchObject({ created: false, clientSecretChanged: false });
@@ -229,7 +230,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
     await put(t, OIDC);
     const saml = await put(t, SAML);
     expect(saml.body).toMatchObject({ protocol: 'saml', clientSecretSet: false, issuer: null, clientId: null });
-    expect(await t.platform.base().stores.sso.clientSecret(t.orgId)).toBeNull();
+    expect(await baseOf(t.platform).stores.sso.clientSecret(t.orgId)).toBeNull();
     const { clientSecret: _, ...noSecret } = OIDC;
     const back = await put(t, noSecret);
     expect(back.status).toBe(422);

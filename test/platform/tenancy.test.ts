@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sqlOf } from '../helpers/internals.js';
 import { testPlatform } from '../helpers/platform.js';
 import { API_ROUTES, buildFixture, exampleBody, pathFor, routeKey } from '../helpers/tour.js';
 
@@ -16,7 +17,7 @@ describe('tenancy matrix', () => {
     // Our credentials: the owner's multi-organization key (not a member there) and a single-organization key.
     const keys = { multiOrg: t.ownerKey, single: await t.keyFor(t.ownerId) };
     for (const key of Object.values(keys)) await t.call('GET', `/users/${t.ownerId}`, { key });
-    const changes = () => t.platform.sql.writes();
+    const changes = () => sqlOf(t.platform).writes();
     const before = changes();
     const scoped = API_ROUTES.filter((r) => r.path.includes('{'));
     expect(scoped.length).toBeGreaterThan(30);

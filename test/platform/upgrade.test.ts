@@ -7,6 +7,7 @@ import { fixedClock } from '../../src/platform/clock.js';
 import { createPlatform, type Platform } from '../../src/platform/index.js';
 import { SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
 import { dbRow } from '../helpers/db.js';
+import { baseOf } from '../helpers/internals.js';
 import { send } from '../helpers/platform.js';
 import { cleanUpProcesses, startPlat } from '../helpers/spawn.js';
 import { FormBrowser, formFields } from './auth/helpers.js';
@@ -102,7 +103,7 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(withoutLastUse(keys.body)).toMatchObject(withoutLastUse(a.apiKeys));
     const events = await call('GET', `${org}/events?limit=100`);
     expect(events.body.data).toMatchObject(a.events);
-    expect(await platform.base().stores.outbox.list({})).toMatchObject(a.mail);
+    expect(await baseOf(platform).stores.outbox.list({})).toMatchObject(a.mail);
   });
 
   it('counts the members it had, in each status (migration 7 fills the counts the users list reads)', async () => {
@@ -124,7 +125,7 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
   });
 
   it('never sends by SMTP the mails it had queued for the local mailbox: they are given up, saying why', async () => {
-    const outbox = platform.base().stores.outbox;
+    const outbox = baseOf(platform).stores.outbox;
     const mails = await outbox.list({});
     expect(mails.length).toBeGreaterThan(0);
     expect(await outbox.waiting()).toBe(0);
@@ -142,7 +143,7 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(clientSecret).toMatch(/^enc:v1:/);
     expect(privateKeys.length).toBeGreaterThan(0);
     for (const k of privateKeys) expect(k).toMatch(/^enc:v1:/);
-    expect(await platform.base().stores.sso.clientSecret(m.organizationId)).toBe(m.ssoClientSecret);
+    expect(await baseOf(platform).stores.sso.clientSecret(m.organizationId)).toBe(m.ssoClientSecret);
   });
 
   it('still authenticates the keys it issued, and still refuses the revoked one', async () => {

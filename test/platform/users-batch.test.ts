@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { fixedClock, sequentialIds } from '../../src/platform/clock.js';
 import { PlatformError } from '../../src/platform/errors.js';
-import { bootstrap } from '../../src/platform/index.js';
+import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { startServer } from '../../src/platform/server.js';
 import { dbCount, dbRows, dbRun } from '../helpers/db.js';
+import { baseOf, sqlOf } from '../helpers/internals.js';
 import { send, type TestPlatform, testPlatform } from '../helpers/platform.js';
 
 // POST /organizations/{orgId}/users/batch (contract §10): outcomes, failure isolation, modes, dry runs, limits.
@@ -37,11 +38,11 @@ const eventsOf = async (type: string) =>
  * database, with no separate index to drift from it.
  */
 const searchIndexMatchesTable = async () => {
-  if (t.platform.sql.dialect !== 'sqlite') return;
+  if (sqlOf(t.platform).dialect !== 'sqlite') return;
   await dbRun(t.platform, "INSERT INTO org_users_search (org_users_search, rank) VALUES ('integrity-check', 1)");
 };
 const user = async (id: string) => (await t.call('GET', `/users/${id}`)).body;
-const teamsOf = (userId: string) => t.platform.base().stores.teams.teamIdsOf(t.orgId, userId);
+const teamsOf = (userId: string) => baseOf(t.platform).stores.teams.teamIdsOf(t.orgId, userId);
 async function team(name: string): Promise<string> {
   return (await t.call('POST', `/organizations/${t.orgId}/teams`, { body: { name } })).body.id;
 }
@@ -92,7 +93,7 @@ describe('POST /organizations/{orgId}/users/batch', () => {
   it('mails the invitations of the users it creates with invite: true', async () => {
     const r = await batch({ users: [{ email: 'ada@example.test' }, { email: 'bob@example.test' }], invite: true });
     expect(r.body.summary.created).toBe(2);
-    const mails = await t.platform.base().stores.outbox.list();
+    const mails = await baseOf(t.platform).stores.outbox.list();
     expect(mails.map((m) => m.to).sort()).toEqual(['ada@example.test', 'bob@example.test']);
   });
 
@@ -353,7 +354,7 @@ describe('POST /organizations/{orgId}/users/batch', () => {
     expect(after.org_users - before.org_users).toBe(2);
     expect(after.invitations - before.invitations).toBe(2);
     expect(after.events - before.events).toBe(2);
-    expect(await t.platform.base().stores.users.accountByEmail('doomed@example.test')).toBeUndefined();
+    expect(await baseOf(t.platform).stores.users.accountByEmail('doomed@example.test')).toBeUndefined();
     const searched = (await t.call('GET', `/organizations/${t.orgId}/users?search=person`)).body.data;
     expect(searched.map((u: any) => u.email).sort()).toEqual(['first@example.test', 'last@example.test']);
     await searchIndexMatchesTable();
@@ -399,7 +400,7 @@ describe('over HTTP', () => {
       logger: () => {},
     });
     try {
-      const boot = await bootstrap(server.platform.base(), { orgName: 'Acme', email: 'owner@acme.test' });
+      const boot = await bootstrap(baseOf(server.platform), { orgName: 'Acme', email: 'owner@acme.test' });
       const body = { users: [{ email: 'ada@example.test' }, { email: 'broken' }, { email: 'bob@example.test' }] };
       const r = await send(
         fetch,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dbCount, dbRows, dbRun } from '../helpers/db.js';
+import { baseOf } from '../helpers/internals.js';
 import { testPlatform } from '../helpers/platform.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
@@ -7,7 +8,7 @@ const T0 = '2026-01-01T00:00:00.000Z';
 /** A platform with a handful of users of known names, e-mails, states and login times. */
 async function seeded() {
   const t = await testPlatform();
-  const base = t.platform.base();
+  const base = baseOf(t.platform);
   const people = [
     { email: 'carol@acme.test', name: 'carol', status: 'active', login: '2026-01-05T00:00:00.000Z' },
     { email: 'alice@acme.test', name: 'Alice', status: 'active', login: null },

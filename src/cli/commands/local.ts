@@ -142,15 +142,15 @@ const init = verb<InitOptions>({
       let userId: string | null;
       let organizationId: string | null;
       try {
-        const base = platform.base();
-        userId = (await base.stores.users.accountByEmail(email))?.id ?? null;
+        const account = await platform.admin.account(email);
         if (passwordHash) {
-          if (!userId) throw new CliError('not_found', `no account ${email} on the embedded platform at ${db}`);
-          await base.stores.users.setPassword(userId, passwordHash, base.now());
+          if (!account) throw new CliError('not_found', `no account ${email} on the embedded platform at ${db}`);
+          await platform.admin.setPassword(email, passwordHash);
         }
+        userId = account?.userId ?? null;
         // The organization the profile records for this database, else the owner's first (a --db of its own).
         const recorded = r.orgSlot && (await ctx.config()).current.profiles[r.profile]?.[r.orgSlot];
-        organizationId = recorded || (userId && (await base.stores.organizations.listForUser(userId))[0]?.id) || null;
+        organizationId = recorded || account?.organizationIds[0] || null;
       } finally {
         await platform.close();
       }
@@ -225,8 +225,7 @@ const forgetSecrets = verb<Record<string, never>>({
     const platform = await openPlatform(ctx, r.db, r.sandbox);
     let forgotten: ForgottenSecrets;
     try {
-      const { forgetSealedSecrets } = await platformModule();
-      forgotten = await forgetSealedSecrets(platform.base());
+      forgotten = await platform.admin.forgetSecrets();
     } finally {
       await platform.close();
     }
@@ -282,11 +281,7 @@ const mail = verb<{ to?: string; limit?: number; delivery: boolean }>({
     const platform = await openPlatform(ctx, r.db, r.sandbox);
     let mails: (Mail & { delivery?: Delivery })[];
     try {
-      const base = platform.base();
-      const which = { to: o.to, limit: o.limit };
-      mails = await (o.delivery
-        ? base.stores.outbox.listWithDelivery(which, base.now())
-        : base.stores.outbox.list(which));
+      mails = await platform.admin.mailbox({ to: o.to, limit: o.limit, delivery: o.delivery });
     } finally {
       await platform.close();
     }

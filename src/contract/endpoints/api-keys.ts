@@ -36,6 +36,7 @@ export const apiKeys = {
     params: orgParams,
     body: apiKeyCreateSchema,
     status: 201,
+    location: { get: 'getApiKey' },
     response: createdApiKeySchema,
   }),
   get: endpoint({

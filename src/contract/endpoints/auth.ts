@@ -90,6 +90,7 @@ export const oauth = {
       'Codes are single-use (60 s); refresh tokens rotate on every use, and reusing one revokes its session.',
     tag,
     access,
+    limit: 'token',
     form: tokenRequestSchema,
     formAsJson: true,
     answers: {
@@ -108,6 +109,7 @@ export const oauth = {
     summary: 'Refresh in JSON: { refreshToken, clientId } → a new access token and the rotated refresh token',
     tag,
     access,
+    limit: 'refresh',
     body: refreshRequestSchema,
     response: refreshResponseSchema,
     answers: {
@@ -124,6 +126,7 @@ export const oauth = {
     summary: 'Token revocation (RFC 7009): ends the session of a refresh or access token; unknown tokens answer 200',
     tag,
     access,
+    limit: 'revoke',
     form: revokeRequestSchema,
     formAsJson: true,
     answers: {
@@ -215,6 +218,7 @@ export const auth = {
     summary: 'Who the credential (API key or access token) acts as, where, and with which scopes',
     tag,
     access: 'authenticated',
+    limit: 'whoami',
     response: whoamiSchema,
   }),
 } as const;

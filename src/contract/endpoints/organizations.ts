@@ -27,6 +27,7 @@ export const organizations = {
       'the permission is checked on the credential, not on the role in the acting organization.',
     body: organizationCreateSchema,
     status: 201,
+    location: { get: 'getOrganization' },
     response: organizationSchema,
   }),
   get: endpoint({

@@ -57,6 +57,7 @@ export const projects = {
     params: orgParams,
     body: projectCreateSchema,
     status: 201,
+    location: { get: 'getProject' },
     response: projectSchema,
   }),
   get: endpoint({
@@ -66,6 +67,7 @@ export const projects = {
     summary: 'Get a project',
     tag,
     access: 'projects:read',
+    scope: 'project',
     params: projectParams,
     response: projectSchema,
   }),
@@ -77,6 +79,7 @@ export const projects = {
     description: '`settings.defaultEnvironment` must name an environment of the project (422).',
     tag,
     access: 'projects:write',
+    scope: 'project',
     accessNote: `Organization owners and admins, or the project's admins. ${READ_ONLY}`,
     params: projectParams,
     body: projectPatchSchema,

@@ -17,6 +17,7 @@ export const sessions = {
       'of the calling access token.',
     tag,
     access: 'sessions:read',
+    scope: 'self',
     accessNote: `${OWN} (a restricted key or token still needs sessions:read); other users' need sessions:read.`,
     params: userParams,
     response: plainListSchema(sessionSchema),
@@ -28,6 +29,7 @@ export const sessions = {
     summary: 'Revoke one session: its refresh tokens stop working, its access tokens fail on their next use',
     tag,
     access: 'sessions:write',
+    scope: 'self',
     accessNote:
       `${OWN} (a restricted key or token still needs sessions:write); other users' need sessions:write, ` +
       "and only owners may revoke an owner's. Revoking an already revoked or expired session answers 204.",
@@ -44,6 +46,7 @@ export const sessions = {
       'Answers how many sessions were revoked.',
     tag,
     access: 'sessions:write',
+    scope: 'self',
     accessNote: `${OWN} (a restricted key or token still needs sessions:write); other users' need sessions:write, and only owners may revoke an owner's.`,
     params: userParams,
     query: revokeAllQuerySchema,

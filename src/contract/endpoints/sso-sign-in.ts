@@ -20,6 +20,7 @@ export const ssoSignIn = {
       'gets its code: 303). A refusal is an HTML page (400/403) naming the check that failed.',
     tag,
     access,
+    limit: 'identity-provider',
     query: oidcCallbackQuerySchema,
     answers: {
       200: page('A device connected, or a test sign-in that worked'),
@@ -61,6 +62,7 @@ export const ssoSignIn = {
       'client gets its code: 303). A refusal is an HTML page (400, or 403 for a refused person) naming the check.',
     tag,
     access,
+    limit: 'identity-provider',
     form: samlPostSchema,
     answers: {
       200: page('Signed in (a response the identity provider started), a device connected, or a test that worked'),

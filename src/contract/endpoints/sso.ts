@@ -85,6 +85,7 @@ export const sso = {
     params: orgParams,
     response: ssoTestSchema,
     status: 201,
+    location: { get: 'getSsoTest', from: { orgId: 'organizationId', testId: 'id' } },
   }),
   getTest: endpoint({
     method: 'GET',

@@ -29,6 +29,7 @@ export const teams = {
     params: orgParams,
     body: teamCreateSchema,
     status: 201,
+    location: { get: 'getTeam' },
     response: teamSchema,
   }),
   get: endpoint({
@@ -74,6 +75,7 @@ export const teams = {
     params: teamParams,
     body: teamMemberAddSchema,
     status: 201,
+    location: { get: 'getTeamMember', from: { teamId: 'params.teamId', userId: 'user.id' } },
     response: teamMemberSchema,
   }),
   getMember: endpoint({

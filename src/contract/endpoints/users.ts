@@ -124,6 +124,7 @@ export const users = {
     params: orgParams,
     body: invitationCreateSchema,
     status: 201,
+    location: { get: 'getInvitation' },
     response: invitationSchema,
   }),
 } as const;

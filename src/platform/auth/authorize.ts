@@ -1,7 +1,8 @@
-import type { Context } from 'hono';
 import { ORG_ID } from '../../contract/oauth.js';
 import type { Permission } from '../../contract/permissions.js';
 import type { BaseCtx } from '../context.js';
+import type { PageCall } from '../http/page.js';
+import type { Reply } from '../http/reply.js';
 import { issueAuthorizationCode } from '../operations/auth-code.js';
 import { csrfToken, csrfValid } from './csrf.js';
 import { type Html, pageHeaders } from './html.js';
@@ -87,14 +88,14 @@ function formTargets(redirectUri: string): string[] {
   return [url.hostname === '[::1]' ? `${url.protocol}//*:${url.port || '80'}` : url.origin];
 }
 
-function page(c: Context, status: number, body: Html, formTargets: string[] = [], extra: Record<string, string> = {}) {
+function page(c: PageCall, status: number, body: Html, formTargets: string[] = [], extra: Record<string, string> = {}) {
   return c.html(body.value, status as 200, { ...pageHeaders(formTargets), ...extra });
 }
 
 /** Back to the client with `params` added, `state` echoed and `iss` (RFC 9207). */
 function toClient(
   ctx: BaseCtx,
-  c: Context,
+  c: PageCall,
   redirectUri: string,
   state: string | undefined,
   params: Record<string, string>,
@@ -106,7 +107,7 @@ function toClient(
   return c.body(null, 303, { Location: url.href, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
 }
 
-function answer(ctx: BaseCtx, c: Context, checked: Exclude<Checked, { ok: AuthorizationRequest }>) {
+function answer(ctx: BaseCtx, c: PageCall, checked: Exclude<Checked, { ok: AuthorizationRequest }>) {
   if ('page' in checked) return page(c, 400, messagePage('Cannot sign in', checked.page, 'alert'));
   const { redirectUri, state, error } = checked.redirect;
   return toClient(ctx, c, redirectUri, state, { error: error.error, error_description: error.message });
@@ -129,11 +130,11 @@ function passwordStepUrl(req: AuthorizationRequest): string {
  */
 async function toIdentityProvider(
   ctx: BaseCtx,
-  c: Context,
+  c: PageCall,
   req: AuthorizationRequest,
   email: string,
   afterForm: boolean,
-): Promise<Response | undefined> {
+): Promise<Reply | undefined> {
   const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
   // An authorization request for another organization is not this identity provider's to answer.
   const sso = await ssoForEmail(ctx, email, req.org);
@@ -163,7 +164,7 @@ async function toIdentityProvider(
  * e-mail whose domain has single sign-on goes to its identity provider at once, without the form; another one opens
  * the form at the password step.
  */
-export async function authorizePage(ctx: BaseCtx, c: Context) {
+export async function authorizePage(ctx: BaseCtx, c: PageCall) {
   const params = queryParams(c);
   const checked = check(ctx, params);
   if (!('ok' in checked)) return answer(ctx, c, checked);
@@ -192,7 +193,7 @@ export async function authorizePage(ctx: BaseCtx, c: Context) {
  * `POST {auth_url}/authorize`: the sign-in form (or the organization picker) posted back. On success, redirects to
  * the client with a code; a wrong password shows the form again with one message whatever the cause.
  */
-export async function authorizeSubmit(ctx: BaseCtx, c: Context) {
+export async function authorizeSubmit(ctx: BaseCtx, c: PageCall) {
   const params = await bodyParams(c);
   if (!params) return page(c, 400, messagePage('Cannot sign in', 'The form was not sent as a form.', 'alert'));
   const checked = check(ctx, params);

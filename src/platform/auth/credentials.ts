@@ -1,13 +1,11 @@
-import type { OrgRole, Permission } from '../../contract/permissions.js';
-import type { User } from '../../contract/users.js';
+import type { Permission } from '../../contract/permissions.js';
 import type { BaseCtx, Credential, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
+import type { Standing } from '../store/api-keys.js';
 import { hashSecret, parseApiKey, sameHash } from './api-keys.js';
 
-/** The request headers a credential is read from: `Headers`, or the direct path's reader of node's (http/direct.ts). */
-export interface HeaderReader {
-  get(name: string): string | null;
-}
+/** A request header's value by name (any case), or null: what a credential is read from (http/incoming.ts). */
+export type HeaderReader = (name: string) => string | null;
 
 /** Turns a bearer access token into a credential; provided by the sign-in module. */
 export type BearerVerifier = (ctx: BaseCtx, token: string) => Promise<Credential>;
@@ -21,7 +19,7 @@ function unauthenticated(message: string): PlatformError {
  * key and its owner's membership are one query): `actIn` then needs no read of its own. A credential is made afresh
  * for each request, so what is kept here is never older than the request.
  */
-const homeStanding = new WeakMap<Credential, Pick<User, 'role' | 'status'> | undefined>();
+const homeStanding = new WeakMap<Credential, Standing | undefined>();
 
 /** How often a key's `lastUsedAt` is written: at most once a minute, so reads stay reads. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -65,8 +63,8 @@ async function fromApiKey(ctx: BaseCtx, secret: string): Promise<Credential> {
  * Throws `401` for a missing, malformed, unknown, revoked or expired one.
  */
 export async function authenticate(ctx: BaseCtx, headers: HeaderReader, bearer?: BearerVerifier): Promise<Credential> {
-  const apiKey = headers.get('x-api-key');
-  const authorization = headers.get('authorization');
+  const apiKey = headers('x-api-key');
+  const authorization = headers('authorization');
   if (apiKey !== null && authorization !== null) {
     throw new PlatformError('invalid_request', 'send either X-API-Key or Authorization, not both');
   }
@@ -74,6 +72,10 @@ export async function authenticate(ctx: BaseCtx, headers: HeaderReader, bearer?:
   if (authorization !== null) {
     const m = /^Bearer +([^\s]+)$/i.exec(authorization.trim());
     if (!m) throw unauthenticated('the Authorization header must be "Bearer <access token>"');
+    // What Stripe's users try first: say where a key goes rather than call it an invalid token.
+    if (/^plat_(live|test)_/.test(m[1] as string)) {
+      throw unauthenticated('API keys go in the X-API-Key header, not in Authorization: Bearer');
+    }
     if (!bearer) throw unauthenticated('bearer tokens are not accepted by this instance');
     return bearer(ctx, m[1] as string);
   }
@@ -115,14 +117,14 @@ export async function actIn(ctx: BaseCtx, credential: Credential, orgId: string)
   if (await sessionCutOff(ctx, credential, orgId)) {
     throw unauthenticated(`the session of this access token has been revoked in organization ${orgId}`);
   }
-  return principalOf(credential, orgId, member.role);
+  return principalOf(credential, orgId, member);
 }
 
 /**
  * The credential acting in `orgId` with `role`, written out field by field: a spread of the credential would cost a
  * request more than reading the member's standing.
  */
-function principalOf(c: Credential, orgId: string, role: OrgRole): Principal {
+function principalOf(c: Credential, orgId: string, standing: Standing): Principal {
   const principal: Required<Principal> = {
     type: c.type,
     userId: c.userId,
@@ -135,7 +137,8 @@ function principalOf(c: Credential, orgId: string, role: OrgRole): Principal {
     sessionCreatedAt: c.sessionCreatedAt,
     expiresAt: c.expiresAt,
     orgId,
-    role,
+    role: standing.role,
+    plan: standing.plan,
   };
   return principal;
 }

@@ -1,5 +1,6 @@
-import type { Context } from 'hono';
 import type { BaseCtx } from '../context.js';
+import type { PageCall } from '../http/page.js';
+import type { Reply } from '../http/reply.js';
 import {
   approveDevice,
   denyDevice,
@@ -19,12 +20,12 @@ import { lockedFor, recordFailure, userCodeKeys } from './throttle.js';
 
 const ACTION = '/v2/auth/device';
 
-function page(c: Context, status: number, body: Html, extra: Record<string, string> = {}) {
+function page(c: PageCall, status: number, body: Html, extra: Record<string, string> = {}) {
   return c.html(body.value, status as 200, { ...pageHeaders(), ...extra });
 }
 
 /** `POST {auth_url}/device/code` (RFC 8628 §3.1–3.2): a device code for the client, a user code for the person. */
-export async function deviceCodeEndpoint(ctx: BaseCtx, c: Context): Promise<Response> {
+export async function deviceCodeEndpoint(ctx: BaseCtx, c: PageCall): Promise<Reply> {
   try {
     const p = await bodyParams(c, { json: true });
     if (!p)
@@ -43,7 +44,7 @@ export async function deviceCodeEndpoint(ctx: BaseCtx, c: Context): Promise<Resp
 }
 
 /** `GET {auth_url}/device`: the form, with the code filled in when the link carried it. */
-export function devicePageGet(ctx: BaseCtx, c: Context) {
+export function devicePageGet(ctx: BaseCtx, c: PageCall) {
   const code = normalizeUserCode(queryParams(c).get('user_code') ?? '');
   return page(
     c,
@@ -56,7 +57,7 @@ export function devicePageGet(ctx: BaseCtx, c: Context) {
  * `POST {auth_url}/device`: approve (after signing in — by password, or through the identity provider of a single
  * sign-on domain when the password is left empty — and choosing an organization if several) or deny.
  */
-export async function devicePageSubmit(ctx: BaseCtx, c: Context) {
+export async function devicePageSubmit(ctx: BaseCtx, c: PageCall) {
   const params = await bodyParams(c);
   const typed = params?.get('user_code') ?? '';
   const email = params?.get('email') ?? '';

@@ -1,7 +1,8 @@
-import type { Context } from 'hono';
 import { type AuthServerMetadata, DEVICE_CODE_GRANT } from '../../contract/oauth.js';
 import { PERMISSIONS } from '../../contract/permissions.js';
 import type { BaseCtx } from '../context.js';
+import type { PageCall } from '../http/page.js';
+import type { Reply } from '../http/reply.js';
 import { authUrl } from './settings.js';
 import { publicJwks, TOKEN_ALG } from './signing-keys.js';
 
@@ -34,11 +35,11 @@ export function serverMetadata(ctx: BaseCtx): AuthServerMetadata {
 }
 
 /** `GET` of either discovery document. */
-export function metadataEndpoint(ctx: BaseCtx, c: Context): Response {
+export function metadataEndpoint(ctx: BaseCtx, c: PageCall): Reply {
   return c.json(serverMetadata(ctx), 200, CACHE);
 }
 
 /** `GET {auth_url}/jwks`: the public keys access tokens are signed with. */
-export async function jwksEndpoint(ctx: BaseCtx, c: Context): Promise<Response> {
+export async function jwksEndpoint(ctx: BaseCtx, c: PageCall): Promise<Reply> {
   return c.json(await publicJwks(ctx), 200, CACHE);
 }

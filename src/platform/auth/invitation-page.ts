@@ -1,6 +1,6 @@
-import type { Context } from 'hono';
 import { PASSWORD_MIN, passwordProblem } from '../../contract/passwords.js';
 import type { BaseCtx } from '../context.js';
+import type { PageCall } from '../http/page.js';
 import { acceptInvitation, openInvitation } from '../operations/auth-invitation.js';
 import { csrfToken, csrfValid } from './csrf.js';
 import { type Html, pageHeaders } from './html.js';
@@ -13,7 +13,7 @@ const ACTION = '/v2/auth/invitations/accept';
 const DEAD_LINK =
   'This invitation link is no longer valid: it was used, replaced by a newer one, revoked or has expired. Ask for a new invitation.';
 
-function page(c: Context, status: number, body: Html, extra: Record<string, string> = {}) {
+function page(c: PageCall, status: number, body: Html, extra: Record<string, string> = {}) {
   return c.html(body.value, status as 200, { ...pageHeaders(), ...extra });
 }
 
@@ -27,7 +27,7 @@ async function view(ctx: BaseCtx, token: string) {
 }
 
 /** `GET {auth_url}/invitations/accept?token=…`: the page that sets the name and the password. */
-export async function invitationPageGet(ctx: BaseCtx, c: Context) {
+export async function invitationPageGet(ctx: BaseCtx, c: PageCall) {
   const token = queryParams(c).get('token') ?? '';
   const v = await view(ctx, token);
   if (!v) return page(c, 404, messagePage('Invitation not found', DEAD_LINK, 'alert'));
@@ -48,7 +48,7 @@ export async function invitationPageGet(ctx: BaseCtx, c: Context) {
  * `POST {auth_url}/invitations/accept`: a new account sets its password; an account that has one already proves it
  * knows it (the link alone must not replace a password). Then the user is `active` and `emailVerified`.
  */
-export async function invitationPageSubmit(ctx: BaseCtx, c: Context) {
+export async function invitationPageSubmit(ctx: BaseCtx, c: PageCall) {
   const params = await bodyParams(c);
   const token = params?.get('token') ?? '';
   const v = await view(ctx, token);

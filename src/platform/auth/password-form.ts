@@ -1,5 +1,5 @@
-import type { Context } from 'hono';
 import type { BaseCtx } from '../context.js';
+import type { PageCall } from '../http/page.js';
 import { chargeFailedSignIn, signInBudget } from '../limits/sign-in.js';
 import { passwordRefusal } from '../sso/routing.js';
 import { clientAddress, type Params } from './request.js';
@@ -12,7 +12,7 @@ import { checkPassword, INVALID_CREDENTIALS, type PasswordCheck, redeemLoginTick
  */
 export async function checkFormPassword(
   ctx: BaseCtx,
-  c: Context,
+  c: PageCall,
   email: string,
   password: string,
 ): Promise<PasswordCheck> {
@@ -39,7 +39,7 @@ export interface FormRefusal {
  */
 export async function formSignIn(
   ctx: BaseCtx,
-  c: Context,
+  c: PageCall,
   params: Params,
   email: string,
   org: string | null | undefined,

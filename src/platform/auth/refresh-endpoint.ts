@@ -1,7 +1,8 @@
-import type { Context } from 'hono';
 import { type RefreshResponse, refreshRequestSchema } from '../../contract/auth.js';
 import type { BaseCtx } from '../context.js';
 import { PlatformError } from '../errors.js';
+import type { PageCall } from '../http/page.js';
+import type { Reply } from '../http/reply.js';
 import { parseBody } from '../http/validate.js';
 import { refreshGrant } from '../operations/auth-refresh.js';
 import { NO_STORE, OAuthError } from './oauth-error.js';
@@ -10,10 +11,9 @@ import { NO_STORE, OAuthError } from './oauth-error.js';
  * `POST /auth/refresh`: the refresh-token grant in the API's JSON style, errors in the API's envelope — an invalid,
  * reused or revoked refresh token or an unknown client is `401 authentication_failed`.
  */
-export async function refreshEndpoint(ctx: BaseCtx, c: Context): Promise<Response> {
-  // Through Hono's cached body (a middleware may have read it), then the API's usual JSON validation.
-  const raw = new Request(c.req.url, { method: 'POST', headers: c.req.raw.headers, body: await c.req.text() });
-  const body = await parseBody(raw, refreshRequestSchema);
+export async function refreshEndpoint(ctx: BaseCtx, c: PageCall): Promise<Reply> {
+  // The API's usual JSON validation (the body was read once; the rate limit read the client from the same bytes).
+  const body = parseBody(await c.req.text(), c.req.header('content-type') ?? null, refreshRequestSchema);
   try {
     const t = await refreshGrant(ctx, { clientId: body.clientId, refreshToken: body.refreshToken });
     const reply: RefreshResponse = {

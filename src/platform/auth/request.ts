@@ -1,16 +1,14 @@
-import type { Context } from 'hono';
-import type { FetchBindings } from '../context.js';
 import { MAX_JSON_DEPTH, nestsTooDeep } from '../http/json.js';
+import type { PageCall } from '../http/page.js';
 import { OAuthError } from './oauth-error.js';
 
-/** The peer address of the connection (node-server's `incoming` binding), or null in-process. Proxies are not trusted. */
-export function clientAddress(c: Context): string | null {
-  const env = c.env as FetchBindings | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? null;
+/** The peer address of the connection, or null in-process. Proxies are not trusted. */
+export function clientAddress(c: PageCall): string | null {
+  return c.peer;
 }
 
 /** The request's User-Agent, bounded. */
-export function userAgent(c: Context): string | null {
+export function userAgent(c: PageCall): string | null {
   return c.req.header('user-agent')?.slice(0, 512) ?? null;
 }
 
@@ -31,19 +29,19 @@ function fromEntries(entries: Iterable<[string, string]>): Params {
 }
 
 /** The query string's parameters. */
-export function queryParams(c: Context): Params {
-  return fromEntries(new URL(c.req.url).searchParams);
+export function queryParams(c: PageCall): Params {
+  return fromEntries(new URLSearchParams(c.req.query));
 }
 
 /** Sign-in forms and OAuth requests are small; anything bigger is refused unread. */
 const MAX_BODY = 64 * 1024;
 
 /**
- * A form-encoded body (or, where `json` is allowed, a JSON object of strings). Read through Hono's cached body, so a
- * middleware may have read it first. Undefined when the body is neither, or larger than 64 KiB; JSON nested deeper
+ * A form-encoded body (or, where `json` is allowed, a JSON object of strings). The body is read once and kept, so the
+ * rate limit may have read it first. Undefined when the body is neither, or larger than 64 KiB; JSON nested deeper
  * than the API allows is an OAuth `invalid_request` (only the OAuth endpoints accept JSON here).
  */
-export async function bodyParams(c: Context, opts: { json?: boolean } = {}): Promise<Params | undefined> {
+export async function bodyParams(c: PageCall, opts: { json?: boolean } = {}): Promise<Params | undefined> {
   const type = (c.req.header('content-type') ?? '').toLowerCase();
   const form = type.startsWith('application/x-www-form-urlencoded');
   const json = opts.json === true && /^application\/json\s*(;|$)/.test(type);

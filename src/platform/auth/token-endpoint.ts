@@ -1,6 +1,7 @@
-import type { Context } from 'hono';
 import { DEVICE_CODE_GRANT, type TokenResponse } from '../../contract/oauth.js';
 import type { BaseCtx } from '../context.js';
+import type { PageCall } from '../http/page.js';
+import type { Reply } from '../http/reply.js';
 import { chargeFailedSignIn } from '../limits/sign-in.js';
 import type { TokenSet } from '../operations/auth.js';
 import { redeemAuthorizationCode } from '../operations/auth-code.js';
@@ -9,7 +10,7 @@ import { refreshGrant, revokeToken } from '../operations/auth-refresh.js';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error.js';
 import { bodyParams, type Params } from './request.js';
 
-async function oauthParams(c: Context): Promise<Params> {
+async function oauthParams(c: PageCall): Promise<Params> {
   const p = await bodyParams(c, { json: true });
   if (!p)
     throw new OAuthError('invalid_request', 'send the parameters form-encoded (application/x-www-form-urlencoded)');
@@ -18,7 +19,7 @@ async function oauthParams(c: Context): Promise<Params> {
 }
 
 /** Runs an OAuth endpoint, answering its errors in the RFC 6749 §5.2 form. */
-async function oauthEndpoint(c: Context, run: () => Promise<Response>): Promise<Response> {
+async function oauthEndpoint(c: PageCall, run: () => Promise<Reply>): Promise<Reply> {
   try {
     return await run();
   } catch (err) {
@@ -32,7 +33,7 @@ async function oauthEndpoint(c: Context, run: () => Promise<Response>): Promise<
 }
 
 /** The RFC 6749 §5.1 body of a token set. */
-export function tokenResponse(c: Context, t: TokenSet): Response {
+export function tokenResponse(c: PageCall, t: TokenSet): Reply {
   const body: TokenResponse = {
     access_token: t.accessToken,
     token_type: 'Bearer',
@@ -44,7 +45,7 @@ export function tokenResponse(c: Context, t: TokenSet): Response {
 }
 
 /** `POST {auth_url}/token`: the authorization-code, refresh-token and device-code grants. */
-export function tokenEndpoint(ctx: BaseCtx, c: Context): Promise<Response> {
+export function tokenEndpoint(ctx: BaseCtx, c: PageCall): Promise<Reply> {
   return oauthEndpoint(c, async () => {
     const p = await oauthParams(c);
     const clientId = p.get('client_id');
@@ -71,7 +72,7 @@ export function tokenEndpoint(ctx: BaseCtx, c: Context): Promise<Response> {
 }
 
 /** `POST {auth_url}/revoke` (RFC 7009): `200` with no body, also for a token that is unknown or already dead. */
-export function revokeEndpoint(ctx: BaseCtx, c: Context): Promise<Response> {
+export function revokeEndpoint(ctx: BaseCtx, c: PageCall): Promise<Reply> {
   return oauthEndpoint(c, async () => {
     const p = await oauthParams(c);
     await revokeToken(ctx, { clientId: p.get('client_id'), token: p.get('token') });

@@ -4,8 +4,8 @@ import { openapiDocument } from '../../contract/endpoints/meta.js';
 import '../../contract/errors.js';
 import { RFC8414_PATH } from '../auth/discovery.js';
 import '../../contract/oauth.js';
-import { REQUEST_ID } from './answer.js';
-import type { ApiRoute, RouteDef } from './route.js';
+import { REQUEST_ID } from './reply.js';
+import type { RouteDef } from './route.js';
 
 // The OpenAPI 3.1 document of the API (contract §1), generated from the same route table and zod schemas the server
 // validates with: every operation, public ones included, with every status it answers, its content types and the
@@ -14,7 +14,7 @@ import type { ApiRoute, RouteDef } from './route.js';
 type Json = Record<string, unknown>;
 
 /** What the document is made from: a route of the table, or an endpoint the app serves beside it. */
-type Documented = Endpoint & { kind: RouteDef['kind']; location?: ApiRoute['location'] };
+type Documented = Endpoint & { kind: RouteDef['kind'] };
 
 const REF = '#/components/schemas/';
 const RESPONSE = '#/components/responses/';

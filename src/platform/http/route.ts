@@ -1,7 +1,8 @@
-import type { Context } from 'hono';
 import type * as z from 'zod';
 import type { CallResult, Endpoint, EndpointGroup } from '../../contract/endpoint.js';
 import type { BaseCtx, Ctx } from '../context.js';
+import type { PageCall } from './page.js';
+import type { Reply } from './reply.js';
 
 /** The parsed input of a route. */
 export interface Input<P, Q, B> {
@@ -14,13 +15,11 @@ export interface Input<P, Q, B> {
 export interface ApiRoute extends Endpoint {
   kind: 'api';
   handler: (ctx: Ctx, input: Input<never, never, never>) => unknown;
-  /** The `Location` of a created record (from the result and the parsed input). */
-  location?: (result: never, input: never) => string;
 }
-/** A public route: the handler gets the base context and Hono's context, and answers itself. */
+/** A public route: the handler gets the base context and its request (a `PageCall`), and answers itself. */
 export interface PublicRoute extends Endpoint {
   kind: 'public';
-  handler: (ctx: BaseCtx, c: Context) => Response | Promise<Response>;
+  handler: (ctx: BaseCtx, c: PageCall) => Reply | Promise<Reply>;
 }
 /** An endpoint of the contract bound to the code that answers it. */
 export type RouteDef = ApiRoute | PublicRoute;
@@ -33,9 +32,7 @@ type ApiHandler<E extends Endpoint> = E extends { status: 204 }
   : (ctx: Ctx, input: InputOf<E>) => CallResult<E> | Promise<CallResult<E>>;
 
 /** How an endpoint is answered: a public one answers itself; an authenticated one returns its record. */
-export type Binding<E extends Endpoint> = E['access'] extends 'public'
-  ? PublicRoute['handler']
-  : ApiHandler<E> | { handler: ApiHandler<E>; location: (result: CallResult<E>, input: InputOf<E>) => string };
+export type Binding<E extends Endpoint> = E['access'] extends 'public' ? PublicRoute['handler'] : ApiHandler<E>;
 
 /**
  * The routes of a group of endpoints: each bound to its handler, in the group's order. Every endpoint of the group
@@ -45,9 +42,7 @@ export function bind<G extends EndpointGroup>(group: G, handlers: { [K in keyof 
   return Object.entries(group).map(([name, e]) => {
     const h = handlers[name] as Binding<Endpoint>;
     if (e.access === 'public') return { ...e, kind: 'public', handler: h as unknown as PublicRoute['handler'] };
-    return typeof h === 'function'
-      ? ({ ...e, kind: 'api', handler: h } as ApiRoute)
-      : ({ ...e, kind: 'api', handler: h.handler, location: h.location } as unknown as ApiRoute);
+    return { ...e, kind: 'api', handler: h } as ApiRoute;
   });
 }
 

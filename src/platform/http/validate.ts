@@ -12,14 +12,13 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /**
- * Reads and validates a JSON body (contract §2): no body, wrong content type, malformed JSON, JSON nested too deep or
- * a missing required field is `400 invalid_request`; a field present but invalid (or unknown) is `422
- * validation_error`. The body's size was bounded before any route ran (bounds.ts).
+ * Validates a JSON body, given as text with its `Content-Type` (docs/api.md, "Errors"): no body, wrong content type,
+ * malformed JSON, JSON nested too deep or a missing required field is `400 invalid_request`; a field present but
+ * invalid (or unknown) is `422 validation_error`. The body's size was bounded while it was read (incoming.ts).
  */
-export async function parseBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.output<S>> {
-  const text = await request.text();
+export function parseBody<S extends z.ZodType>(text: string, contentType: string | null, schema: S): z.output<S> {
   if (text.trim() === '') throw new PlatformError('invalid_request', 'a JSON request body is required');
-  const type = request.headers.get('content-type') ?? '';
+  const type = contentType ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new PlatformError('invalid_request', 'Content-Type must be application/json');
   }

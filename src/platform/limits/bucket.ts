@@ -61,6 +61,33 @@ export function take(prev: Bucket | undefined, rule: RateRule, now: number): Ste
   return { next: { level: after, at }, state: stateOf(after, rule, now, true) };
 }
 
+/** What a claim of tokens leaves: what to store (nothing when none was granted), how many, and the level after. */
+export interface ClaimResult {
+  next: Bucket | undefined;
+  /** Tokens granted: `want`, or as many whole tokens as the bucket holds when fewer. */
+  granted: number;
+  /** The level after the claim (units), at `max(now, prev.at)`. */
+  level: number;
+}
+
+/**
+ * Claims up to `want` tokens at once (the leases of limiter.ts): as many as the bucket holds, at most `want`; none
+ * from a bucket holding less than one, which is then left as it is.
+ */
+export function claim(prev: Bucket | undefined, rule: RateRule, now: number, want: number): ClaimResult {
+  const level = levelAt(prev, rule, now);
+  const granted = Math.min(want, Math.floor(level / UNIT));
+  if (granted < 1) return { next: undefined, granted: 0, level };
+  const after = level - granted * UNIT;
+  return { next: { level: after, at: Math.max(now, prev?.at ?? now) }, granted, level: after };
+}
+
+/** Gives back `n` tokens claimed and not spent, never above the burst. */
+export function giveBack(prev: Bucket | undefined, rule: RateRule, now: number, n: number): Bucket {
+  const level = Math.min(rule.burst * UNIT, levelAt(prev, rule, now) + n * UNIT);
+  return { level, at: Math.max(now, prev?.at ?? now) };
+}
+
 /** Charges one token whether or not there is one (a failure already happened), never going below empty. */
 export function charge(prev: Bucket | undefined, rule: RateRule, now: number): StepResult {
   const after = Math.max(0, levelAt(prev, rule, now) - UNIT);

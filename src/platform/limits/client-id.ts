@@ -1,25 +1,21 @@
+import { bodyText, type Incoming } from '../http/incoming.js';
 import { nestsTooDeep } from '../http/json.js';
 
 /**
  * The OAuth client a request to `/auth/token`, `/auth/refresh` or `/auth/revoke` names: HTTP Basic client
  * authentication first (RFC 6749 §2.3.1), else `client_id` (or `/auth/refresh`'s `clientId`) in a form or JSON body.
- * Reads a clone, so the route still finds the body unread.
+ * The body is read once and kept: the route reads the same bytes.
  */
-export async function clientIdOf(request: Request): Promise<string | undefined> {
-  const basic = /^Basic +([A-Za-z0-9+/=]+)$/i.exec(request.headers.get('authorization')?.trim() ?? '');
+export async function clientIdOf(request: Incoming): Promise<string | undefined> {
+  const basic = /^Basic +([A-Za-z0-9+/=]+)$/i.exec(request.header('authorization')?.trim() ?? '');
   if (basic) {
     const decoded = Buffer.from(basic[1] as string, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon > 0) return usable(safeDecode(decoded.slice(0, colon)));
   }
-  if (!request.body) return undefined;
-  let text: string;
-  try {
-    text = await request.clone().text();
-  } catch {
-    return undefined;
-  }
-  const type = request.headers.get('content-type') ?? '';
+  const text = await bodyText(request);
+  if (text === '') return undefined;
+  const type = request.header('content-type') ?? '';
   if (/^application\/x-www-form-urlencoded/i.test(type)) return usable(new URLSearchParams(text).get('client_id'));
   // Deep nesting is refused by the route; parsing it here would only cost time.
   if (/^application\/json/i.test(type) && !nestsTooDeep(text)) {

@@ -1,7 +1,7 @@
 import type { Bucket } from './bucket.js';
-import { type BucketStep, type BucketStore, IDLE_MS, SWEEP_EVERY, steppedBucketStore } from './store.js';
+import { type BucketStore, IDLE_MS, SWEEP_EVERY, steppedBucketStore } from './store.js';
 
-/** Buckets in this process's memory: for one `plat serve` process, or a `:memory:` database. */
+/** Buckets in this process's memory: for a `:memory:` database, or limits asked to stay in one process. */
 export function memoryBucketStore(): BucketStore {
   const buckets = new Map<string, Bucket>();
   let writes = 0;
@@ -10,14 +10,16 @@ export function memoryBucketStore(): BucketStore {
   };
   return steppedBucketStore({
     get: (key) => buckets.get(key),
-    update<T>(key: string, now: number, step: BucketStep<T>): T {
+    update(steps, now) {
       // One thread and no await between read and write: this is already atomic.
-      const { next, result } = step(buckets.get(key));
-      if (next) {
-        buckets.set(key, next);
-        if (++writes % SWEEP_EVERY === 0) sweep(now);
-      }
-      return result;
+      return steps.map(({ key, step }) => {
+        const { next, result } = step(buckets.get(key));
+        if (next) {
+          buckets.set(key, next);
+          if (++writes % SWEEP_EVERY === 0) sweep(now);
+        }
+        return result;
+      });
     },
     close: () => buckets.clear(),
   });

@@ -1,19 +1,26 @@
 import type { RateRule } from '../../contract/limits.js';
-import { type Bucket, charge, type LimitState, type StepResult, take } from './bucket.js';
+import { type Bucket, claim, giveBack } from './bucket.js';
+
+/** Tokens of one bucket to give back: claimed by a lease (limiter.ts) and not spent. */
+export interface Return {
+  key: string;
+  rule: RateRule;
+  n: number;
+}
 
 /**
- * Where buckets live. Each operation names what it does to a bucket (not how), so that a store can run it as one
- * atomic step of its own: a JS step in this process's memory or in a SQLite transaction, one SQL statement on
- * PostgreSQL. Atomic against every other user of the same store (other processes and servers included for the shared
- * ones), so two requests never spend the same token and none is lost.
+ * Where buckets live, shared by every process that uses one database. Each operation names what it does to a bucket
+ * (not how), so that a store can run it as one atomic step of its own: a JS step in this process's memory or in a
+ * SQLite transaction, one SQL statement on PostgreSQL. Atomic against every other user of the same store (other
+ * processes and servers included for the shared ones), so two claims never take the same token and none is lost.
  */
 export interface BucketStore {
   /** Reads a bucket; undefined when never used (or pruned), which means full. */
   get(key: string): Promise<Bucket | undefined>;
-  /** `take` of bucket.ts on the stored bucket at `now`: one token if there is one; a refusal takes nothing. */
-  take(key: string, rule: RateRule, now: number): Promise<LimitState>;
-  /** `charge` of bucket.ts on the stored bucket at `now`: one token whether or not there is one, down to empty. */
-  charge(key: string, rule: RateRule, now: number): Promise<LimitState>;
+  /** `claim` of bucket.ts on the stored bucket at `now`: up to `want` tokens; the number granted and the level after. */
+  claim(key: string, rule: RateRule, now: number, want: number): Promise<{ granted: number; level: number }>;
+  /** `giveBack` of bucket.ts for each bucket at `now`, all in one step where the store can. */
+  give(returns: readonly Return[], now: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -29,25 +36,47 @@ export const SWEEP_EVERY = 1_000;
 /** One atomic step on a bucket: given what is stored, what to store instead (undefined: leave it) and a result. */
 export type BucketStep<T> = (prev: Bucket | undefined) => { next: Bucket | undefined; result: T };
 
-/** A store that runs a JS step atomically and synchronously: this process's memory, or a SQLite file. */
+/** A store that runs JS steps atomically and synchronously: this process's memory, or a SQLite file. */
 export interface SteppedBuckets {
   get(key: string): Bucket | undefined;
-  /** Runs `step` on the bucket and stores its `next`, atomically; `now` lets the store prune idle buckets. */
-  update<T>(key: string, now: number, step: BucketStep<T>): T;
+  /**
+   * Runs each step on its bucket and stores its `next`, all atomically (one transaction); `now` lets the store prune
+   * idle buckets. Returns the steps' results in order.
+   */
+  update<T>(steps: readonly { key: string; step: BucketStep<T> }[], now: number): T[];
   close(): void;
 }
 
 /** The `BucketStore` over a stepped one: each operation is the step of bucket.ts of the same name. */
 export function steppedBucketStore(buckets: SteppedBuckets): BucketStore {
-  const run = (key: string, now: number, op: (prev: Bucket | undefined) => StepResult) =>
-    buckets.update(key, now, (prev) => {
-      const { next, state } = op(prev);
-      return { next, result: state };
-    });
   return {
     get: async (key) => buckets.get(key),
-    take: async (key, rule, now) => run(key, now, (prev) => take(prev, rule, now)),
-    charge: async (key, rule, now) => run(key, now, (prev) => charge(prev, rule, now)),
+    claim: async (key, rule, now, want) => {
+      const [result] = buckets.update(
+        [
+          {
+            key,
+            step: (prev) => {
+              const { next, granted, level } = claim(prev, rule, now, want);
+              return { next, result: { granted, level } };
+            },
+          },
+        ],
+        now,
+      );
+      return result as { granted: number; level: number };
+    },
+    give: async (returns, now) => {
+      if (returns.length === 0) return;
+      buckets.update(
+        returns.map(({ key, rule, n }) => ({
+          key,
+          // A bucket never stored (or pruned) is full: nothing to give back to.
+          step: (prev) => ({ next: prev && giveBack(prev, rule, now, n), result: undefined }),
+        })),
+        now,
+      );
+    },
     close: async () => buckets.close(),
   };
 }

@@ -1,7 +1,8 @@
-import type { Context } from 'hono';
 import type { IDToken } from 'openid-client';
 import { s256 } from '../auth/pkce.js';
 import type { BaseCtx } from '../context.js';
+import type { PageCall } from '../http/page.js';
+import type { Reply } from '../http/reply.js';
 import type { Refusal } from '../operations/sso-provision.js';
 import type { SsoRequest } from '../store/sso-sign-in.js';
 import { ssoAddresses } from './addresses.js';
@@ -69,7 +70,7 @@ async function usableConfig(ctx: BaseCtx, orgId: string, request: SsoRequest): P
  * signature against the provider's JWKS, `iss`, `aud`, `exp`, `nonce`), and the person it names signs in. Every
  * refusal is a page naming the check (400/403) that creates nothing; never a 500 for what a provider sent.
  */
-export async function oidcCallback(ctx: BaseCtx, c: Context): Promise<Response> {
+export async function oidcCallback(ctx: BaseCtx, c: PageCall): Promise<Reply> {
   const orgId = c.req.param('orgId') as string;
   const query = new URL(c.req.url).search;
   const params = new URLSearchParams(query);

@@ -1,6 +1,7 @@
-import type { Context } from 'hono';
 import type { BaseCtx } from '../context.js';
 import { notFound } from '../errors.js';
+import type { PageCall } from '../http/page.js';
+import type { Reply } from '../http/reply.js';
 import type { Refusal } from '../operations/sso-provision.js';
 import { isUsable, type StoredSso } from '../store/sso.js';
 import type { SsoRequest } from '../store/sso-sign-in.js';
@@ -18,7 +19,7 @@ const NOT_CONFIGURED: Refusal = {
 const DISABLED: Refusal = { status: 403, check: 'single sign-on is disabled for this organization' };
 
 /** `GET /v2/sso/saml/{orgId}/metadata`: the SP metadata of any organization (its IdP is usually set up first). */
-export async function samlMetadataEndpoint(ctx: BaseCtx, c: Context): Promise<Response> {
+export async function samlMetadataEndpoint(ctx: BaseCtx, c: PageCall): Promise<Reply> {
   const orgId = c.req.param('orgId') ?? '';
   if (!(await ctx.stores.organizations.get(orgId))) throw notFound('organization');
   return c.body(spMetadata(ctx, orgId), 200, { 'Content-Type': 'application/samlmetadata+xml' });
@@ -31,7 +32,7 @@ async function samlConfig(ctx: BaseCtx, orgId: string): Promise<StoredSso | unde
 }
 
 /** The form the identity provider's page posts: one `SAMLResponse`, and the `RelayState` it was given. */
-async function postedForm(c: Context): Promise<{ samlResponse: string; relayState: string | null }> {
+async function postedForm(c: PageCall): Promise<{ samlResponse: string; relayState: string | null }> {
   const type = (c.req.header('content-type') ?? '').toLowerCase();
   // The body is already bounded (1 MiB) and in memory (http/bounds.ts); a response with many attributes can be
   // larger than the 64 KiB of a sign-in form.
@@ -106,7 +107,7 @@ async function abandoned(ctx: BaseCtx, orgId: string, relayState: string | null)
  * the person signs in (`finishSsoSignIn`). Each refusal is a page naming its check (400, or 403 for a refused person)
  * that creates nothing; forged or garbled input is never a 500.
  */
-export async function samlAcs(ctx: BaseCtx, c: Context): Promise<Response> {
+export async function samlAcs(ctx: BaseCtx, c: PageCall): Promise<Reply> {
   const orgId = c.req.param('orgId') ?? '';
   const fail = (refusal: Refusal, request?: SsoRequest) =>
     ssoFailure(ctx, c, { ...refusal, orgId, protocol: 'saml', request });

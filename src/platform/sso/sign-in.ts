@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Context } from 'hono';
 import type { SignInMethod } from '../../contract/sessions.js';
 import { type Html, html, layout, pageHeaders } from '../auth/html.js';
 import { OAuthError } from '../auth/oauth-error.js';
@@ -7,6 +6,8 @@ import { clientAddress, userAgent } from '../auth/request.js';
 import { authUrl } from '../auth/settings.js';
 import { randomBase62 } from '../clock.js';
 import type { BaseCtx } from '../context.js';
+import type { PageCall } from '../http/page.js';
+import type { Reply } from '../http/reply.js';
 import { audit } from '../operations/auth.js';
 import { issueAuthorizationCode } from '../operations/auth-code.js';
 import { approveDevice } from '../operations/auth-device.js';
@@ -55,7 +56,7 @@ export interface SsoFailure extends Refusal {
   request?: SsoRequest;
 }
 
-function page(c: Context, status: number, body: Html, formTargets: string[] = []): Response {
+function page(c: PageCall, status: number, body: Html, formTargets: string[] = []): Reply {
   return c.html(body.value, status as 200, pageHeaders(formTargets));
 }
 
@@ -74,7 +75,7 @@ function toClient(ctx: BaseCtx, redirectUri: string, state: string | undefined, 
  * `error=access_denied`, so that the waiting CLI stops. Records `sso.failed` with the reason (never the identity
  * provider's answer). Creates nothing else.
  */
-export async function ssoFailure(ctx: BaseCtx, c: Context, f: SsoFailure): Promise<Response> {
+export async function ssoFailure(ctx: BaseCtx, c: PageCall, f: SsoFailure): Promise<Reply> {
   await ctx.tx(async (ctx) => {
     // For a sign-in this platform sent, or where single sign-on is configured: anyone can send an answer to any
     // organization's address, and that must not fill its audit log.
@@ -114,9 +115,9 @@ ${back ? html`<p><a id="back" href="${back}">Return to the application</a></p>` 
  */
 export async function finishSsoSignIn(
   ctx: BaseCtx,
-  c: Context,
+  c: PageCall,
   r: { config: StoredSso; request: SsoRequest | undefined; profile: IdpProfile; method: SignInMethod },
-): Promise<Response> {
+): Promise<Reply> {
   const { config, request, profile, method } = r;
   const k = request?.continuation;
   const orgId = config.organizationId;
@@ -185,11 +186,11 @@ return to your terminal.</p>`,
 /** `plat sso test`: what the identity provider sent and what the mapping makes of it; nobody is signed in. */
 async function testResult(
   ctx: BaseCtx,
-  c: Context,
+  c: PageCall,
   config: StoredSso,
   profile: IdpProfile,
   testId: string,
-): Promise<Response> {
+): Promise<Reply> {
   const mapped = mapProfile(config, profile);
   const result = { subject: profile.subject, mapped, attributes: profile.attributes };
   await ctx.stores.ssoSignIn.completeTest(testId, 'succeeded', result);

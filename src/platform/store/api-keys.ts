@@ -1,4 +1,5 @@
 import type { ApiKey } from '../../contract/api-keys.js';
+import type { Plan } from '../../contract/organizations.js';
 import type { OrgRole, Permission } from '../../contract/permissions.js';
 import type { User, UserStatus } from '../../contract/users.js';
 import { jsonArrayWithout, jsonStrings } from './dialects.js';
@@ -46,20 +47,25 @@ function toApiKey(r: Row): ApiKey {
 export type StoredApiKey = ApiKey & { secretHash: string };
 
 /** A key found by its hash, with its owner's role and status in its organization (undefined: not a member there). */
-export type FoundApiKey = StoredApiKey & { ownerStanding: Pick<User, 'role' | 'status'> | undefined };
+/** A member's role and status in an organization, and that organization's plan: what a request acts with. */
+export type Standing = Pick<User, 'role' | 'status'> & { plan: Plan };
+
+export type FoundApiKey = StoredApiKey & { ownerStanding: Standing | undefined };
 
 /**
- * The key whose secret hashes to `hash`, with its owner's membership of the key's organization: every request with an
- * API key reads both (the key, then whether its owner may still act), so they are one query.
+ * The key whose secret hashes to `hash`, with its owner's membership of the key's organization and that
+ * organization's plan: every request with an API key reads all three (the key, whether its owner may still act, the
+ * rate limit of the plan), so they are one query.
  */
 const byHash = compiledOnce((q, hash: string) =>
   q
     .selectFrom('api_keys as k')
     .leftJoin('org_users as m', (join) => join.onRef('m.org_id', '=', 'k.org_id').onRef('m.user_id', '=', 'k.user_id'))
+    .leftJoin('organizations as o', 'o.id', 'k.org_id')
     .selectAll('k')
-    .select(['m.role as owner_role', 'm.status as owner_status'])
+    .select(['m.role as owner_role', 'm.status as owner_status', 'o.plan as org_plan'])
     .where('k.secret_hash', '=', hash)
-    .$castTo<Row & { owner_role: OrgRole | null; owner_status: UserStatus | null }>(),
+    .$castTo<Row & { owner_role: OrgRole | null; owner_status: UserStatus | null; org_plan: Plan | null }>(),
 );
 
 /**
@@ -86,8 +92,8 @@ export function apiKeysStore(q: Q, env: StoreEnv) {
       // Completed in place: spreading the key into a new object would cost V8 more than the read.
       const key = toApiKey(r) as FoundApiKey;
       key.secretHash = r.secret_hash;
-      const { owner_role: role, owner_status: status } = r;
-      key.ownerStanding = role !== null && status !== null ? { role, status } : undefined;
+      const { owner_role: role, owner_status: status, org_plan: plan } = r;
+      key.ownerStanding = role !== null && status !== null && plan !== null ? { role, status, plan } : undefined;
       return key;
     },
     insert: async (k: StoredApiKey): Promise<void> => {

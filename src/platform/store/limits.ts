@@ -66,19 +66,22 @@ function bucketsOf(db: Db) {
   );
   const sweep = db.prepare<[number]>('DELETE FROM buckets WHERE at <= ?');
   let writes = 0;
-  const update = db.transaction((key: string, now: number, step: BucketStep<unknown>): unknown => {
-    const { next, result } = step(get.get(key));
-    if (next) {
-      put.run({ key, level: next.level, at: next.at });
-      if (++writes % SWEEP_EVERY === 0) sweep.run(now - IDLE_MS);
-    }
-    return result;
-  });
+  const update = db.transaction((steps: readonly { key: string; step: BucketStep<unknown> }[], now: number) =>
+    steps.map(({ key, step }) => {
+      const { next, result } = step(get.get(key));
+      if (next) {
+        put.run({ key, level: next.level, at: next.at });
+        if (++writes % SWEEP_EVERY === 0) sweep.run(now - IDLE_MS);
+      }
+      return result;
+    }),
+  );
   return { db, get, update };
 }
 
 /**
- * Buckets in a SQLite file at `path` shared by every process that opens it: each update is one `BEGIN IMMEDIATE`.
+ * Buckets in a SQLite file at `path` shared by every process that opens it: each update (a claim, or the return of
+ * several leases' tokens) is one `BEGIN IMMEDIATE`.
  * A damaged file, found when opening it or at any read or write, is removed and created anew, and the operation run
  * again on the new one (a bucket step is a pure function of the bucket, so running it twice is safe). A process that
  * still has the old file open goes on with it until it reopens the file: budgets are split until then, never wrong.
@@ -103,8 +106,8 @@ export function sqliteBucketStore(path: string): BucketStore {
   withFile(() => undefined);
   return steppedBucketStore({
     get: (key) => withFile((f) => f.get.get(key)),
-    update: <T>(key: string, now: number, step: BucketStep<T>) =>
-      withFile((f) => f.update.immediate(key, now, step) as T),
+    update: <T>(steps: readonly { key: string; step: BucketStep<T> }[], now: number) =>
+      withFile((f) => f.update.immediate(steps, now) as T[]),
     close: () => file?.db.close(),
   });
 }

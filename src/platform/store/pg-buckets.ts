@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { RateRule } from '../../contract/limits.js';
-import { type Bucket, levelAt, stateOf, UNIT } from '../limits/bucket.js';
+import { type Bucket, levelAt, UNIT } from '../limits/bucket.js';
 import { type BucketStore, IDLE_MS, SWEEP_EVERY } from '../limits/store.js';
 import type { Q } from './sql.js';
 
@@ -20,9 +20,9 @@ function refilled(rule: RateRule, now: number) {
 }
 
 /**
- * Buckets in the platform's PostgreSQL database (table `buckets`), shared by every server on it. Each take and charge
+ * Buckets in the platform's PostgreSQL database (table `buckets`), shared by every server on it. Each claim
  * is one `INSERT … ON CONFLICT DO UPDATE`: PostgreSQL locks the bucket's row and computes the new level from its
- * latest version, so concurrent servers never spend the same token and never lose one. `q` is the database itself,
+ * latest version, so concurrent servers never claim the same token and never lose one. `q` is the database itself,
  * not a transaction: each operation commits at once. A rule's burst is at least one token.
  */
 export function pgBucketStore(q: Q): BucketStore {
@@ -47,34 +47,51 @@ export function pgBucketStore(q: Q): BucketStore {
     const row = rows[0];
     return row && { level: Number(row.level), at: Number(row.at) };
   };
+  /**
+   * Takes exactly `n` tokens in one statement, or none: a bucket never stored is full, and is stored with the tokens
+   * taken; a stored one is updated only when it holds `n`, else PostgreSQL leaves it and returns no row. The level
+   * after, or undefined when refused.
+   */
+  const takeExactly = async (key: string, rule: RateRule, now: number, n: number) => {
+    const level = refilled(rule, now);
+    const { rows } = await sql<Row>`
+      INSERT INTO buckets AS b (key, level, at) VALUES (${key}, ${rule.burst * UNIT - n * UNIT}, ${now})
+      ON CONFLICT (key) DO UPDATE SET level = ${level} - ${n * UNIT}, at = greatest(b.at, ${now}::bigint)
+      WHERE ${level} >= ${n * UNIT}
+      RETURNING level`.execute(q);
+    const row = rows[0];
+    if (!row) return undefined;
+    wrote(now);
+    return Number(row.level);
+  };
   return {
     get,
-    async take(key, rule, now) {
-      const level = refilled(rule, now);
-      // A bucket never stored is full: it is stored with one token taken. A stored one is updated only when it holds
-      // a token; otherwise PostgreSQL leaves it as it is and returns no row.
-      const { rows } = await sql<Row>`
-        INSERT INTO buckets AS b (key, level, at) VALUES (${key}, ${rule.burst * UNIT - UNIT}, ${now})
-        ON CONFLICT (key) DO UPDATE SET level = ${level} - ${UNIT}, at = greatest(b.at, ${now}::bigint)
-        WHERE ${level} >= ${UNIT}
-        RETURNING level`.execute(q);
-      const row = rows[0];
-      if (row) {
-        wrote(now);
-        return stateOf(Number(row.level), rule, now, true);
+    async claim(key, rule, now, want) {
+      // The whole lease when the bucket holds it (nearly always); else one token; else none. (Before PostgreSQL 18,
+      // `RETURNING` cannot show what a row held before, so "as many as it holds" would take a read first.)
+      const wanted = Math.min(want, rule.burst);
+      for (const n of wanted > 1 ? [wanted, 1] : [1]) {
+        const level = await takeExactly(key, rule, now, n);
+        if (level !== undefined) return { granted: n, level };
       }
-      // Refused, having taken nothing (decided by the statement above, on the locked row): the headers' figures are
-      // read from the bucket as it is now, since before PostgreSQL 18 `RETURNING` shows only a row that was written.
-      return stateOf(levelAt(await get(key), rule, now), rule, now, false);
+      // Refused, having taken nothing (decided by the statements above, on the locked row): the level is read from
+      // the bucket as it is now, for the headers and the time of the next try.
+      return { granted: 0, level: levelAt(await get(key), rule, now) };
     },
-    async charge(key, rule, now) {
-      const { rows } = await sql<Row>`
-        INSERT INTO buckets AS b (key, level, at) VALUES (${key}, ${Math.max(0, rule.burst * UNIT - UNIT)}, ${now})
-        ON CONFLICT (key) DO UPDATE
-        SET level = greatest(0, ${refilled(rule, now)} - ${UNIT}), at = greatest(b.at, ${now}::bigint)
-        RETURNING level`.execute(q);
-      wrote(now);
-      return stateOf(Number(rows[0]?.level), rule, now, true);
+    async give(returns, now) {
+      if (returns.length === 0) return;
+      // One statement for them all: each bucket refilled to now, given its tokens, capped at its burst.
+      const keys = returns.map((r) => r.key);
+      const units = returns.map((r) => r.n * UNIT);
+      const rates = returns.map((r) => r.rule.perMinute);
+      const caps = returns.map((r) => r.rule.burst * UNIT);
+      await sql`
+        UPDATE buckets AS b SET
+          level = least(g.cap::float8, b.level + greatest(0, ${now}::bigint - b.at) * g.rate + g.units),
+          at = greatest(b.at, ${now}::bigint)
+        FROM unnest(${keys}::text[], ${units}::bigint[], ${rates}::bigint[], ${caps}::bigint[])
+          AS g(key, units, rate, cap)
+        WHERE b.key = g.key`.execute(q);
     },
     // The database is the platform's to close; only a sweep under way is waited for.
     close: async () => {

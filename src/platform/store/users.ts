@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
+import type { Plan } from '../../contract/organizations.js';
 import type { OrgRole } from '../../contract/permissions.js';
 import type { User, UserSort, UserStatus } from '../../contract/users.js';
+import type { Standing } from './api-keys.js';
 import { containsPattern, containsText, nocaseEquals } from './dialects.js';
 import { type Listing, type ListSpec, nocaseSort, runList, type SortPosition } from './paging.js';
 import { compiledOnce, type Dialect, type Q, type StoreEnv } from './sql.js';
@@ -84,11 +86,12 @@ const memberById = compiledOnce((q: Q, orgId: string, userId: string) =>
 /** A member's role and status alone. */
 const standingOf = compiledOnce((q: Q, orgId: string, userId: string) =>
   q
-    .selectFrom('org_users')
-    .select(['role', 'status'])
-    .where('org_id', '=', orgId)
-    .where('user_id', '=', userId)
-    .$narrowType<{ role: OrgRole; status: UserStatus }>(),
+    .selectFrom('org_users as m')
+    .innerJoin('organizations as o', 'o.id', 'm.org_id')
+    .select(['m.role', 'm.status', 'o.plan'])
+    .where('m.org_id', '=', orgId)
+    .where('m.user_id', '=', userId)
+    .$narrowType<{ role: OrgRole; status: UserStatus; plan: Plan }>(),
 );
 
 /** An organization's members, all of them or in one status: the counts its triggers keep (`member_counts`). */
@@ -139,7 +142,8 @@ export function usersStore(q: Q, env: StoreEnv) {
       return r && toUser(r);
     },
     /** A member's role and status in `orgId` alone (what every request asks of its caller), or undefined. */
-    standing: async (orgId: string, userId: string): Promise<Pick<User, 'role' | 'status'> | undefined> => {
+    /** The user's role and status in the organization, and its plan (what a request acts with); undefined if not a member. */
+    standing: async (orgId: string, userId: string): Promise<Standing | undefined> => {
       const [r] = await standingOf(q, orgId, userId);
       return r;
     },

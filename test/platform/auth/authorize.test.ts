@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { baseOf } from '../../helpers/internals.js';
 import {
   AUTH_URL,
   type AuthTestPlatform,
@@ -275,7 +276,7 @@ describe('POST {auth_url}/authorize', () => {
 
   it('lets a user of several organizations pick one; the token acts there', async () => {
     const t = await authorizePlatform();
-    const base = t.platform.base();
+    const base = baseOf(t.platform);
     const other = await base.stores.organizations.get(t.orgId);
     expect(other).toBeDefined();
     const second = await t.call('POST', '/organizations', { body: { name: 'Second Org' } });

@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../../src/platform/index.js';
+import { bootstrap } from '../../../src/platform/operations/bootstrap.js';
 import { type RunningServer, startServer } from '../../../src/platform/server.js';
 import { testDatabase } from '../../helpers/backend.js';
 import { launchChromium } from '../../helpers/browser.js';
+import { baseOf } from '../../helpers/internals.js';
 import { pkce } from './helpers.js';
 
 const PASSWORD = 'a password typed in a browser';
@@ -34,7 +35,7 @@ async function callbackServer(host: string): Promise<Server | undefined> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'plat-browser-'));
   server = await startServer({ ...(await testDatabase(join(dir, 'plat.db'))), port: 0, logger: () => {} });
-  await bootstrap(server.platform.base(), { email: 'owner@acme.test', orgName: 'Acme', password: PASSWORD });
+  await bootstrap(baseOf(server.platform), { email: 'owner@acme.test', orgName: 'Acme', password: PASSWORD });
   callbacks.v4 = await callbackServer('127.0.0.1');
   callbacks.v6 = await callbackServer('::1');
   browser = await launchChromium();
@@ -109,7 +110,7 @@ describe('in a real browser (Chromium, JavaScript off)', () => {
   });
 
   it('accepts an invitation on its page', async () => {
-    const base = server.platform.base();
+    const base = baseOf(server.platform);
     const key = await bootstrap(base, { email: 'admin2@acme.test', orgName: 'Invites', password: PASSWORD });
     const invited = await fetch(`${server.url}/v2/organizations/${key.organizationId}/users`, {
       method: 'POST',

@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { dbRun } from '../../helpers/db.js';
+import { baseOf } from '../../helpers/internals.js';
 import { type AuthTestPlatform, authorizePlatform, tokenRequest, tokensFor, withToken } from './helpers.js';
 
 const UMA = { email: 'uma@acme.test', password: 'uma has a long password' };
@@ -110,10 +111,10 @@ describe('sessions of another organization acting here (X-Org-Id)', () => {
   it('keep their cutoff with the membership: deleting the user from A deletes it', async () => {
     const { t, a, b, uma } = await twoOrgs();
     expect((await t.call('DELETE', `/users/${uma}/sessions`)).status).toBe(200);
-    expect(await t.platform.base().stores.sessions.cutoff(a, uma)).toBeDefined();
+    expect(await baseOf(t.platform).stores.sessions.cutoff(a, uma)).toBeDefined();
     expect((await t.call('DELETE', `/users/${uma}`)).status).toBe(204);
-    expect(await t.platform.base().stores.sessions.cutoff(a, uma)).toBeUndefined();
-    expect(await t.platform.base().stores.sessions.cutoff(b, uma)).toBeUndefined();
+    expect(await baseOf(t.platform).stores.sessions.cutoff(a, uma)).toBeUndefined();
+    expect(await baseOf(t.platform).stores.sessions.cutoff(b, uma)).toBeUndefined();
   });
 
   it('never act in another organization when single sign-on signed them in: the provider vouches for B only', async () => {

@@ -3,9 +3,11 @@ import type { OrgRole } from '../../../src/contract/permissions.js';
 import type { UserStatus } from '../../../src/contract/users.js';
 import { hashPassword, type ScryptCost } from '../../../src/platform/auth/passwords.js';
 import { fixedClock, sequentialIds } from '../../../src/platform/clock.js';
-import { type AuthOptions, bootstrap, createPlatform, type Platform } from '../../../src/platform/index.js';
+import { type AuthOptions, createPlatform, type Platform } from '../../../src/platform/index.js';
+import { bootstrap } from '../../../src/platform/operations/bootstrap.js';
 import { testDatabase } from '../../helpers/backend.js';
 import { conformant } from '../../helpers/conformance.js';
+import { baseOf } from '../../helpers/internals.js';
 import { type CallOptions, type Reply, send } from '../../helpers/platform.js';
 
 export const ORIGIN = 'http://plat.test';
@@ -58,7 +60,7 @@ export async function authorizePlatform(opts: { auth?: AuthOptions } = {}): Prom
     limits: { enabled: false },
     auth: opts.auth,
   });
-  const base = platform.base();
+  const base = baseOf(platform);
   const boot = await bootstrap(base, { orgName: 'Acme', email: OWNER_EMAIL, name: 'Olive Owner' });
   const setPassword = async (userId: string, password: string) =>
     base.stores.users.setPassword(userId, await hashPassword(password, SEED_COST), base.now());

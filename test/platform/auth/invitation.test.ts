@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { baseOf } from '../../helpers/internals.js';
 import { type AuthTestPlatform, authorizePlatform, FormBrowser, formFields, tokensFor } from './helpers.js';
 
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -15,7 +16,7 @@ async function invite(
     key,
   });
   expect(r.status).toBe(201);
-  const mail = (await t.platform.base().stores.outbox.list({ to: email })).at(-1);
+  const mail = (await baseOf(t.platform).stores.outbox.list({ to: email })).at(-1);
   const link = mail?.links[0] as string;
   expect(link).toMatch(/^http:\/\/plat\.test\/v2\/auth\/invitations\/accept\?token=[A-Za-z0-9_-]+$/);
   return { link, userId: r.body.userId };
@@ -55,7 +56,7 @@ describe('the invitation acceptance page', () => {
     expect(user.body).toMatchObject({ status: 'active', emailVerified: true, name: 'Nina N.' });
     const invitations = await t.call('GET', `/organizations/${t.orgId}/invitations`);
     expect(invitations.body.data[0].status).toBe('accepted');
-    const stored = (await t.platform.base().stores.users.accountById(userId))?.passwordHash;
+    const stored = (await baseOf(t.platform).stores.users.accountById(userId))?.passwordHash;
     expect(stored).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$/);
     expect(stored).not.toContain(NEW_PASSWORD);
 

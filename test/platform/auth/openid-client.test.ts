@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as client from 'openid-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bootstrap } from '../../../src/platform/index.js';
+import { bootstrap } from '../../../src/platform/operations/bootstrap.js';
 import { type RunningServer, startServer } from '../../../src/platform/server.js';
 import { testDatabase } from '../../helpers/backend.js';
+import { baseOf } from '../../helpers/internals.js';
 import { FormBrowser, formFields } from './helpers.js';
 
 const PASSWORD = 'an owner password over a socket';
@@ -40,7 +41,7 @@ async function harness(opts: { limits?: boolean } = {}): Promise<Harness> {
     limits: opts.limits === false ? { enabled: false } : undefined,
   });
   open.push({ server, dir });
-  await bootstrap(server.platform.base(), { email: 'owner@acme.test', orgName: 'Acme', password: PASSWORD });
+  await bootstrap(baseOf(server.platform), { email: 'owner@acme.test', orgName: 'Acme', password: PASSWORD });
   return { server, issuer: `${server.url}/v2/auth`, lines, secrets: [PASSWORD] };
 }
 

@@ -9,8 +9,10 @@ import {
 } from '../../../src/platform/auth/passwords.js';
 import { fixedClock, sequentialIds } from '../../../src/platform/clock.js';
 import { PlatformError } from '../../../src/platform/errors.js';
-import { bootstrap, createPlatform } from '../../../src/platform/index.js';
+import { createPlatform } from '../../../src/platform/index.js';
+import { bootstrap } from '../../../src/platform/operations/bootstrap.js';
 import { testDatabase } from '../../helpers/backend.js';
+import { baseOf } from '../../helpers/internals.js';
 
 describe('passwords', () => {
   it('are hashed with scrypt at OWASP cost (N=2^17, r=8, p=1) in PHC form, salted, and verified', async () => {
@@ -55,22 +57,22 @@ describe('bootstrap()', () => {
 
   it('generates the owner a password, returned once, when none is given', async () => {
     const p = await platform();
-    const r = await bootstrap(p.base(), { email: 'admin@localhost' });
+    const r = await bootstrap(baseOf(p), { email: 'admin@localhost' });
     expect(r.password).toMatch(/^[A-Za-z0-9]{24}$/);
-    const stored = (await p.base().stores.users.accountById(r.userId))?.passwordHash as string;
+    const stored = (await baseOf(p).stores.users.accountById(r.userId))?.passwordHash as string;
     expect(await verifyPassword(r.password as string, stored)).toBe(true);
     // A second organization for the same account keeps its password.
-    expect((await bootstrap(p.base(), { email: 'admin@localhost', orgName: 'Two' })).password).toBeNull();
-    expect((await p.base().stores.users.accountById(r.userId))?.passwordHash).toBe(stored);
+    expect((await bootstrap(baseOf(p), { email: 'admin@localhost', orgName: 'Two' })).password).toBeNull();
+    expect((await baseOf(p).stores.users.accountById(r.userId))?.passwordHash).toBe(stored);
   });
 
   it('takes the password given (plat local init --password), at full cost, or refuses a weak one', async () => {
     const p = await platform();
-    const r = await bootstrap(p.base(), { password: 'the chosen init password' });
+    const r = await bootstrap(baseOf(p), { password: 'the chosen init password' });
     expect(r.password).toBeNull();
-    const stored = (await p.base().stores.users.accountById(r.userId))?.passwordHash as string;
+    const stored = (await baseOf(p).stores.users.accountById(r.userId))?.passwordHash as string;
     expect(stored).toMatch(/^\$scrypt\$ln=17,/);
     expect(await verifyPassword('the chosen init password', stored)).toBe(true);
-    await expect(bootstrap((await platform()).base(), { password: 'short' })).rejects.toThrow(PlatformError);
+    await expect(bootstrap(baseOf(await platform()), { password: 'short' })).rejects.toThrow(PlatformError);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { User } from '../../../src/contract/users.js';
 import { samlMetadata } from '../../helpers/idp-documents.js';
+import { baseOf } from '../../helpers/internals.js';
 import {
   AUTH_URL,
   type AuthTestPlatform,
@@ -124,7 +125,7 @@ describe('whom a claim governs, and when (contract §9)', () => {
       new FormBrowser(t.fetch).get(authorizeUrl(AUTH_URL, pkce().challenge, { login_hint: MEMBER.email, ...extra }));
     expect((await hint()).status).toBe(200);
     // Accepted: Beta's identity provider signs them in, and their password is refused…
-    const base = t.platform.base();
+    const base = baseOf(t.platform);
     await base.stores.users.update(beta, { ...((await base.stores.users.get(beta, maxId)) as User), status: 'active' });
     const refused = await passwordSignIn(t, MEMBER);
     expect(refused.status).toBe(403);

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { currentSigningKey } from '../../../src/platform/auth/signing-keys.js';
+import { baseOf } from '../../helpers/internals.js';
 import {
   AUTH_URL,
   type AuthTestPlatform,
@@ -375,7 +376,7 @@ describe('bearer authentication', () => {
   ) {
     const good = await tokensFor(t);
     const claims = { ...decodeJwt(good.access_token), ...change.claims };
-    const key = await currentSigningKey(t.platform.base());
+    const key = await currentSigningKey(baseOf(t.platform));
     const signingKey =
       change.key === 'foreign' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey : key.privateKey;
     return new SignJWT(claims)
@@ -390,7 +391,7 @@ describe('bearer authentication', () => {
     const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const header = JSON.parse(Buffer.from(h, 'base64url').toString());
     const none = `${b64({ ...header, alg: 'none' })}.${p}.`;
-    const key = await currentSigningKey(t.platform.base());
+    const key = await currentSigningKey(baseOf(t.platform));
     const pem = key.publicKey.export({ type: 'spki', format: 'pem' });
     const hs256 = await new SignJWT(decodeJwt(good.access_token))
       .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: key.kid })
@@ -463,7 +464,7 @@ describe('bearer authentication', () => {
       body: { name: 'Nope' },
     });
     expect(write.status).toBe(403);
-    const other = t.platform.base();
+    const other = baseOf(t.platform);
     const stranger = other.ids('organization');
     const notMine = await t.call('GET', '/auth/whoami', withToken(narrow.access_token, { 'X-Org-Id': stranger }));
     expect(notMine.status).toBe(403);
@@ -473,7 +474,7 @@ describe('bearer authentication', () => {
     const t = await authorizePlatform();
     const tokens = await tokensFor(t);
     const sid = decodeJwt(tokens.access_token).sid as string;
-    const lastActive = async () => (await t.platform.base().stores.sessions.byId(sid))?.lastActive;
+    const lastActive = async () => (await baseOf(t.platform).stores.sessions.byId(sid))?.lastActive;
     expect(await lastActive()).toBe('2026-01-01T00:00:00.000Z');
     t.clock.advance(59_000);
     await whoamiStatus(t, tokens.access_token);

@@ -1,3 +1,4 @@
+import { baseOf } from '../../helpers/internals.js';
 import { type Reply, send, type TestPlatform, testPlatform } from '../../helpers/platform.js';
 
 /** A test platform with limits on, buckets in memory, on the fixed clock. */
@@ -7,7 +8,7 @@ export function limitedPlatform(opts: Parameters<typeof testPlatform>[0] = {}): 
 
 /** Sets an organization's plan through the store, spending nothing. */
 export async function setPlan(t: TestPlatform, plan: 'free' | 'pro' | 'enterprise', orgId = t.orgId): Promise<void> {
-  const stores = t.platform.base().stores;
+  const stores = baseOf(t.platform).stores;
   const org = await stores.organizations.get(orgId);
   if (!org) throw new Error(`no organization ${orgId}`);
   await stores.organizations.update({ ...org, plan });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PLAN_LIMITS } from '../../../src/contract/limits.js';
+import { baseOf } from '../../helpers/internals.js';
 import { bearer, createSession, sessionBearer } from '../../helpers/sessions.js';
 import { limitedPlatform, limitsOf, setPlan, T0S } from './helpers.js';
 
@@ -89,14 +90,14 @@ describe('rate limits by plan', () => {
     expect(limitsOf(await t.call('GET', '/organizations')).remaining).toBe(9);
     const o = await t.otherOrg();
     const elsewhere = await createSession(t, t.ownerId, { orgId: o.orgId });
-    await t.platform.base().stores.users.insertMembership({
+    await baseOf(t.platform).stores.users.insertMembership({
       orgId: o.orgId,
       userId: t.ownerId,
       email: 'owner@acme.test',
       name: null,
       role: 'member',
       status: 'active',
-      now: t.platform.base().now(),
+      now: baseOf(t.platform).now(),
     });
     // Same user, another organization (on enterprise): another bucket, that organization's plan.
     const there = await t.call('GET', '/organizations', bearer(elsewhere));

@@ -30,7 +30,7 @@ function store(path: string): BucketStore {
   return s;
 }
 async function takeOne(s: BucketStore, key: string, now = T0): Promise<boolean> {
-  return (await s.take(key, PLAN_LIMITS.free, now)).allowed;
+  return (await s.claim(key, PLAN_LIMITS.free, now, 1)).granted === 1;
 }
 
 describe('the SQLite bucket store', () => {

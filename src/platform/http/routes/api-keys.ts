@@ -4,10 +4,7 @@ import { bind } from '../route.js';
 
 export const apiKeysRoutes = bind(apiKeys, {
   list: (ctx, { params, query }) => listApiKeys(ctx, params.orgId, query),
-  create: {
-    handler: (ctx, { params, body }) => createApiKey(ctx, params.orgId, body),
-    location: (key) => `/api-keys/${key.id}`,
-  },
+  create: (ctx, { params, body }) => createApiKey(ctx, params.orgId, body),
   get: (ctx, { params }) => getApiKey(ctx, params.keyId),
   revoke: (ctx, { params }) => revokeApiKey(ctx, params.keyId),
 });

@@ -11,10 +11,7 @@ import { bind } from '../route.js';
 
 export const environmentsRoutes = bind(environments, {
   list: (ctx, { params }) => listEnvironments(ctx, params.projectId),
-  create: {
-    handler: (ctx, { params, body }) => createEnvironment(ctx, params.projectId, body),
-    location: (e) => `/projects/${e.projectId}/environments/${e.name}`,
-  },
+  create: (ctx, { params, body }) => createEnvironment(ctx, params.projectId, body),
   promote: (ctx, { params, body }) => promoteEnvironment(ctx, params.projectId, body),
   get: (ctx, { params }) => getEnvironment(ctx, params.projectId, params.name),
   update: (ctx, { params, body }) => updateEnvironment(ctx, params.projectId, params.name, body),

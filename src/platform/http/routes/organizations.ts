@@ -9,10 +9,7 @@ import { bind } from '../route.js';
 
 export const organizationRoutes = bind(organizations, {
   list: (ctx) => listOrganizations(ctx),
-  create: {
-    handler: (ctx, { body }) => createOrganization(ctx, body),
-    location: (org) => `/organizations/${org.id}`,
-  },
+  create: (ctx, { body }) => createOrganization(ctx, body),
   get: (ctx, { params }) => getOrganization(ctx, params.orgId),
   update: (ctx, { params, body }) => updateOrganization(ctx, params.orgId, body),
 });

@@ -11,10 +11,7 @@ import { bind } from '../route.js';
 
 export const projectsRoutes = bind(projects, {
   list: (ctx, { params, query }) => listProjects(ctx, params.orgId, query),
-  create: {
-    handler: (ctx, { params, body }) => createProject(ctx, params.orgId, body),
-    location: (p) => `/projects/${p.id}`,
-  },
+  create: (ctx, { params, body }) => createProject(ctx, params.orgId, body),
   get: (ctx, { params }) => getProject(ctx, params.projectId),
   update: (ctx, { params, body }) => updateProject(ctx, params.projectId, body),
   delete: (ctx, { params }) => deleteProject(ctx, params.projectId),

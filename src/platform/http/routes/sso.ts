@@ -15,10 +15,7 @@ export const ssoRoutes = bind(sso, {
   put: (ctx, { params, body }) => putSso(ctx, params.orgId, body),
   serviceProvider: (ctx, { params }) => ssoServiceProvider(ctx, params.orgId),
   refresh: (ctx, { params }) => refreshSso(ctx, params.orgId),
-  startTest: {
-    handler: (ctx, { params }) => startSsoTest(ctx, params.orgId),
-    location: (t) => `/organizations/${t.organizationId}/sso/tests/${t.id}`,
-  },
+  startTest: (ctx, { params }) => startSsoTest(ctx, params.orgId),
   getTest: (ctx, { params }) => getSsoTest(ctx, params.orgId, params.testId),
   delete: (ctx, { params }) => deleteSso(ctx, params.orgId),
 });

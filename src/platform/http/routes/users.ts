@@ -12,8 +12,5 @@ export const userRoutes = bind(users, {
   suspend: (ctx, { params }) => suspendUser(ctx, params.userId),
   unsuspend: (ctx, { params }) => unsuspendUser(ctx, params.userId),
   delete: (ctx, { params }) => deleteUser(ctx, params.userId),
-  invite: {
-    handler: (ctx, { params, body }) => createInvitation(ctx, params.orgId, body),
-    location: (inv) => `/invitations/${inv.id}`,
-  },
+  invite: (ctx, { params, body }) => createInvitation(ctx, params.orgId, body),
 });

@@ -1,0 +1,96 @@
+// The pipeline's rate-limit step (docs/rate-limits.md): which bucket a request spends, by the policy its endpoint
+// declares, and the answers and headers that follow.
+import type { LimitPolicy } from '../../contract/endpoint.js';
+import { ANONYMOUS_LIMIT, AUTH_ENDPOINT_LIMITS, PLAN_LIMITS, type RateLimitInfo } from '../../contract/limits.js';
+import type { OAuthErrorBody } from '../../contract/oauth.js';
+import type { Plan } from '../../contract/organizations.js';
+import type { Credential } from '../context.js';
+import { PlatformError } from '../errors.js';
+import { type LimitState, limitHeaders } from '../limits/bucket.js';
+import { clientIdOf } from '../limits/client-id.js';
+import { addressKey, credentialKey } from '../limits/keys.js';
+import type { Limiter } from '../limits/limiter.js';
+import type { Incoming } from './incoming.js';
+import { jsonReply, type Reply, setHeader } from './reply.js';
+
+/** Says when to come back, in the message as in `Retry-After`. */
+function retryIn(state: LimitState): string {
+  return `retry in ${state.retryAfter ?? 1} s`;
+}
+
+/** The `429` of a refused request, with its `Retry-After` and `X-RateLimit-*` headers. */
+export function refused(state: LimitState, message: string): PlatformError {
+  return new PlatformError('rate_limit_exceeded', `${message}; ${retryIn(state)}`, { headers: limitHeaders(state) });
+}
+
+/** Spends a credential's bucket in `orgId`: by the plan, or `whoami`'s own; throws the `429` when it is empty. */
+export async function spendCredential(
+  limiter: Limiter,
+  policy: LimitPolicy | undefined,
+  credential: Credential,
+  orgId: string,
+  plan: Plan,
+  path: string,
+): Promise<LimitState> {
+  const key = credentialKey(credential, orgId);
+  if (policy === 'whoami') {
+    const state = await limiter.spend(`whoami:${key}`, AUTH_ENDPOINT_LIMITS.whoami);
+    if (!state.allowed) throw refused(state, `too many ${path} requests for this credential: ${state.limit} a minute`);
+    return state;
+  }
+  const state = await limiter.spend(key, PLAN_LIMITS[plan]);
+  if (!state.allowed) throw refused(state, `rate limit exceeded: ${state.limit} requests a minute for this credential`);
+  return state;
+}
+
+/**
+ * Charges a missing or invalid credential to the client's address; throws the `429` once the address has no failures
+ * left (a valid credential is never refused for its address's failures).
+ */
+export async function chargeAddress(limiter: Limiter, ip: string): Promise<LimitState> {
+  const state = await limiter.spend(addressKey(ip), ANONYMOUS_LIMIT);
+  if (!state.allowed) throw refused(state, 'too many requests with missing or invalid credentials from this address');
+  return state;
+}
+
+/** The OAuth endpoints answer errors in the RFC 6749 form, a rate limit included (docs/api.md, "Errors"). */
+const OAUTH_FORM = new Set<LimitPolicy>(['token', 'revoke']);
+
+/**
+ * A public endpoint's bucket, spent before its handler runs: the OAuth client's (`token`, `refresh`, `revoke`: HTTP
+ * Basic client id, else `client_id` in the body; a request naming none spends its address's bucket under the same
+ * rule), or the address's failure budget for an identity provider's answer (checked here, charged for a refusal
+ * once answered). A refusal is answered at once: `refusal` is set.
+ */
+export async function publicLimit(
+  limiter: Limiter,
+  policy: LimitPolicy,
+  req: Incoming,
+  ip: string,
+): Promise<{ state: LimitState; refusal?: Reply } | undefined> {
+  if (policy === 'token' || policy === 'refresh' || policy === 'revoke') {
+    const clientId = await clientIdOf(req);
+    const key = clientId === undefined ? `client:${policy}:ip=${ip}` : `client:${policy}:id=${clientId}`;
+    const state = await limiter.spend(key, AUTH_ENDPOINT_LIMITS[policy]);
+    if (state.allowed) return { state };
+    const message = `too many ${req.path} requests for this client: ${state.limit} a minute`;
+    if (!OAUTH_FORM.has(policy)) throw refused(state, message);
+    const body: OAuthErrorBody = { error: 'rate_limit_exceeded', error_description: `${message}; ${retryIn(state)}` };
+    return { state, refusal: jsonReply(429, body, limitHeaders(state)) };
+  }
+  if (policy === 'identity-provider') {
+    const state = await limiter.peek(addressKey(ip), ANONYMOUS_LIMIT);
+    if (!state.allowed) {
+      throw refused(state, 'too many refused sign-ins through an identity provider from this address');
+    }
+    return { state };
+  }
+  return undefined;
+}
+
+/** Puts a bucket's state on an answer: the three `X-RateLimit-*` headers (a `429` carries its `Retry-After` itself). */
+export function showLimits(reply: Reply, state: RateLimitInfo): void {
+  setHeader(reply, 'x-ratelimit-limit', String(state.limit));
+  setHeader(reply, 'x-ratelimit-remaining', String(state.remaining));
+  setHeader(reply, 'x-ratelimit-reset', String(state.reset));
+}

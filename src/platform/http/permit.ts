@@ -1,0 +1,39 @@
+import type { Endpoint } from '../../contract/endpoint.js';
+import {
+  ORG_ROLE_PERMISSIONS,
+  type OrgRole,
+  type Permission,
+  PROJECT_ROLE_PERMISSIONS,
+} from '../../contract/permissions.js';
+import type { Principal } from '../context.js';
+import { forbidden } from '../errors.js';
+
+/** Each organization role's permissions, as sets (checked on every request). */
+const BY_ROLE = Object.fromEntries(
+  Object.entries(ORG_ROLE_PERMISSIONS).map(([role, permissions]) => [role, new Set(permissions)]),
+) as unknown as Record<OrgRole, ReadonlySet<Permission>>;
+
+/** The permissions some project role grants inside its project. */
+const IN_SOME_PROJECT = new Set(Object.values(PROJECT_ROLE_PERMISSIONS).flat());
+
+/**
+ * The pipeline's permission step: throws `403` unless the principal may call the endpoint, as its declaration says
+ * (`access`, `scope`), before anything is read for the request — so a credential without the permission learns
+ * nothing of whether the resource exists. A restricted credential (key permissions, token scopes) must grant the
+ * permission; then, for `organization` endpoints, the organization role must include it; for `project` ones, the
+ * organization role, or else a project role must be able to grant it (the operation reads the caller's role in that
+ * project); `self` endpoints leave the role to the operation (a user's own sessions need none).
+ */
+export function permit(endpoint: Pick<Endpoint, 'access' | 'scope'>, p: Principal): void {
+  const permission = endpoint.access;
+  if (permission === 'authenticated' || permission === 'public') return;
+  if (p.grants && !p.grants.has(permission)) throw required(permission);
+  const scope = endpoint.scope ?? 'organization';
+  if (scope === 'self' || BY_ROLE[p.role].has(permission)) return;
+  if (scope === 'project' && IN_SOME_PROJECT.has(permission)) return;
+  throw required(permission);
+}
+
+function required(permission: Permission) {
+  return forbidden(`this operation requires the ${permission} permission`);
+}

@@ -1,0 +1,260 @@
+// The one request pipeline (docs/architecture.md): every request, whatever carried it — `plat serve`'s node:http
+// listener (server.ts) or the in-process `fetch` (fetch.ts) — takes these steps, once each, in this order:
+//
+//   match → request id → bounds → authenticate → acting organization → rate limit → permission → validate →
+//   operation → encode
+//
+// Everything about an endpoint (path, method, permission and its scope, limit policy, `Location`) is read from its
+// declaration in src/contract/endpoints/; nothing here or in the operations spells it again.
+import * as z from 'zod';
+import { type Endpoint, fillPath, pathNames } from '../../contract/endpoint.js';
+import { openapiDocument } from '../../contract/endpoints/meta.js';
+import { ANONYMOUS_LIMIT } from '../../contract/limits.js';
+import { authenticate, type BearerVerifier } from '../auth/credentials.js';
+import { metadataEndpoint, RFC8414_PATH } from '../auth/discovery.js';
+import type { BaseCtx, Principal } from '../context.js';
+import { notFound, PlatformError } from '../errors.js';
+import type { LimitState } from '../limits/bucket.js';
+import { addressKey } from '../limits/keys.js';
+import type { Limiter } from '../limits/limiter.js';
+import { SecretKeyError } from '../store/secret-box.js';
+import { principalFor, withPrincipal } from './acting.js';
+import { bodyText, type Incoming, MAX_BODY_BYTES, MAX_URL_BYTES, tooLarge } from './incoming.js';
+import { chargeAddress, publicLimit, showLimits, spendCredential } from './limit-step.js';
+import { compileMatcher, type Mounted } from './match.js';
+import { buildOpenApi } from './openapi.js';
+import { PageCall, type RequestLimits } from './page.js';
+import { permit } from './permit.js';
+import { errorReply, jsonReply, REQUEST_ID, type Reply, setHeader } from './reply.js';
+import type { ApiRoute, PublicRoute, RouteDef } from './route.js';
+import { parseBody, parseParams, parseQuery } from './validate.js';
+
+/** What the pipeline needs from the platform a request is for. */
+export interface AppDeps {
+  makeBase(requestId: string): BaseCtx;
+  /** A fresh request id (`req_…`), for a request that did not send a valid one. */
+  requestId(): string;
+  bearer?: BearerVerifier;
+  /** Rate limits (docs/rate-limits.md); none when absent. */
+  limiter?: Limiter;
+  /** Where unexpected errors are reported (never to the client). */
+  logger: (line: string) => void;
+}
+
+/** Answers one request. */
+export type Pipeline = (deps: AppDeps, req: Incoming) => Promise<Reply>;
+
+const pipelines = new WeakMap<readonly RouteDef[], Pipeline>();
+
+/**
+ * The pipeline over a route table, made once: it holds nothing of a platform's own (each request brings its platform's
+ * `AppDeps`), so every platform over the same table shares it.
+ */
+export function pipelineFor(routes: readonly RouteDef[]): Pipeline {
+  let pipeline = pipelines.get(routes);
+  if (!pipeline) {
+    pipeline = createPipeline(routes);
+    pipelines.set(routes, pipeline);
+  }
+  return pipeline;
+}
+
+/**
+ * What a request that failed is answered with: a `PlatformError` as it is, anything else `500 internal_error` (reported
+ * to the logger with its stack, never to the client).
+ */
+export function failureOf(err: unknown, requestId: string, logger: (line: string) => void): PlatformError {
+  if (err instanceof PlatformError) return err;
+  // A secret key problem is the operator's to fix, and its message says how: no stack to read through.
+  const detail = err instanceof SecretKeyError ? err.message : err instanceof Error ? (err.stack ?? err.message) : err;
+  logger(`internal error (request ${requestId}): ${detail}`);
+  return new PlatformError('internal_error', 'internal error');
+}
+
+/** The routes the table does not declare: the OpenAPI document made from it, and RFC 8414's metadata address. */
+function ownRoutes(routes: readonly RouteDef[]): Mounted[] {
+  let openapi: string | undefined;
+  const document: PublicRoute = {
+    ...openapiDocument,
+    kind: 'public',
+    handler: (_ctx, c) => {
+      openapi ??= JSON.stringify(buildOpenApi(routes));
+      return c.body(openapi, 200, { 'Content-Type': 'application/json' });
+    },
+  };
+  const metadata = routes.find((r) => r.operationId === 'getAuthServerMetadata') as PublicRoute;
+  return [
+    { route: document, path: `/v2${document.path}` },
+    // The auth server's metadata where RFC 8414 §3.1 puts it for the issuer `{origin}/v2/auth`: outside /v2.
+    { route: { ...metadata, handler: metadataEndpoint }, path: RFC8414_PATH },
+  ];
+}
+
+/** An API route's `Location` (`/v2/…`) from its result and parameters, as its declaration says. */
+type LocationFn = (result: unknown, params: Record<string, unknown>) => string;
+
+/** Compiles each declared `Location` against the GET it names (a declaration naming no GET fails at once). */
+function locations(routes: readonly RouteDef[]): Map<RouteDef, LocationFn> {
+  const byId = new Map<string, Endpoint>(routes.map((r) => [r.operationId, r]));
+  const out = new Map<RouteDef, LocationFn>();
+  for (const route of routes) {
+    if (!route.location) continue;
+    const target = byId.get(route.location.get);
+    if (!target || target.method !== 'GET') throw new Error(`${route.operationId}: Location names no GET`);
+    const from = route.location.from ?? {};
+    const sources = pathNames(target.path).map((name, _i, all) => {
+      const source = from[name] ?? (all.length === 1 ? 'id' : undefined);
+      if (!source) throw new Error(`${route.operationId}: Location gives no value for {${name}}`);
+      const [root, ...rest] = source.split('.');
+      return root === 'params' ? { params: true, path: rest } : { params: false, path: [root as string, ...rest] };
+    });
+    out.set(route, (result, params) => {
+      const values = sources.map(({ params: fromParams, path }) => {
+        let v: unknown = fromParams ? params : result;
+        for (const key of path) v = (v as Record<string, unknown> | undefined)?.[key];
+        return String(v);
+      });
+      return `/v2${fillPath(target.path, values)}`;
+    });
+  }
+  return out;
+}
+
+const noQuery = z.strictObject({});
+
+function createPipeline(routes: readonly RouteDef[]): Pipeline {
+  const match = compileMatcher([...routes.map((route) => ({ route, path: `/v2${route.path}` })), ...ownRoutes(routes)]);
+  const locationOf = locations(routes);
+
+  /** The steps after the request id: match, bounds, then the route's kind of answer. */
+  const route = async (deps: AppDeps, req: Incoming, requestId: string): Promise<Reply> => {
+    if (req.path.length + (req.query ? req.query.length + 1 : 0) > MAX_URL_BYTES) {
+      throw new PlatformError('invalid_request', `URL too long (limit ${MAX_URL_BYTES / 1024} KiB)`, { status: 414 });
+    }
+    const found = match(req.method, req.path);
+    if (!found) throw new PlatformError('not_found', `no route ${req.method} ${req.path}`);
+    if ('allow' in found) {
+      const allowed = found.allow.join(', ');
+      throw new PlatformError('invalid_request', `method ${req.method} not allowed here; allowed: ${allowed}`, {
+        status: 405,
+        headers: { Allow: allowed },
+      });
+    }
+    // Bounds: a body announced over the limit is refused unread; any other is read here, up to the limit, before
+    // anything else is done for the request (no route reads the body of a GET or HEAD).
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      if (Number(req.header('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+      await req.body();
+    }
+    return found.route.kind === 'api'
+      ? api(found.route, found.params, deps, req, requestId)
+      : page(found.route, found.params, deps, req, requestId);
+  };
+
+  /** An authenticated route: every step of the pipeline. */
+  const api = async (
+    route: ApiRoute,
+    rawParams: Record<string, string>,
+    deps: AppDeps,
+    req: Incoming,
+    requestId: string,
+  ): Promise<Reply> => {
+    const base = deps.makeBase(requestId);
+    const { limiter } = deps;
+    let limits: LimitState | undefined;
+    try {
+      // Authenticate: a missing or invalid credential is charged to the address (429 once it has no failures left).
+      let credential: Awaited<ReturnType<typeof authenticate>>;
+      try {
+        credential = await authenticate(base, req.header, deps.bearer);
+      } catch (err) {
+        if (limiter && err instanceof PlatformError && err.status === 401) {
+          limits = await chargeAddress(limiter, req.peer ?? 'local');
+        }
+        throw err;
+      }
+      // The acting organization: `X-Org-Id`, else the path's, else the credential's own.
+      const header = req.header('x-org-id');
+      if (header === '') throw new PlatformError('invalid_request', 'X-Org-Id is empty: send an organization id');
+      let principal: Principal;
+      try {
+        principal = await principalFor(base, credential, header ?? undefined, rawParams.orgId);
+      } catch (err) {
+        // Still one bucket spent: the credential's own organization's (strangers' organizations open no buckets).
+        if (limiter) {
+          const home = await base.stores.organizations.get(credential.homeOrgId);
+          const plan = home?.plan ?? 'free';
+          limits = await spendCredential(limiter, route.limit, credential, credential.homeOrgId, plan, req.path);
+        }
+        throw err;
+      }
+      if (rawParams.orgId !== undefined && rawParams.orgId !== principal.orgId) throw notFound('organization');
+      if (limiter) {
+        limits = await spendCredential(limiter, route.limit, principal, principal.orgId, principal.plan, req.path);
+      }
+      permit(route, principal);
+      const params = (route.params ? parseParams(rawParams, route.params) : {}) as Record<string, unknown>;
+      const query = parseQuery(new URLSearchParams(req.query), route.query ?? noQuery);
+      const body = route.body ? parseBody(await bodyText(req), req.header('content-type'), route.body) : undefined;
+      const result = await route.handler(withPrincipal(base, principal), { params, query, body } as never);
+      const status = route.status ?? 200;
+      const reply: Reply = status === 204 ? { status, headers: [], body: null } : jsonReply(status, result);
+      const location = locationOf.get(route);
+      if (location) reply.headers.push('location', location(result, params));
+      if (limits) showLimits(reply, limits);
+      return reply;
+    } catch (err) {
+      if (!limits) throw err;
+      const reply = errorReply(failureOf(err, requestId, deps.logger), requestId);
+      showLimits(reply, limits);
+      return reply;
+    }
+  };
+
+  /** A public route: its limit policy, then its handler, which answers itself. */
+  const page = async (
+    route: PublicRoute,
+    params: Record<string, string>,
+    deps: AppDeps,
+    req: Incoming,
+    requestId: string,
+  ): Promise<Reply> => {
+    const { limiter } = deps;
+    const ip = req.peer ?? 'local';
+    const handle: RequestLimits | undefined = limiter && { limiter, ip };
+    let spent: LimitState | undefined;
+    if (limiter && route.limit && route.limit !== 'none') {
+      const step = await publicLimit(limiter, route.limit, req, ip);
+      if (step?.refusal) return step.refusal;
+      spent = step?.state;
+    }
+    const call = new PageCall(req, params, handle);
+    let reply: Reply;
+    try {
+      reply = call.finish(await route.handler(deps.makeBase(requestId), call));
+    } catch (err) {
+      if (!spent && !handle?.state) throw err;
+      reply = errorReply(failureOf(err, requestId, deps.logger), requestId);
+    }
+    // An identity provider's answer that was refused spends the address's failure budget.
+    if (handle && route.limit === 'identity-provider' && reply.status >= 400) {
+      spent = await handle.limiter.spend(addressKey(ip), ANONYMOUS_LIMIT);
+    }
+    const shown = route.limit === 'identity-provider' ? spent : (spent ?? handle?.state);
+    if (shown) showLimits(reply, shown);
+    return reply;
+  };
+
+  return async (deps, req) => {
+    const sent = req.header('x-request-id');
+    const requestId = sent !== null && REQUEST_ID.test(sent) ? sent : deps.requestId();
+    let reply: Reply;
+    try {
+      reply = await route(deps, req, requestId);
+    } catch (err) {
+      reply = errorReply(failureOf(err, requestId, deps.logger), requestId);
+    }
+    setHeader(reply, 'x-request-id', requestId);
+    return reply;
+  };
+}
