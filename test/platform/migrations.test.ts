@@ -15,9 +15,10 @@ import { secretBox } from '../../src/platform/store/secret-box.js';
  */
 const RELEASED: Record<string, { release: string; sha256: string }> = {
   '0001_initial.ts': { release: '0.1.0', sha256: 'bad61192a04bf32413fe87c3d49db2dbab83df29cbf44c1e196757a8869749ea' },
+  // Its SQL as 0.2.0 shipped it again: a trigger had been written into it after the release (now migration 8).
   '0002_event_projects.ts': {
     release: '0.2.0',
-    sha256: 'c21219339a3d27cf0b94503691496561a5499865eb6114bb0d0dbfc9ae5b7e72',
+    sha256: 'e6e51d5703cb9c194d39b23dd5fcca27100c2bd434ece31b10c9b02487cd45da',
   },
   '0004_sso_sign_in.ts': {
     release: '0.2.0',

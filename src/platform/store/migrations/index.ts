@@ -5,6 +5,7 @@ import { migration as ssoSignIn } from './0004_sso_sign_in.js';
 import { migration as outboxDelivery } from './0005_outbox_delivery.js';
 import { migration as memberIndexes } from './0006_member_indexes.js';
 import { migration as memberCounts } from './0007_member_counts.js';
+import { migration as eventProjectsTrigger } from './0008_event_projects_trigger.js';
 import type { Migration } from './migration.js';
 
 export type { Migration, MigrationEnv } from './migration.js';
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = [
   outboxDelivery,
   memberIndexes,
   memberCounts,
+  eventProjectsTrigger,
 ];
 
 /** The schema version this code reads and writes. */
