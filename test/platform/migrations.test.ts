@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DatabaseTooNewError, keyRecordOf, openDatabase } from '../../src/platform/store/db.js';
-import { MIGRATIONS, type Migration, SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
+import { PG_MIGRATIONS, SCHEMA_VERSION, SQLITE_MIGRATIONS } from '../../src/platform/store/migrations/index.js';
 import { secretBox } from '../../src/platform/store/secret-box.js';
 
 /**
@@ -23,13 +23,16 @@ const RELEASES = ['0.1.0', '0.2.0'];
  * say why. The list itself is held against the fixtures: each migration a release ran, and no other, is here.
  */
 const RELEASED: Record<string, { release: string; sha256: string }> = {
-  '0001_initial.ts': { release: '0.1.0', sha256: 'bad61192a04bf32413fe87c3d49db2dbab83df29cbf44c1e196757a8869749ea' },
+  '0001_initial.sqlite.ts': {
+    release: '0.1.0',
+    sha256: 'bad61192a04bf32413fe87c3d49db2dbab83df29cbf44c1e196757a8869749ea',
+  },
   // Its SQL as 0.2.0 shipped it again: a trigger had been written into it after the release (now migration 8).
-  '0002_event_projects.ts': {
+  '0002_event_projects.sqlite.ts': {
     release: '0.2.0',
     sha256: 'e6e51d5703cb9c194d39b23dd5fcca27100c2bd434ece31b10c9b02487cd45da',
   },
-  '0003_seal_secrets.ts': {
+  '0003_seal_secrets.sqlite.ts': {
     release: '0.2.0',
     sha256: 'e028dda926226b75e3f1038ad215731c361fb9981ab7fc72a73afedd4bc4beb2',
   },
@@ -55,8 +58,9 @@ function releaseDb(release: string): string {
   return path;
 }
 
-/** The file a migration is in. */
-const fileOf = (m: Migration) => `${String(m.version).padStart(4, '0')}_${m.name}.ts`;
+/** The file a migration is in, by its id, name and dialect. */
+const fileOf = (m: { version: number; name: string }, dialect = 'sqlite') =>
+  `${String(m.version).padStart(4, '0')}_${m.name}.${dialect}.ts`;
 
 /**
  * What a database holds of its schema: every table, index, trigger and view by type and name, its SQL with each run
@@ -85,7 +89,7 @@ function migratedTo(version: number): string {
   const path = tempDb();
   const db = new Database(path);
   try {
-    for (const m of MIGRATIONS.filter((m) => m.version <= version)) {
+    for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= version)) {
       db.transaction(() => {
         db.exec(m.sql);
         m.after?.(db, envOf(db));
@@ -99,13 +103,28 @@ function migratedTo(version: number): string {
 }
 
 describe('migrations', () => {
-  it('are numbered 1..N without gaps, one file each, named after the migration', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
-    expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
+  it('are numbered 1..N without gaps on SQLite, one file each, named after the migration', () => {
+    expect(SQLITE_MIGRATIONS.map((m) => m.version)).toEqual(SQLITE_MIGRATIONS.map((_, i) => i + 1));
+    expect(SCHEMA_VERSION).toBe(SQLITE_MIGRATIONS.length);
+  });
+
+  it('on PostgreSQL, begin at its baseline (7) and from there have every id SQLite has, of the same name', () => {
+    // Ids before the baseline are older than PostgreSQL's support; after it, a change has a file for each dialect.
+    expect(PG_MIGRATIONS.map((m) => m.version)).toEqual(
+      SQLITE_MIGRATIONS.filter((m) => m.version >= 7).map((m) => m.version),
+    );
+    for (const pg of PG_MIGRATIONS) expect(pg.name).toBe(SQLITE_MIGRATIONS[pg.version - 1]?.name);
+  });
+
+  it('are the files of the folder, one a dialect for each id that dialect runs, side by side', () => {
     const files = readdirSync(new URL('../../src/platform/store/migrations/', import.meta.url))
       .filter((f) => f !== 'index.ts' && f !== 'migration.ts')
       .sort();
-    expect(files).toEqual(MIGRATIONS.map((m) => `${String(m.version).padStart(4, '0')}_${m.name}.ts`));
+    const expected = [
+      ...SQLITE_MIGRATIONS.map((m) => fileOf(m)),
+      ...PG_MIGRATIONS.map((m) => fileOf(m, 'postgres')),
+    ].sort();
+    expect(files).toEqual(expected);
   });
 
   it('are frozen once released: each released file is as it shipped', () => {
@@ -120,7 +139,7 @@ describe('migrations', () => {
     const ran: Record<string, string> = {};
     for (const release of RELEASES) {
       const { version } = schemaOf(releaseDb(release));
-      for (const m of MIGRATIONS.filter((m) => m.version <= version)) ran[fileOf(m)] ??= release;
+      for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= version)) ran[fileOf(m)] ??= release;
     }
     const pinned = Object.fromEntries(Object.entries(RELEASED).map(([file, { release }]) => [file, release]));
     expect(pinned).toEqual(ran);
