@@ -5,7 +5,8 @@
 //   node scripts/make-upgrade-fixture.mjs /tmp/plat-0.1.0/bin/plat.js test/fixtures/upgrade/0.1.0
 //
 // It drives the release only through what any release offers — the CLI and the HTTP API — so the same script makes
-// the fixture of every later release. The fixture holds test secrets (API keys, a refresh token, a password) in
+// the fixture of every later release. Run it once, with the release itself, and never again: the fixture pins the
+// migrations that release ran (test/platform/migrations.test.ts), which a database made by later code cannot. The fixture holds test secrets (API keys, a refresh token, a password) in
 // clear on purpose: the test must present them to prove that they still work.
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';

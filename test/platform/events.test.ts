@@ -225,8 +225,8 @@ describe('GET /organizations/{orgId}/events', () => {
       `organization.created ${t.orgId}`,
     ]);
     expect(both.status).toBe(201);
-    // An event logged by a plain INSERT — as a plat from before migration 2, still running against the upgraded
-    // file, logs it — is left out too.
+    // An event logged by a plain INSERT, as SQL beside the store would log it, is left out too: the trigger of
+    // migration 8 links it.
     await dbRun(
       t.platform,
       `INSERT INTO events (id, org_id, type, actor_type, actor_id, target_type, target_id, data, created_at)

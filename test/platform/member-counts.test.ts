@@ -6,8 +6,8 @@ import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 import { FormBrowser, formFields } from './auth/helpers.js';
 
 // The users list answers `total` from `member_counts`, which triggers on `org_users` keep in the transaction of each
-// change (store/migrations/0007_member_counts.ts; PostgreSQL: pg-migrations/0001_initial.ts): it must stay right
-// however the members change — through the API, by a cascade, in a rolled-back savepoint, or by SQL beside the store.
+// change (store/migrations/0007_member_counts.sqlite.ts and .postgres.ts): it must stay right however the members
+// change — through the API, by a cascade, in a rolled-back savepoint, or by SQL beside the store.
 
 type Totals = { all: number; active: number; pending: number; suspended: number };
 

@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/platform/store/db.js';
-import { PG_SCHEMA_VERSION } from '../../src/platform/store/pg-migrations/index.js';
+import { SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
 import { type OpenPostgres, openPostgres, PostgresTooNewError } from '../../src/platform/store/postgres.js';
 import type { SecretKeySource } from '../../src/platform/store/secret-box.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -80,6 +81,38 @@ describe('the PostgreSQL schema and its migrations', () => {
       await client.end();
     }
   };
+
+  /**
+   * The schema of the database at `url` as PostgreSQL describes it — columns, constraints, indexes, triggers and the
+   * platform's functions (not those of extensions) — each as PostgreSQL writes it back, whatever text created it.
+   */
+  const schemaOf = async (url: string) => ({
+    columns: await query(
+      url,
+      `SELECT table_name, column_name, data_type, is_nullable, column_default, is_identity, collation_name
+       FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY table_name, column_name`,
+    ),
+    constraints: await query(
+      url,
+      `SELECT conrelid::regclass::text AS of, conname, pg_get_constraintdef(oid) AS def FROM pg_constraint
+       WHERE connamespace = current_schema()::regnamespace ORDER BY 1, 2`,
+    ),
+    indexes: await query(
+      url,
+      'SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname',
+    ),
+    triggers: await query(
+      url,
+      'SELECT tgname, pg_get_triggerdef(oid) AS def FROM pg_trigger WHERE NOT tgisinternal ORDER BY tgname',
+    ),
+    functions: await query(
+      url,
+      `SELECT proname, pg_get_functiondef(p.oid) AS def FROM pg_proc p
+       WHERE pronamespace = current_schema()::regnamespace
+         AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')
+       ORDER BY proname`,
+    ),
+  });
 
   beforeAll(async () => {
     server = await startPostgres();
@@ -176,7 +209,7 @@ describe('the PostgreSQL schema and its migrations', () => {
     await open(url);
     const meta = await query<{ key: string; value: string }>(url, 'SELECT key, value FROM meta');
     expect(meta).toEqual([{ key: 'cursor_secret', value: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
-    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: PG_SCHEMA_VERSION }]);
+    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
   });
 
   it('records the id of a key given in the environment at once; a server with another key is refused', async () => {
@@ -200,7 +233,7 @@ describe('the PostgreSQL schema and its migrations', () => {
     const [a, b] = await Promise.all([open(url), open(url)]);
     expect(a?.sql.dialect).toBe('postgres');
     expect(b?.sql.dialect).toBe('postgres');
-    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: PG_SCHEMA_VERSION }]);
+    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
     const secrets = await query<{ value: string }>(url, "SELECT value FROM meta WHERE key = 'cursor_secret'");
     expect(secrets).toHaveLength(1);
     // A third, later, finds nothing to do.
@@ -208,10 +241,33 @@ describe('the PostgreSQL schema and its migrations', () => {
     expect(await query(url, "SELECT value FROM meta WHERE key = 'cursor_secret'")).toEqual(secrets);
   });
 
+  it('opens a database of its earlier numbering (schema_version 1, never released) as version 8, the same schema', async () => {
+    // Made by plat before both dialects shared one numbering, when PostgreSQL's migration 1 made what ids 1 to 8 make
+    // now; restored from its dump (test/fixtures/postgres/schema-version-1.sql says how it was made).
+    const url = await freshDatabase();
+    await query(url, readFileSync(new URL('../fixtures/postgres/schema-version-1.sql', import.meta.url), 'utf8'));
+    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: 1 }]);
+    const meta = await query(url, 'SELECT key, value FROM meta ORDER BY key');
+    expect(meta).toEqual([{ key: 'cursor_secret', value: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    await open(url);
+    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
+    expect(await query(url, 'SELECT key, value FROM meta ORDER BY key')).toEqual(meta);
+    const fresh = await freshDatabase();
+    await open(fresh);
+    const [upgraded, made] = [await schemaOf(url), await schemaOf(fresh)];
+    expect(made.triggers.length).toBeGreaterThan(3);
+    expect(made.functions.length).toBeGreaterThan(4);
+    expect(upgraded).toEqual(made);
+    // Opened again, it is as it was.
+    await open(url);
+    expect(await schemaOf(url)).toEqual(made);
+    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
+  });
+
   it('refuses a database of a newer schema, and changes nothing in it', async () => {
     const url = await freshDatabase();
     await query(url, 'CREATE TABLE schema_version (version integer NOT NULL)');
-    await query(url, 'INSERT INTO schema_version (version) VALUES ($1)', [PG_SCHEMA_VERSION + 1]);
+    await query(url, 'INSERT INTO schema_version (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
     const error = await openPostgres(url, MEMORY).then(
       () => undefined,
       (err: unknown) => err,
@@ -219,12 +275,12 @@ describe('the PostgreSQL schema and its migrations', () => {
     expect(error).toBeInstanceOf(PostgresTooNewError);
     expect((error as Error).message).toBe(
       `the PostgreSQL database plat_schema_${databases} at 127.0.0.1:${server.port} was written by a newer version ` +
-        `of plat (schema version ${PG_SCHEMA_VERSION + 1}; this one knows up to ${PG_SCHEMA_VERSION}): upgrade plat ` +
+        `of plat (schema version ${SCHEMA_VERSION + 1}; this one knows up to ${SCHEMA_VERSION}): upgrade plat ` +
         'to use it. Nothing was changed.',
     );
     const tables = await query(url, 'SELECT tablename FROM pg_tables WHERE schemaname = current_schema()');
     expect(tables).toEqual([{ tablename: 'schema_version' }]);
-    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: PG_SCHEMA_VERSION + 1 }]);
+    expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION + 1 }]);
     expect(await query(url, "SELECT proname FROM pg_proc WHERE proname = 'plat_lower'")).toEqual([]);
   });
 

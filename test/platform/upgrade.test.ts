@@ -15,7 +15,9 @@ import { FormBrowser, formFields } from './auth/helpers.js';
 /**
  * Databases written by released versions of plat (made by scripts/make-upgrade-fixture.mjs with that release), opened
  * by this one: everything the release answered is still answered, every credential it issued still works, and the
- * upgraded database takes writes. One block per released schema version.
+ * upgraded database takes writes. One block per released schema version. A fixture is made once, by its release, and
+ * never again: made by later code it would hold what that code writes, and hide what the release's databases lack
+ * (0.2.0's was remade twice after the release, and hid that those had no trigger linking events to projects).
  */
 const RELEASES = ['0.1.0', '0.2.0'];
 
@@ -163,6 +165,24 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(other.map((e: any) => e.type).sort()).toEqual(['project.archived', 'project.created']);
     const seen = (await call('GET', `${org}/events?limit=100`, {}, m.restrictedKey)).body.data as { id: string }[];
     expect(seen.map((e) => e.id)).toEqual(all.filter((e) => !other.includes(e)).map((e) => e.id));
+  });
+
+  it('shows the restricted key no event logged since about another project, and those about its own', async () => {
+    // What migration 8 is for: 0.2.0's migration 2 had no trigger (0.2.0 linked each event to its projects itself),
+    // and an event linked to no project is within every key's reach.
+    const outside = await call('POST', `${org}/projects`, { body: { name: 'Out Of Reach' } });
+    expect(outside.status).toBe(201);
+    const inside = await call('PATCH', `/projects/${m.projectId}/environments/preview`, {
+      body: { config: { B: '2' } },
+    });
+    expect(inside.status).toBe(200);
+    const all = (await call('GET', `${org}/events?limit=100`)).body.data as { id: string; type: string; data: any }[];
+    const created = all.find((e) => e.type === 'project.created' && e.data.slug === 'out-of-reach');
+    const updated = all.find((e) => e.type === 'environment.updated' && e.data.set?.includes('B'));
+    expect(created && updated).toBeTruthy();
+    const seen = (await call('GET', `${org}/events?limit=100`, {}, m.restrictedKey)).body.data as { id: string }[];
+    expect(seen.map((e) => e.id)).toContain(updated?.id);
+    expect(seen.map((e) => e.id)).not.toContain(created?.id);
   });
 
   it("keeps the release's session: its refresh token rotates, and the new access token works", async () => {

@@ -1,4 +1,4 @@
-import { MIGRATIONS, type MigrationEnv, SCHEMA_VERSION } from './migrations/index.js';
+import { type MigrationEnv, SCHEMA_VERSION, SQLITE_MIGRATIONS } from './migrations/index.js';
 import { type KeyRecord, type SecretBox, type SecretKeySource, secretBox } from './secret-box.js';
 import { type Db, openSqlite } from './sqlite.js';
 
@@ -79,7 +79,7 @@ function migrate(db: Db, env: MigrationEnv, path: string): void {
   const busy = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma(`busy_timeout = ${MIGRATION_BUSY_MS}`);
   try {
-    for (const migration of MIGRATIONS) {
+    for (const migration of SQLITE_MIGRATIONS) {
       db.transaction(() => {
         // Re-read inside the write lock: another process may have migrated meanwhile (or a newer plat, since).
         const now = versionOf(db);

@@ -4,7 +4,7 @@ import type { Dialect } from './sql.js';
 /**
  * The few things the stores write differently on SQLite and PostgreSQL, in one place; everything else is one SQL text
  * both accept. Text is compared as SQLite compares it on both: by its bytes (PostgreSQL's columns are all
- * `COLLATE "C"`, see pg-migrations/0001_initial.ts).
+ * `COLLATE "C"`, see migrations/0007_member_counts.postgres.ts).
  */
 
 /**

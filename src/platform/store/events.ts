@@ -34,7 +34,7 @@ export function eventsStore(q: Q, env: StoreEnv) {
   const { dialect } = env.sql;
   return {
     /**
-     * Logs an event, inside the write's own transaction; a trigger records the projects it is about (migration 2),
+     * Logs an event, inside the write's own transaction; a trigger records the projects it is about (migration 8),
      * which `list` reads to leave out what a restricted key may not see.
      */
     insert: async (e: Event): Promise<void> => {

@@ -10,7 +10,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import pg from 'pg';
-import { type MigrationEnv, PG_MIGRATIONS, PG_SCHEMA_VERSION } from './pg-migrations/index.js';
+import { type MigrationEnv, PG_EARLIER_NUMBERING, PG_MIGRATIONS, SCHEMA_VERSION } from './migrations/index.js';
 import type { Tables } from './schema.js';
 import { type KeyRecord, type SecretBox, type SecretKeySource, secretBox } from './secret-box.js';
 import { inSavepoint, type Q, runTransaction, type SqlDb } from './sql.js';
@@ -78,7 +78,7 @@ export class PostgresTooNewError extends Error {
   ) {
     super(
       `${where} was written by a newer version of plat (schema version ${found}; this one knows up to ` +
-        `${PG_SCHEMA_VERSION}): upgrade plat to use it. Nothing was changed.`,
+        `${SCHEMA_VERSION}): upgrade plat to use it. Nothing was changed.`,
     );
     this.name = 'DatabaseTooNewError';
   }
@@ -98,25 +98,26 @@ function describe(url: string): string {
 /**
  * Applies every migration above `schema_version` in one transaction, under the advisory lock that makes servers
  * starting together wait for each other; the version is read after the lock is held, so each finds what the one
- * before did. Refuses (rolling back, so changing nothing) a database of a newer schema.
+ * before did. A version of PostgreSQL's earlier numbering is read as the id of the same schema, and recorded so.
+ * Refuses (rolling back, so changing nothing) a database of a newer schema.
  */
 async function migrate(q: Kysely<Tables>, env: MigrationEnv, record: PgKeyRecord, where: string): Promise<void> {
   await q.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${sql.raw(String(MIGRATION_LOCK))})`.execute(trx);
-    const found = await versionOf(trx);
-    if (found > PG_SCHEMA_VERSION) throw new PostgresTooNewError(where, found);
+    const recorded = await versionOf(trx);
+    const found = PG_EARLIER_NUMBERING[recorded] ?? recorded;
+    if (found > SCHEMA_VERSION) throw new PostgresTooNewError(where, found);
     if (found > 0) await record.load(trx);
-    if (found === PG_SCHEMA_VERSION) return;
     for (const migration of PG_MIGRATIONS) {
       if (migration.version <= found) continue;
       await sql.raw(migration.sql).execute(trx);
       await migration.after?.(trx, env);
     }
-    if (found === 0) {
+    if (recorded === 0) {
       await sql`CREATE TABLE schema_version (version integer NOT NULL)`.execute(trx);
-      await sql`INSERT INTO schema_version (version) VALUES (${PG_SCHEMA_VERSION})`.execute(trx);
-    } else {
-      await sql`UPDATE schema_version SET version = ${PG_SCHEMA_VERSION}`.execute(trx);
+      await sql`INSERT INTO schema_version (version) VALUES (${SCHEMA_VERSION})`.execute(trx);
+    } else if (recorded !== SCHEMA_VERSION) {
+      await sql`UPDATE schema_version SET version = ${SCHEMA_VERSION}`.execute(trx);
     }
   });
 }

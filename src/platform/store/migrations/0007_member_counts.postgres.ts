@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { PgMigration } from './migration.js';
 
 /**
- * Migration 1 on PostgreSQL: the whole schema of SQLite's migrations 1 to 7 at once, with the same tables, columns and
- * values (text for ids, ISO timestamps and JSON; integer 0/1 for flags; integers for counts), so that the stores run
- * the same queries on both. Text compares and sorts as SQLite's does whatever the database's locale:
+ * Migration 7 on PostgreSQL, its baseline: the whole schema that SQLite's migrations 1 to 7 make, at once (PostgreSQL
+ * came after 0.2.0, so no database of it ever had an earlier one: ids 1 to 6 have no PostgreSQL file, and a new
+ * database goes from nothing to 7 here, then on). The same tables, columns and values as SQLite's (text for ids, ISO
+ * timestamps and JSON; integer 0/1 for flags; integers for counts), so that the stores run the same queries on both.
+ * Text compares and sorts as SQLite's does whatever the database's locale:
  * - every text column is `COLLATE "C"`: by its bytes, as SQLite's default BINARY collation (a database created with
  *   a linguistic locale would otherwise sort mixed-case ids, names and slugs in another order);
  * - SQLite's `COLLATE NOCASE` (ASCII letters fold, nothing else) is `lower(…)` under "C", which folds ASCII letters
@@ -15,16 +17,15 @@ import type { PgMigration } from './migration.js';
  *   registers (store/db.ts);
  * - the trigram FTS5 table `org_users_search` is two trigram indexes (pg_trgm) on the lower-cased name and e-mail,
  *   for `plat_lower(…) LIKE '%…%'`: kept by the database itself, so the users store has no upkeep to do here;
- * - the trigger that fills `event_projects` is a PL/pgSQL function reading `data` as jsonb, and those that keep
- *   `member_counts` are PL/pgSQL too, counting once a statement (SQLite's, once a row);
+ * - the triggers that keep `member_counts` are PL/pgSQL, counting once a statement (SQLite's, once a row);
  * - the `rowid` that orders environments and mails of the same millisecond in the order they were written is a
  *   column of its own (an identity) in those two tables, under SQLite's name, so `ORDER BY rowid` reads the same;
  * - `buckets` holds the rate-limit buckets, which SQLite keeps in a file of their own (store/limits.ts).
- * Frozen once released: change the schema with a new migration.
+ * Frozen once released: change the schema with a new migration, a file for each dialect.
  */
 export const migration: PgMigration = {
-  version: 1,
-  name: 'initial',
+  version: 7,
+  name: 'member_counts',
   sql: `
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 
@@ -278,29 +279,6 @@ CREATE TABLE event_projects (
   project_id text COLLATE "C" NOT NULL,
   PRIMARY KEY (event_id, project_id)
 );
--- Which projects an event is about (SQLite's migration 2): the project it targets, the projectId of its data and each
--- of its projectIds, whatever writes the event.
-CREATE FUNCTION event_projects_of_event() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-  d jsonb := new.data::jsonb;
-BEGIN
-  IF new.target_type = 'project' AND new.target_id IS NOT NULL THEN
-    INSERT INTO event_projects (event_id, project_id) VALUES (new.id, new.target_id) ON CONFLICT DO NOTHING;
-  END IF;
-  IF jsonb_typeof(d -> 'projectId') = 'string' THEN
-    INSERT INTO event_projects (event_id, project_id) VALUES (new.id, d ->> 'projectId') ON CONFLICT DO NOTHING;
-  END IF;
-  IF jsonb_typeof(d -> 'projectIds') = 'array' THEN
-    INSERT INTO event_projects (event_id, project_id)
-      SELECT new.id, p.value #>> '{}' FROM jsonb_array_elements(d -> 'projectIds') p
-      WHERE jsonb_typeof(p.value) = 'string'
-      ON CONFLICT DO NOTHING;
-  END IF;
-  RETURN NULL;
-END
-$$;
-CREATE TRIGGER event_projects_insert AFTER INSERT ON events
-  FOR EACH ROW EXECUTE FUNCTION event_projects_of_event();
 
 CREATE TABLE sso_configs (
   org_id text COLLATE "C" PRIMARY KEY REFERENCES organizations(id) ON DELETE CASCADE,

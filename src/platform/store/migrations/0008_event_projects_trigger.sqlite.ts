@@ -1,21 +1,19 @@
 import type { Migration } from './migration.js';
 
 /**
- * Migration 2: which projects each event is about, so that a key restricted to some projects reads only the events
- * of those (and of none). An event is about the project it targets, the `projectId` of its data and each of its
- * `projectIds`: the rule is applied to the events already logged, and by a trigger to every event logged from now on,
- * whatever writes it (an older plat still running against the upgraded file included).
+ * Migration 8: the rule of migration 2 — an event is about the project it targets, the `projectId` of its data and
+ * each of its `projectIds` — kept by a trigger, for every event logged from now on whatever writes it (an older plat
+ * still running against the upgraded file included); the store no longer links events itself.
+ * - After 0.2.0 the trigger was written into migration 2 itself, which a database that 0.2.0 had already migrated never
+ *   runs again: such a database had no trigger, and the events logged since were about no project, which put them
+ *   within the reach of every key restricted to some projects. Those events are linked here by the same rule.
+ * - A database migrated while migration 2 held the trigger already has it, and every link: nothing changes there.
  */
 export const migration: Migration = {
-  version: 2,
-  name: 'event_projects',
+  version: 8,
+  name: 'event_projects_trigger',
   sql: `
-CREATE TABLE event_projects (
-  event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
-  project_id TEXT NOT NULL,
-  PRIMARY KEY (event_id, project_id)
-) WITHOUT ROWID;
-CREATE TRIGGER event_projects_insert AFTER INSERT ON events BEGIN
+CREATE TRIGGER IF NOT EXISTS event_projects_insert AFTER INSERT ON events BEGIN
   INSERT OR IGNORE INTO event_projects (event_id, project_id)
     SELECT new.id, new.target_id WHERE new.target_type = 'project' AND new.target_id IS NOT NULL;
   INSERT OR IGNORE INTO event_projects (event_id, project_id)
