@@ -171,7 +171,7 @@ describe('the arrows of docs/architecture.md', () => {
     expect(cycles(edges)).toEqual([]);
   });
 
-  it('are checked as DESIGN.md draws them', () => {
+  it('are checked as docs/architecture.md draws them', () => {
     const edge = (from: string, to: string, o: Partial<Edge> = {}): Edge => ({
       from,
       to,
