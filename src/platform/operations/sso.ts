@@ -4,7 +4,6 @@ import { conflict, invalidField, notFound, PlatformError } from '../errors.js';
 import { ssoAddresses } from '../sso/addresses.js';
 import { type IdpCertificateRecord, isUsable, type StoredSso } from '../store/sso.js';
 import type { StoredSsoTest } from '../store/sso-sign-in.js';
-import { requireOrg, requirePermission } from './access.js';
 
 /** The record of a stored configuration: the SP's addresses added, the certificates without their PEM. */
 export function ssoRecord(ctx: BaseCtx, s: StoredSso): SsoConfig {
@@ -21,8 +20,6 @@ export function ssoRecord(ctx: BaseCtx, s: StoredSso): SsoConfig {
  * provider, before any configuration exists here (one is made on each side, the IdP's first).
  */
 export function ssoServiceProvider(ctx: Ctx, orgId: string): SsoServiceProvider {
-  requireOrg(ctx, orgId);
-  requirePermission(ctx, 'sso:read');
   return { organizationId: orgId, ...ssoAddresses(ctx.publicUrl, orgId) };
 }
 
@@ -33,12 +30,11 @@ async function loadConfig(ctx: Ctx): Promise<StoredSso> {
   return config;
 }
 
-/** `GET /organizations/{orgId}/sso` (owners and admins). The OIDC client secret shows only as `clientSecretSet`. */
-export async function getSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
-  requireOrg(ctx, orgId);
-  // Permission first: the configuration is the organization's one singleton, so a 404 before the 403 would tell
-  // a member whether single sign-on is configured.
-  requirePermission(ctx, 'sso:read');
+/**
+ * `GET /organizations/{orgId}/sso` (owners and admins). The OIDC client secret shows only as `clientSecretSet`. (The
+ * pipeline checks `sso:read` before this runs: a member learns nothing of whether single sign-on is configured.)
+ */
+export async function getSso(ctx: Ctx): Promise<SsoConfig> {
   return ssoRecord(ctx, await loadConfig(ctx));
 }
 
@@ -161,9 +157,7 @@ async function checkDomains(ctx: BaseCtx, orgId: string, domains: readonly strin
  * belongs to one organization at most (`409`).
  */
 export async function putSso(ctx: Ctx, orgId: string, input: SsoPutFields): Promise<SsoConfig> {
-  requireOrg(ctx, orgId);
-  // Checked before fetching anything: only an owner makes the platform fetch an address.
-  requirePermission(ctx, 'sso:write');
+  // `sso:write` was checked before this runs (the pipeline): only an owner makes the platform fetch an address.
   const before = await ctx.stores.sso.get(orgId);
   checkConsistency(input, before);
   const domains = [...new Set((input.domains ?? []).map((d) => d.toLowerCase()))];
@@ -228,8 +222,6 @@ export async function putSso(ctx: Ctx, orgId: string, input: SsoPutFields): Prom
  * (a configuration saved before the platform read identity providers).
  */
 export async function refreshSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
-  requireOrg(ctx, orgId);
-  requirePermission(ctx, 'sso:write');
   const stored = await loadConfig(ctx);
   const source = {
     protocol: stored.protocol,
@@ -259,9 +251,7 @@ export async function refreshSso(ctx: Ctx, orgId: string): Promise<SsoConfig> {
 
 /** `DELETE /organizations/{orgId}/sso` (owners): members sign in with their passwords again. */
 export async function deleteSso(ctx: Ctx, orgId: string): Promise<void> {
-  requireOrg(ctx, orgId);
   await ctx.tx(async (ctx) => {
-    requirePermission(ctx, 'sso:write');
     const config = await loadConfig(ctx);
     await ctx.stores.sso.remove(orgId);
     // Who was who at its identity provider: a configuration saved later may name another one.
@@ -298,8 +288,6 @@ function testRecord(t: StoredSsoTest, signInUrl: string | null): SsoTest {
  * enabled.
  */
 export async function startSsoTest(ctx: Ctx, orgId: string): Promise<SsoTest> {
-  requireOrg(ctx, orgId);
-  requirePermission(ctx, 'sso:read');
   const config = await loadConfig(ctx);
   if (!isUsable(config)) {
     throw conflict('the configuration was never read from its identity provider: save or refresh it first');
@@ -319,8 +307,6 @@ export async function startSsoTest(ctx: Ctx, orgId: string): Promise<SsoTest> {
 
 /** `GET /organizations/{orgId}/sso/tests/{testId}`: the test's outcome, once its sign-in came back. */
 export async function getSsoTest(ctx: Ctx, orgId: string, testId: string): Promise<SsoTest> {
-  requireOrg(ctx, orgId);
-  requirePermission(ctx, 'sso:read');
   const t = await ctx.stores.ssoSignIn.test(orgId, testId);
   if (!t || t.expiresAt <= ctx.now()) throw notFound('SSO test');
   return testRecord(t, null);

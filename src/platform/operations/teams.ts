@@ -3,12 +3,9 @@ import type { Team, TeamCreate, TeamMember, TeamMemberAdd } from '../../contract
 import type { Ctx } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
-import { requireOrg, requirePermission } from './access.js';
 
 /** `GET /organizations/{orgId}/teams`: by name, A to Z; offset or cursor paging. */
 export async function listTeams(ctx: Ctx, orgId: string, q: PagingQuery): Promise<List<Team>> {
-  requireOrg(ctx, orgId);
-  requirePermission(ctx, 'users:read');
   const scope = `teams:${orgId}`;
   const listing = resolveListing(ctx.cursors, scope, q, {}, {});
   return ctx.stores.teams.list(orgId, listing, (pos) => ctx.cursors.encode(scope, listing.filters, pos));
@@ -17,8 +14,6 @@ export async function listTeams(ctx: Ctx, orgId: string, q: PagingQuery): Promis
 /** `POST /organizations/{orgId}/teams`: names are unique in the organization, case-insensitively (`409`). */
 export async function createTeam(ctx: Ctx, orgId: string, input: TeamCreate): Promise<Team> {
   return ctx.tx(async (ctx) => {
-    requireOrg(ctx, orgId);
-    requirePermission(ctx, 'users:write');
     const taken = await ctx.stores.teams.byName(orgId, input.name);
     if (taken) throw conflict(`a team named "${taken.name}" already exists in this organization`);
     const team: Team = { id: ctx.ids('team'), organizationId: orgId, name: input.name, createdAt: ctx.now() };
@@ -35,17 +30,14 @@ export async function loadTeam(ctx: Ctx, teamId: string): Promise<Team> {
   return team;
 }
 
-export async function getTeam(ctx: Ctx, teamId: string): Promise<Team> {
-  const team = await loadTeam(ctx, teamId);
-  requirePermission(ctx, 'users:read');
-  return team;
+export function getTeam(ctx: Ctx, teamId: string): Promise<Team> {
+  return loadTeam(ctx, teamId);
 }
 
 /** `DELETE /teams/{teamId}`: removes the team, its memberships, and its id from invitations' `teams`. */
 export async function deleteTeam(ctx: Ctx, teamId: string): Promise<void> {
   await ctx.tx(async (ctx) => {
     const team = await loadTeam(ctx, teamId);
-    requirePermission(ctx, 'users:write');
     const orgId = ctx.principal.orgId;
     await ctx.stores.teams.remove(orgId, teamId);
     await ctx.stores.invitations.dropTeam(orgId, teamId);
@@ -56,7 +48,6 @@ export async function deleteTeam(ctx: Ctx, teamId: string): Promise<void> {
 /** `GET /teams/{teamId}/members`: earliest joined first; offset or cursor paging. */
 export async function listTeamMembers(ctx: Ctx, teamId: string, q: PagingQuery): Promise<List<TeamMember>> {
   await loadTeam(ctx, teamId);
-  requirePermission(ctx, 'users:read');
   const scope = `team-members:${teamId}`;
   const listing = resolveListing(ctx.cursors, scope, q, {}, {});
   return ctx.stores.teams.members(ctx.principal.orgId, teamId, listing, (pos) =>
@@ -68,7 +59,6 @@ export async function listTeamMembers(ctx: Ctx, teamId: string, q: PagingQuery):
 export async function addTeamMember(ctx: Ctx, teamId: string, input: TeamMemberAdd): Promise<TeamMember> {
   return ctx.tx(async (ctx) => {
     await loadTeam(ctx, teamId);
-    requirePermission(ctx, 'users:write');
     const orgId = ctx.principal.orgId;
     if (!(await ctx.stores.users.get(orgId, input.userId))) {
       throw invalidField('userId', 'no such user in this organization');
@@ -83,7 +73,6 @@ export async function addTeamMember(ctx: Ctx, teamId: string, input: TeamMemberA
 /** `GET /teams/{teamId}/members/{userId}`: one member of the team, or `404`. */
 export async function getTeamMember(ctx: Ctx, teamId: string, userId: string): Promise<TeamMember> {
   await loadTeam(ctx, teamId);
-  requirePermission(ctx, 'users:read');
   const member = await ctx.stores.teams.member(ctx.principal.orgId, teamId, userId);
   if (!member) throw notFound('team member');
   return member;
@@ -93,7 +82,6 @@ export async function getTeamMember(ctx: Ctx, teamId: string, userId: string): P
 export async function removeTeamMember(ctx: Ctx, teamId: string, userId: string): Promise<void> {
   await ctx.tx(async (ctx) => {
     await loadTeam(ctx, teamId);
-    requirePermission(ctx, 'users:write');
     if (!(await ctx.stores.teams.removeMember(ctx.principal.orgId, teamId, userId))) throw notFound('team member');
     await ctx.emit('team.member_removed', { type: 'team', id: teamId }, { userId });
   });

@@ -3,15 +3,12 @@ import type { ListedUser, User, UserListQuery, UserPatch } from '../../contract/
 import type { Ctx } from '../context.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
-import { requireOrg, requirePermission } from './access.js';
 
 /** The most keys a user's metadata holds (contract §5). */
 export const MAX_METADATA_KEYS = 50;
 
 /** `GET /organizations/{orgId}/users`: filters, sorting, offset or cursor paging (contract §3), each user's teams with `expand=teams`. */
 export async function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): Promise<List<ListedUser>> {
-  requireOrg(ctx, orgId);
-  requirePermission(ctx, 'users:read');
   const scope = `users:${orgId}`;
   // `expand` shapes the records, not the listing: a cursor continues the same listing with or without it.
   const listing = resolveListing(
@@ -43,10 +40,8 @@ export async function loadUser(ctx: Ctx, userId: string): Promise<User> {
   return user;
 }
 
-export async function getUser(ctx: Ctx, userId: string): Promise<User> {
-  const user = await loadUser(ctx, userId);
-  requirePermission(ctx, 'users:read');
-  return user;
+export function getUser(ctx: Ctx, userId: string): Promise<User> {
+  return loadUser(ctx, userId);
 }
 
 /** Admins may not touch an owner, nor make anyone one (contract §4). */
@@ -88,7 +83,6 @@ export function mergeMetadata(current: User['metadata'], patch: UserPatch['metad
 export async function updateUser(ctx: Ctx, userId: string, patch: UserPatch): Promise<User> {
   return ctx.tx(async (ctx) => {
     const user = await loadUser(ctx, userId);
-    requirePermission(ctx, 'users:write');
     guardOwner(ctx, user, patch.role === 'owner');
     if (patch.role !== undefined && patch.role !== 'owner') await guardLastOwner(ctx, user, 'demoted');
     const metadata = mergeMetadata(user.metadata, patch.metadata);
@@ -117,7 +111,6 @@ export async function updateUser(ctx: Ctx, userId: string, patch: UserPatch): Pr
 export async function suspendUser(ctx: Ctx, userId: string): Promise<User> {
   return ctx.tx(async (ctx) => {
     const user = await loadUser(ctx, userId);
-    requirePermission(ctx, 'users:write');
     guardSelf(ctx, user, 'suspend');
     guardOwner(ctx, user);
     await guardLastOwner(ctx, user, 'suspended');
@@ -139,7 +132,6 @@ export async function suspendUser(ctx: Ctx, userId: string): Promise<User> {
 export async function unsuspendUser(ctx: Ctx, userId: string): Promise<User> {
   return ctx.tx(async (ctx) => {
     const user = await loadUser(ctx, userId);
-    requirePermission(ctx, 'users:write');
     guardOwner(ctx, user);
     if (user.status !== 'suspended') throw conflict(`the user is ${user.status}, not suspended`);
     const joined = await ctx.stores.users.hasJoined(ctx.principal.orgId, userId);
@@ -154,7 +146,6 @@ export async function unsuspendUser(ctx: Ctx, userId: string): Promise<User> {
 export async function deleteUser(ctx: Ctx, userId: string): Promise<void> {
   await ctx.tx(async (ctx) => {
     const user = await loadUser(ctx, userId);
-    requirePermission(ctx, 'users:write');
     guardSelf(ctx, user, 'delete');
     guardOwner(ctx, user);
     await guardLastOwner(ctx, user, 'deleted');
