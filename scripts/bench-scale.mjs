@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { bootstrap, createPlatform } from '../dist/platform/index.js';
+import { createPlatform } from '../dist/platform/index.js';
 
 const USERS = Number(process.env.PLAT_BENCH_USERS ?? 1_000_000);
 const RUNS = Number(process.env.PLAT_BENCH_RUNS ?? 50);
@@ -384,7 +384,7 @@ export async function scaleBench({ required = true } = {}) {
     const sqlitePath = join(dir, 'platform.db');
     let platform = await createPlatform({ db: sqlitePath, ...quiet });
     opened.push(platform);
-    const sqlite = { platform, ...(await bootstrap(platform.base(), owner)) };
+    const sqlite = { platform, ...(await platform.admin.init(owner)) };
     let t0 = performance.now();
     seedSqlite(sqlitePath, sqlite.organizationId, USERS);
     console.log(`SQLite: seeded ${USERS.toLocaleString('en')} users in ${seconds(t0)} (rows, search index, ANALYZE)`);
@@ -392,7 +392,7 @@ export async function scaleBench({ required = true } = {}) {
     const secretKey = randomBytes(32).toString('base64');
     platform = await createPlatform({ db: cluster.url, secretKey, ...quiet });
     opened.push(platform);
-    const postgres = { platform, ...(await bootstrap(platform.base(), owner)) };
+    const postgres = { platform, ...(await platform.admin.init(owner)) };
     t0 = performance.now();
     await seedPostgres(cluster.url, postgres.organizationId, USERS);
     console.log(`PostgreSQL: seeded ${USERS.toLocaleString('en')} users in ${seconds(t0)} (rows, indexes, ANALYZE)`);

@@ -1,15 +1,17 @@
-// `npm run bench -- server`: the throughput and latency of `plat serve` answering `GET /users/{id}` (an API key, rate
-// limits off, SQLite), as a ratio to a bare `node:http` server answering the same bytes, measured with autocannon
-// (16 connections), interleaved in rounds. Each server runs in a process of its own; autocannon runs in this one.
-// On Linux it also reports the CPU time each server spent a request (user and system, from /proc): a figure that
-// other work on the machine disturbs less than the throughput. For scale, it also loads the bare server given a fixed
-// amount of work a request (a busy loop of WORK_US µs standing for a request's own work: authentication, reads,
-// validation), which shows what a ratio costs on this machine: the budget a request's work has to stay within; and a
-// bare server that does only the two reads every such request needs (the key by its hash with its owner's standing,
-// then the user: the platform's own SQL on its file, through better-sqlite3 without any layer), the floor of any
-// server that checks its credential at every request.
-import { spawn } from 'node:child_process';
+// `npm run bench -- server`: `plat serve` as it ships — the `plat` binary, rate limits on, its access log on — answering
+// `GET /users/{id}` with API keys, measured with autocannon (16 connections) in interleaved rounds, beside:
+//   - a bare `node:http` server writing the same bytes (the ceiling);
+//   - the floor: a bare `node:http` server that does only the two reads the platform must make for such a request —
+//     the key by its hash with its owner's standing and its organization's plan, then the user (the platform's own SQL
+//     on its file, through better-sqlite3 and nothing else) — and writes the same bytes.
+// Two loads of `plat serve`: served (300 keys of an Enterprise organization in turn, none past its budget) and refused
+// (one key flooding far past its budget: nearly every answer a 429). Goals (issue 24): served ≥ 0.75× the floor,
+// refusals a second ≥ 1.0× the floor's requests a second. Each server runs in a process of its own; autocannon runs in
+// this one. On Linux it also reports the CPU time each server spent a request (from /proc): steadier than throughput
+// on a machine shared with other work.
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,8 +20,9 @@ import autocannon from 'autocannon';
 const ROUNDS = Number(process.env.BENCH_SERVER_ROUNDS ?? 3);
 const SECONDS = Number(process.env.BENCH_SERVER_SECONDS ?? 5);
 const CONNECTIONS = 16;
-const WORK_US = [10, 20];
+const KEYS = 300;
 const SELF = fileURLToPath(import.meta.url);
+const PLAT = fileURLToPath(new URL('../bin/plat.js', import.meta.url));
 
 /** Starts this file as a server process in the given role; resolves with the JSON line it prints once listening. */
 function child(role, ...args) {
@@ -35,6 +38,66 @@ function child(role, ...args) {
   });
 }
 
+/** A port free right now on loopback. */
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createNetServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** `plat serve` as a user starts it (the binary; its stderr, where the access log goes, to /dev/null). */
+async function platServe(dir) {
+  const env = { ...process.env, PLAT_DATA_DIR: dir, PLAT_CONFIG_DIR: dir, PLAT_CREDENTIAL_STORE: 'file' };
+  const db = join(dir, 'platform.db');
+  const made = JSON.parse(
+    execFileSync(process.execPath, [PLAT, 'local', 'init', '--db', db, '--org', 'Acme', '--json'], { env }),
+  );
+  const port = await freePort();
+  const proc = spawn(process.execPath, [PLAT, 'serve', '--db', db, '--port', String(port)], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await new Promise((resolve, reject) => {
+    let said = '';
+    const onData = (chunk) => {
+      said += chunk;
+      if (said.includes('Listening on')) {
+        // Read no more of it: from here on, the access log goes where a user's would when nobody watches.
+        proc.stderr.off('data', onData);
+        proc.stderr.resume();
+        resolve();
+      }
+    };
+    proc.stderr.on('data', onData);
+    proc.once('exit', (code) => reject(new Error(`plat serve exited ${code}: ${said}`)));
+  });
+  const call = async (method, path, key, body) => {
+    const res = await fetch(`${url}/v2${path}`, {
+      method,
+      headers: { 'x-api-key': key, ...(body && { 'content-type': 'application/json' }) },
+      body: body && JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+    return res.json();
+  };
+  // The keys the served load takes in turn, each of the owner, as a CI job would have its own.
+  const keys = [];
+  for (let i = 0; i < KEYS; i++) {
+    const created = await call('POST', `/organizations/${made.organizationId}/api-keys`, made.apiKey, {
+      name: `bench ${i}`,
+      environment: 'live',
+    });
+    keys.push(created.key);
+  }
+  const path = `/users/${made.userId}`;
+  const body = await fetch(`${url}/v2${path}`, { headers: { 'x-api-key': keys[0] } }).then((r) => r.text());
+  return { proc, url: `${url}/v2${path}`, keys, flood: made.apiKey, body, db, userId: made.userId };
+}
+
 /** The CPU time a process has spent so far, in µs (utime + stime in /proc, at Linux's 100 ticks a second); NaN elsewhere. */
 function cpuMicros(pid) {
   try {
@@ -45,97 +108,107 @@ function cpuMicros(pid) {
   }
 }
 
-/** Loads a server; its result carries `cpu`, the server's CPU time a request in µs. */
-async function load({ url, proc }, headers) {
+/** Loads a server; `keys` are sent in turn, one a request. Its result carries `cpu`, the CPU time a request in µs. */
+async function load({ url, proc }, keys) {
   const before = cpuMicros(proc.pid);
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS });
-  return { ...result, cpu: (cpuMicros(proc.pid) - before) / result.requests.total };
+  let next = 0;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    requests: [
+      {
+        setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'x-api-key': keys[next++ % keys.length] } }),
+      },
+    ],
+  });
+  const statuses = result.statusCodeStats ?? {};
+  return { ...result, statuses, cpu: (cpuMicros(proc.pid) - before) / result.requests.total };
+}
+
+/** Requests a second that were answered with `status`. */
+function rateOf(r, status) {
+  return (r.statuses[status]?.count ?? 0) / SECONDS;
 }
 
 export async function serverBench() {
   const dir = mkdtempSync(join(tmpdir(), 'plat-bench-server-'));
   const procs = [];
   try {
-    const plat = await child('platform', join(dir, 'platform.db'));
+    const plat = await platServe(dir);
     procs.push(plat.proc);
     const bare = await child('bare', plat.body);
     procs.push(bare.proc);
-    const reads = await child('reads', plat.body, join(dir, 'platform.db'), plat.userId);
-    procs.push(reads.proc);
-    const busy = [];
-    for (const us of WORK_US) {
-      busy.push(await child('bare', plat.body, String(us)));
-      procs.push(busy.at(-1).proc);
-    }
-    const headers = { 'x-api-key': plat.key };
-    await load(plat, headers); // warm both up (JIT, SQLite's cache)
-    await load(bare, {});
-    await load(reads, headers);
-    for (const server of busy) await load(server, {});
+    const floor = await child('reads', plat.body, plat.db, plat.userId);
+    procs.push(floor.proc);
+    // Warm all up (JIT, SQLite's cache); the flood also spends its key's burst, so that every later round is refused.
+    await load(plat, plat.keys);
+    await load(plat, [plat.flood]);
+    await load(bare, ['-']);
+    await load(floor, plat.keys);
     const rows = [];
     for (let i = 0; i < ROUNDS; i++) {
-      const p = await load(plat, headers);
-      const b = await load(bare, {});
-      const r = await load(reads, headers);
-      const w = [];
-      for (const server of busy) w.push(await load(server, {}));
-      if ([p, b, r, ...w].some((x) => x.non2xx || x.errors)) throw new Error('a request failed during the benchmark');
-      rows.push({ plat: p, bare: b, reads: r, busy: w, ratio: p.requests.average / b.requests.average });
+      const served = await load(plat, plat.keys);
+      const flood = await load(plat, [plat.flood]);
+      const b = await load(bare, ['-']);
+      const f = await load(floor, plat.keys);
+      if ([served, b, f].some((x) => x.non2xx || x.errors) || flood.errors) {
+        throw new Error('a request failed during the benchmark');
+      }
+      rows.push({
+        served,
+        flood,
+        bare: b,
+        floor: f,
+        servedRatio: served.requests.average / f.requests.average,
+        refusedRatio: rateOf(flood, 429) / f.requests.average,
+      });
     }
-    const ratios = rows.map((r) => r.ratio).sort((a, b) => a - b);
-    const mid = rows.find((r) => r.ratio === ratios[Math.floor(ratios.length / 2)]);
+    const median = (pick) => {
+      const sorted = [...rows].sort((a, b) => pick(a) - pick(b));
+      return sorted[Math.floor(sorted.length / 2)];
+    };
+    const mid = median((r) => r.servedRatio);
+    const midFlood = median((r) => r.refusedRatio);
     console.log(
-      `\nplat serve, GET /users/{id} with an API key (SQLite, rate limits off), ${CONNECTIONS} connections, ` +
-        `${ROUNDS} interleaved rounds of ${SECONDS} s (target: ≥ 0.5× bare node:http):`,
+      `\nplat serve as it ships (the binary, rate limits on, access log on), GET /users/{id} with API keys (SQLite), ` +
+        `${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s ` +
+        '(goals: served ≥ 0.75× the floor, refusals ≥ 1.0× the floor):',
     );
-    const lines = [
-      ['bare node:http, the same bytes', mid.bare],
-      ['plat serve', mid.plat],
-      ['bare node:http + the two reads', mid.reads],
-      ...WORK_US.map((us, i) => [`bare node:http + ${us} µs of work`, mid.busy[i]]),
-    ];
-    for (const [label, r] of lines) {
+    const line = (label, r, rate, base) => {
       const cpu = Number.isNaN(r.cpu) ? '' : `  CPU ${r.cpu.toFixed(1)} µs a request`;
-      const ratio = r === mid.bare ? '' : `  ${(r.requests.average / mid.bare.requests.average).toFixed(2)}×`;
+      const ratio = base === undefined ? '' : `  ${(rate / base).toFixed(2)}× the floor`;
       console.log(
-        `  ${label.padEnd(32)} ${String(Math.round(r.requests.average)).padStart(7)} req/s  ` +
+        `  ${label.padEnd(44)} ${String(Math.round(rate)).padStart(7)} /s  ` +
           `p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms${cpu}${ratio}`,
       );
-    }
-    console.log(`  ratio, each round: ${rows.map((r) => `${r.ratio.toFixed(2)}×`).join(', ')} (median shown)`);
+    };
+    const floorRate = mid.floor.requests.average;
+    line('bare node:http, the same bytes', mid.bare, mid.bare.requests.average, floorRate);
+    line('the floor: bare node:http + the two reads', mid.floor, floorRate);
+    line(`plat serve, served (${KEYS} keys in turn)`, mid.served, mid.served.requests.average, floorRate);
+    line(
+      'plat serve, refused (one key flooding: 429s)',
+      midFlood.flood,
+      rateOf(midFlood.flood, 429),
+      midFlood.floor.requests.average,
+    );
+    console.log(
+      `  served, each round: ${rows.map((r) => `${r.servedRatio.toFixed(2)}×`).join(', ')}; ` +
+        `refused, each round: ${rows.map((r) => `${r.refusedRatio.toFixed(2)}×`).join(', ')} (medians shown)`,
+    );
   } finally {
     for (const p of procs) p.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function platformServer(db) {
-  const { startServer } = await import('../dist/platform/server.js');
-  const { bootstrap } = await import('../dist/platform/index.js');
-  const server = await startServer({ db, port: 0, limits: { enabled: false }, logger: () => {} });
-  const made = await bootstrap(server.platform.base(), {
-    orgName: 'Acme',
-    email: 'owner@acme.test',
-    name: 'Olive Owner',
-  });
-  const url = `${server.url}/v2/users/${made.userId}`;
-  const res = await fetch(url, { headers: { 'x-api-key': made.apiKey } });
-  if (res.status !== 200) throw new Error(`GET /users/{id} answered ${res.status}`);
-  const body = await res.text();
-  process.stdout.write(`${JSON.stringify({ url, key: made.apiKey, body, userId: made.userId })}\n`);
-  process.once('SIGTERM', () => server.close().then(() => process.exit(0)));
-}
-
-/** The bare server; with `workUs`, it first spins that many µs a request. */
-async function bareServer(body, workUs) {
+/** The bare server. */
+async function bareServer(body) {
   const { createServer } = await import('node:http');
   const bytes = Buffer.from(body);
-  const work = BigInt(Math.round(Number(workUs ?? 0) * 1000));
   const server = createServer((_req, res) => {
-    if (work > 0n) {
-      const until = process.hrtime.bigint() + work;
-      while (process.hrtime.bigint() < until);
-    }
     res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
     res.end(bytes);
   });
@@ -146,9 +219,9 @@ async function bareServer(body, workUs) {
 }
 
 /**
- * The bare server that first reads what the platform reads for `GET /users/{id}` with an API key: the key by the
- * SHA-256 of the `X-API-Key` header, joined with its owner's standing, then the user (the platform's SQL); it refuses
- * with 401 a key not found, and answers the same bytes as the bare server.
+ * The floor: the bare server that first reads what the platform must read for `GET /users/{id}` with an API key — the
+ * key by the SHA-256 of the `X-API-Key` header, joined with its owner's standing and its organization's plan, then the
+ * user (the platform's SQL) — refuses with 401 a key not found, and answers the same bytes as the bare server.
  */
 async function readsServer(body, db, userId) {
   const { createServer } = await import('node:http');
@@ -156,9 +229,10 @@ async function readsServer(body, db, userId) {
   const { default: Database } = await import('better-sqlite3');
   const sqlite = new Database(db);
   const key = sqlite.prepare(
-    'select "k".*, "m"."role" as "owner_role", "m"."status" as "owner_status" from "api_keys" as "k" ' +
+    'select "k".*, "m"."role" as "owner_role", "m"."status" as "owner_status", "o"."plan" as "org_plan" ' +
+      'from "api_keys" as "k" ' +
       'left join "org_users" as "m" on "m"."org_id" = "k"."org_id" and "m"."user_id" = "k"."user_id" ' +
-      'where "k"."secret_hash" = ?',
+      'left join "organizations" as "o" on "o"."id" = "k"."org_id" where "k"."secret_hash" = ?',
   );
   const user = sqlite.prepare(
     'select "m".*, "a"."email_verified" from "org_users" as "m" inner join "accounts" as "a" on "a"."id" = "m"."user_id" ' +
@@ -181,6 +255,5 @@ async function readsServer(body, db, userId) {
 }
 
 const [role, ...args] = process.argv.slice(2);
-if (role === 'platform') await platformServer(args[0]);
-else if (role === 'bare') await bareServer(args[0], args[1]);
+if (role === 'bare') await bareServer(args[0]);
 else if (role === 'reads') await readsServer(...args);

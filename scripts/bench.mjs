@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { bootstrap, createPlatform } from '../dist/platform/index.js';
+import { createPlatform } from '../dist/platform/index.js';
 
 /**
  * `plat` as an npm install on a POSIX system runs it: bin/plat.js read by the shell, the launcher, which starts
@@ -91,7 +91,7 @@ async function platformBench() {
   try {
     const path = join(dir, 'bench.db');
     const platform = await createPlatform({ db: path, logger: () => {}, limits: { enabled: false } });
-    const { organizationId, apiKey } = await bootstrap(platform.base());
+    const { organizationId, apiKey } = await platform.admin.init();
     const t0 = performance.now();
     seedUsers(path, organizationId, USERS);
     console.log(`seeded ${USERS.toLocaleString('en')} users in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -149,7 +149,7 @@ async function limitsBench() {
           logger: () => {},
           limits,
         });
-        const { organizationId, apiKey } = await bootstrap(platform.base());
+        const { organizationId, apiKey } = await platform.admin.init();
         const times = [];
         for (let j = 0; j < n + 200; j++) {
           const t0 = performance.now();
