@@ -6,7 +6,7 @@ import { AuthError, type AuthErrorKind } from './errors.js';
 /** The one seam to the network: the CLI's transport (undici, or a test's in-process platform). */
 export type Fetch = (request: Request) => Promise<Response>;
 
-/** The public client every instance registers for the CLI (contract §6). */
+/** The public client every instance registers for the CLI (docs/api.md, "Conventions"). */
 export const CLI_CLIENT_ID = 'plat-cli';
 
 /** What `--verbose` shows about one exchange with the authorization server: the API's own line, never a secret. */

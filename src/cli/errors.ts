@@ -1,7 +1,7 @@
 import type { FailureKind } from '../contract/errors.js';
 
 /**
- * Every way a command can fail, and the exit code each one gives (cli-contract.md "Exit codes"), in one table. Every
+ * Every way a command can fail, and the exit code each one gives (docs/cli-reference.md, "Exit codes"), in one table. Every
  * error a command may meet carries its kind (`kind`: the CLI's own, the client's, sign-in's, configuration's), which
  * is all this reads — no error class is imported, so that `--help` and `--version` never load the client.
  */

@@ -1,6 +1,6 @@
 import type { OutputMode } from './output/render.js';
 
-/** The global options as commander parses them (see cli-contract.md "Global options"). */
+/** The global options as commander parses them (docs/cli-reference.md, "Global options"). */
 export interface GlobalOptions {
   profile?: string;
   org?: string;

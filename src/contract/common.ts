@@ -28,7 +28,7 @@ export const offsetPaginationSchema = lazySchema(() =>
 ).meta({ id: 'Pagination' });
 export type OffsetPagination = z.infer<typeof offsetPaginationSchema>;
 
-/** The cursor pagination object (contract §3). */
+/** The cursor pagination object (docs/api.md, "Pagination"). */
 export const cursorPaginationSchema = lazySchema(() =>
   z.object({ limit: z.number().int(), nextCursor: z.string().nullable(), hasMore: z.boolean() }),
 ).meta({ id: 'CursorPagination' });
@@ -73,7 +73,7 @@ export function intParam(min: number, max: number) {
 
 export { PER_PAGE_DEFAULT, PER_PAGE_MAX } from './limits.js';
 
-/** Paging parameters shared by every paginated list (contract §3). */
+/** Paging parameters shared by every paginated list (docs/api.md, "Pagination"). */
 export const pagingQueryShape = {
   page: intParam(1, 1_000_000_000).optional(),
   per_page: intParam(1, PER_PAGE_MAX).optional(),

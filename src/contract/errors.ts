@@ -13,7 +13,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
 } as const;
 
-/** One of the seed's error codes. */
+/** One of the API's error codes (docs/api.md, "Errors"). */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const errorCodeSchema = z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]);

@@ -2,11 +2,11 @@
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
-/** A page's size when none is asked for, and the most one may hold (contract §3): in either paging mode. */
+/** A page's size when none is asked for, and the most one may hold (docs/api.md, "Pagination"): in either paging mode. */
 export const PER_PAGE_DEFAULT = 20;
 export const PER_PAGE_MAX = 100;
 
-/** One rate limit: a token bucket of `burst` tokens refilled at `perMinute` tokens a minute (contract §7). */
+/** One rate limit: a token bucket of `burst` tokens refilled at `perMinute` tokens a minute (docs/rate-limits.md). */
 export interface RateRule {
   /** Requests per minute: the refill rate, and the figure sent as `X-RateLimit-Limit`. */
   perMinute: number;

@@ -45,7 +45,7 @@ export const S256_CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
 export const ORG_ID = /^org_[A-Za-z0-9]{1,64}$/;
 
 const clientId = z.string().min(1).meta({ description: 'The OAuth client; public clients name themselves here.' });
-/** Space-separated permissions (contract §6). */
+/** Space-separated permissions (docs/api.md, "Conventions"). */
 const scope = z.string().meta({ description: 'Space-separated permissions, e.g. `users:read projects:read`.' });
 /** An organization id, where a sign-in may choose one. */
 const orgId = z.string().regex(ORG_ID);

@@ -32,7 +32,7 @@ export type ProjectRole = (typeof PROJECT_ROLES)[number];
 export const projectRoleSchema = z.enum(PROJECT_ROLES);
 
 /**
- * What each organization role holds across the whole organization (contract §4).
+ * What each organization role holds across the whole organization (docs/api-reference.md, "Roles").
  * A `member` reads users and projects; project-level writes come from the project role, see PROJECT_ROLE_PERMISSIONS.
  */
 export const ORG_ROLE_PERMISSIONS: Record<OrgRole, readonly Permission[]> = {

@@ -10,7 +10,7 @@ export type SsoProvider = (typeof SSO_PROVIDERS)[number];
 const SAML_PROVIDERS = [...VENDORS, 'custom-saml'] as const;
 const OIDC_PROVIDERS = [...VENDORS, 'custom-oidc'] as const;
 
-/** The roles a user provisioned through single sign-on may get: never `owner` (contract §9). */
+/** The roles a user provisioned through single sign-on may get: never `owner` (docs/sso.md). */
 export const SSO_DEFAULT_ROLES = ['member', 'admin'] as const;
 
 /**

@@ -90,7 +90,7 @@ export const emailSchema = z.email().max(254);
 export const INVITATION_STATUSES = ['pending', 'accepted', 'expired', 'revoked'] as const;
 export const invitationStatusSchema = z.enum(INVITATION_STATUSES);
 
-/** What `POST /organizations/{orgId}/users` returns (the seed calls it "the service"). */
+/** What `POST /organizations/{orgId}/users` returns: an invitation. */
 export const invitationSchema = lazySchema(() =>
   z.object({
     id: z.string(),
@@ -125,7 +125,7 @@ export const invitationListQuerySchema = lazySchema(() =>
 );
 export type InvitationListQuery = z.infer<typeof invitationListQuerySchema>;
 
-/** The most items of one `POST …/users/batch` (contract §10). */
+/** The most items of one `POST …/users/batch` (docs/api.md, "Decisions"). */
 export const MAX_BATCH_USERS = 1000;
 
 /**
@@ -170,7 +170,7 @@ export const userBatchInputSchema = lazySchema(() =>
   }),
 );
 
-/** `POST /organizations/{orgId}/users/batch` as documented (contract §10). */
+/** `POST /organizations/{orgId}/users/batch` as documented (docs/api.md, "Decisions"). */
 export const userBatchSchema = lazySchema(() =>
   z.strictObject({
     users: z.array(userBatchItemSchema).min(1).max(MAX_BATCH_USERS),

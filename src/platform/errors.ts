@@ -1,7 +1,7 @@
 import type * as z from 'zod';
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../contract/errors.js';
 
-/** A coded error thrown by operations; the HTTP layer renders it as the seed's envelope. */
+/** A coded error thrown by operations; the HTTP layer renders it as the error envelope (docs/api.md, "Errors"). */
 export class PlatformError extends Error {
   readonly code: ErrorCode;
   readonly status: number;

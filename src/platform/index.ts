@@ -52,7 +52,7 @@ export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:8080';
 export interface PlatformOptions {
   /**
    * Where the platform's data lives: a SQLite file path or `:memory:` (the embedded platform), or a PostgreSQL URL
-   * (`postgres://…`, `postgresql://…`), which any number of platforms may share (contract §11).
+   * (`postgres://…`, `postgresql://…`), which any number of platforms may share (docs/cli.md, "Where a command goes").
    */
   db: string;
   clock?: Clock;

@@ -2,13 +2,13 @@ import type { Server, ServerOptions } from 'node:http';
 
 /** How long a client may take over a request, and how many connections the listener holds (docs/api.md). */
 export interface ServerLimits {
-  /** The request line and headers must be complete within this time (contract §2: 20 s). */
+  /** The request line and headers must be complete within this time (docs/api.md, "Bounds on what clients send": 20 s). */
   headersTimeoutMs: number;
-  /** The whole request, body included, must be complete within this time (contract §2: 60 s). */
+  /** The whole request, body included, must be complete within this time (docs/api.md, "Bounds on what clients send": 60 s). */
   requestTimeoutMs: number;
   /**
    * How often the two timeouts above are checked: a connection past one is answered `408` and closed at most this
-   * long after (contract §2: 10 s).
+   * long after (docs/api.md, "Bounds on what clients send": 10 s).
    */
   checkIntervalMs: number;
   /** An idle keep-alive connection is closed after this long without a new request. */

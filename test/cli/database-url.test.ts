@@ -11,7 +11,7 @@ import { freePort } from '../helpers/ports.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 /**
- * `--database-url` and `PLAT_DATABASE_URL` (cli-contract.md, "Additions (second wave)"): the embedded platform on a
+ * `--database-url` and `PLAT_DATABASE_URL` (docs/cli.md, "Where a command goes"): the embedded platform on a
  * PostgreSQL database of a real cluster, a database per test. Every URL carries a password (the cluster trusts
  * loopback, so any will do), and no output of any run may contain it.
  */

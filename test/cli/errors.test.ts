@@ -4,7 +4,7 @@ import { InvalidValueError, toFailure, UsageError } from '../../src/cli/errors.j
 import { ApiError, NetworkError } from '../../src/client/errors.js';
 import { UsageError as ConfigUsageError } from '../../src/config/errors.js';
 
-// Every layer's errors carry their kind; the CLI maps kinds to exit codes in one table (cli-contract "Exit codes").
+// Every layer's errors carry their kind; the CLI maps kinds to exit codes in one table (docs/cli-reference.md, "Exit codes").
 
 const api = (status: number, extra: Partial<ConstructorParameters<typeof ApiError>[0]> = {}) =>
   new ApiError({

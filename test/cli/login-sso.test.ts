@@ -7,7 +7,7 @@ import { authorizeUrlIn, deviceUrlIn } from '../helpers/sign-in.js';
 import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
 
 /**
- * Single sign-on end to end, as a member of an organization does it (contract §9): `plat login --email` (spawned,
+ * Single sign-on end to end, as a member of an organization does it (docs/sso.md): `plat login --email` (spawned,
  * through the launcher) against `plat serve` (spawned), a real Chromium following the sign-in to the organization's
  * real identity provider on loopback — OpenID Connect (oidc-provider) and SAML 2.0 (samlify) — and back to the CLI's
  * loopback; the member is provisioned on first sign-in, and no secret is ever printed.

@@ -93,7 +93,7 @@ function chunkedUpload(path: string, total: number) {
 
 const nested = (depth: number) => `{"refreshToken":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
 
-describe('plat serve bounds what strangers send (contract §2)', () => {
+describe('plat serve bounds what strangers send (docs/api.md, "Bounds on what clients send")', () => {
   it('answers a chunked upload 413 once it passes 1 MiB, while the client is still sending, on every route', async () => {
     const total = 50 * 1024 * 1024;
     // No credentials needed: the refresh endpoint and a sign-in form page, and an API route.

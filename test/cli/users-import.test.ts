@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliDeps } from '../../src/cli/context.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
 
-// `plat users import` in-process against the embedded platform (cli-contract "Additions"; docs/cli.md "Importing
+// `plat users import` in-process against the embedded platform (docs/cli.md "Importing
 // users"). The spawned runs, embedded and against `plat serve`, are in users-import-process.test.ts.
 
 let w: CliWorld;

@@ -7,7 +7,7 @@ function nestedMetadata(depth: number, leaf = '"v"'): string {
   return `{"metadata":${'{"k":'.repeat(depth - 2)}{"k":${leaf}}${'}'.repeat(depth - 2)}}`;
 }
 
-describe('JSON nesting (contract §2: at most 64 levels)', () => {
+describe('JSON nesting (docs/api.md, "Bounds on what clients send": at most 64 levels)', () => {
   it('parses 64 levels and refuses 65 with 400 invalid_request, changing nothing', async () => {
     const t = await testPlatform();
     const path = `/users/${t.ownerId}`;

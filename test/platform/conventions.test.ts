@@ -4,7 +4,7 @@ import { dbRun } from '../helpers/db.js';
 import { sqlOf } from '../helpers/internals.js';
 import { testPlatform } from '../helpers/platform.js';
 
-describe('conventions (contract §1–§2)', () => {
+describe('conventions (docs/api.md, "Conventions" and "Errors")', () => {
   it('echoes a valid X-Request-Id and generates one otherwise', async () => {
     const t = await testPlatform();
     const mine = await t.call('GET', `/users/${t.ownerId}`, { headers: { 'X-Request-Id': 'abc-123' } });

@@ -7,7 +7,7 @@ import { ROUTES } from '../../src/platform/http/routes/index.js';
 import { Conformance, ConformanceError, conformance } from '../helpers/conformance.js';
 import { testPlatform } from '../helpers/platform.js';
 
-// The OpenAPI document (contract §1, issue 16): what it holds, that the conformance check every API test runs
+// The OpenAPI document (docs/api.md, "Conventions", issue 16): what it holds, that the conformance check every API test runs
 // through (helpers/conformance.ts) catches a drift, and Redocly's recommended rules.
 
 const ROOT = new URL('../../', import.meta.url);

@@ -21,7 +21,7 @@ describe('the tests’ own PostgreSQL cluster', () => {
       expect(Number(version.rows[0]?.v)).toBeGreaterThanOrEqual(150000);
       const addr = await client.query<{ a: string }>('SELECT inet_server_addr()::text AS a');
       expect(addr.rows[0]?.a).toBe('127.0.0.1/32');
-      // Search (contract §11): trigram indexes, from the contrib package installed with the server.
+      // Search (docs/cli.md, "Where a command goes"): trigram indexes, from the contrib package installed with the server.
       await client.query('CREATE EXTENSION pg_trgm');
       const similar = await client.query<{ s: number }>("SELECT similarity('grace hopper', 'grace') AS s");
       expect(similar.rows[0]?.s).toBeGreaterThan(0);

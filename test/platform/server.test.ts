@@ -53,7 +53,7 @@ function expect408(raw: string) {
   });
 }
 
-describe('the listener of plat serve (contract §2, docs/api.md)', () => {
+describe('the listener of plat serve (docs/api.md, "Bounds on what clients send", docs/api.md)', () => {
   it('runs with the documented timeouts and connection cap', async () => {
     const server = await serve('defaults');
     expect(SERVER_LIMITS).toEqual({

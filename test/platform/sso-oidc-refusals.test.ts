@@ -18,7 +18,7 @@ import {
 } from '../helpers/sso-oidc.js';
 import { failedBecause, failurePage, rowCounts, visit } from '../helpers/sso-sign-in.js';
 
-// Every answer the OpenID Connect relying party must refuse (contract §9), each sent by a real provider (or a link's
+// Every answer the OpenID Connect relying party must refuse (docs/sso.md), each sent by a real provider (or a link's
 // author) and each refused with a page naming the check, the request id, a way back for the waiting client where it
 // is known, an `sso.failed` event, no secret shown, and nothing created.
 
@@ -273,7 +273,7 @@ describe('forged or refused answers, each creating nothing', () => {
   });
 });
 
-describe('whose e-mail the platform may trust (contract §9)', () => {
+describe('whose e-mail the platform may trust (docs/sso.md)', () => {
   it('refuses an e-mail the provider says it has not verified', async () => {
     const t = await platformWithSso(idp);
     idp.users.set('alice', { ...USERS.alice, email_verified: false });

@@ -18,7 +18,7 @@ import {
 import { rowCounts } from '../helpers/sso-sign-in.js';
 import { REDIRECT, tokenRequest, withToken } from './auth/helpers.js';
 
-// The OpenID Connect relying party (contract §9) against a real provider (oidc-provider on loopback): the redirect to
+// The OpenID Connect relying party (docs/sso.md) against a real provider (oidc-provider on loopback): the redirect to
 // it, the callback and the code exchange, then the sign-in it continues — an authorization code for the CLI, a device
 // approval, a test. The forged answers are in sso-oidc-refusals.test.ts.
 

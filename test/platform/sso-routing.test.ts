@@ -4,7 +4,7 @@ import { visit } from '../helpers/sso-sign-in.js';
 import { AUTH_URL, authorizeUrl, FormBrowser, formFields, pkce, REDIRECT } from './auth/helpers.js';
 
 /**
- * Routing to the identity provider (contract §9): the sign-in page asks for the e-mail first and sends an e-mail of a
+ * Routing to the identity provider (docs/sso.md): the sign-in page asks for the e-mail first and sends an e-mail of a
  * single sign-on domain to its organization's provider, `login_hint` does so at once, the device page does so for an
  * e-mail without a password — each through the real OpenID provider on loopback, back to what started it.
  */

@@ -3,7 +3,7 @@ import { DEFAULT_USER, FORGED_USER, type ResponseParams } from '../helpers/saml-
 import { samlPlatforms } from '../helpers/sso-saml.js';
 import { refusedAnswer } from '../helpers/sso-saml-refusal.js';
 
-// The negative matrix of contract §9 against the platform's ACS: each response comes from the real IdP on loopback,
+// The negative matrix of docs/sso.md against the platform's ACS: each response comes from the real IdP on loopback,
 // answers a request the platform really sent through it, and breaks one thing. Each is refused with the check it
 // breaks, creates nothing, records `sso.failed`, and tells the waiting CLI `access_denied`. What node-saml alone lets
 // through (test/sso/saml-idp-unchecked.test.ts) is here too: the platform's own checks refuse it. Replays, requests,

@@ -310,7 +310,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 });
 
-describe('PUT /organizations/{orgId}/sso reads the identity provider at once (contract §9)', () => {
+describe('PUT /organizations/{orgId}/sso reads the identity provider at once (docs/sso.md)', () => {
   /** PUT, and the field and message of the one 422 it must answer; nothing may be saved. */
   async function refused(t: TestPlatform, body: Record<string, unknown>, field: string, message: string | RegExp) {
     const r = await put(t, body);

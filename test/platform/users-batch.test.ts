@@ -10,7 +10,7 @@ import { dbCount, dbRows, dbRun } from '../helpers/db.js';
 import { baseOf, sqlOf } from '../helpers/internals.js';
 import { send, type TestPlatform, testPlatform } from '../helpers/platform.js';
 
-// POST /organizations/{orgId}/users/batch (contract §10): outcomes, failure isolation, modes, dry runs, limits.
+// POST /organizations/{orgId}/users/batch (docs/api.md, "Decisions"): outcomes, failure isolation, modes, dry runs, limits.
 
 let t: TestPlatform;
 beforeEach(async () => {

@@ -2,7 +2,7 @@ import { type CacheProvider, SAML, type SamlConfig, ValidateInResponseTo } from 
 import { DOMParser } from '@xmldom/xmldom';
 import type { ResponseParams, SamlAuthnRequest, SamlIdp } from '../helpers/saml-idp.js';
 
-// node-saml set up as the platform's service provider will be (contract §9), to show what the test IdP's responses
+// node-saml set up as the platform's service provider will be (docs/sso.md), to show what the test IdP's responses
 // are worth without the platform: the good ones pass, each forged one fails its own check.
 
 /** The SP the self-tests answer (it needs no listener: node-saml only reads these URLs). */

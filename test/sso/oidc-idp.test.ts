@@ -249,7 +249,7 @@ describe('forged sign-ins, each refused by openid-client', () => {
   it('an ID token signed by a key outside the JWKS: refused only with enableNonRepudiationChecks', async () => {
     idp.forge({ foreignKey: true });
     // Over TLS, openid-client trusts the token endpoint and does not verify the ID token's signature unless asked:
-    // a relying party held to "signature checked against the IdP's JWKS" (contract §9) must ask.
+    // a relying party held to "signature checked against the IdP's JWKS" (docs/sso.md) must ask.
     const trusting = await relyingParty(idp);
     const tokens = await trusting.finish(await idp.completeSignIn(trusting.url, 'alice'));
     expect(tokens.claims()?.sub).toBe('alice');

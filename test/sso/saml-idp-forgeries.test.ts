@@ -23,7 +23,7 @@ import {
   WANT_RESPONSE_SIGNED,
 } from './node-saml-sp.js';
 
-// The negative matrix of contract §9, proven real without the platform: each forged response is refused by node-saml
+// The negative matrix of docs/sso.md, proven real without the platform: each forged response is refused by node-saml
 // (set up as the platform's SP will be) with the error of the check it breaks. Every case answers a request the SP
 // really sent, so it breaks one thing only. What node-saml does not check is in saml-idp-unchecked.test.ts.
 

@@ -1,4 +1,4 @@
-// How users travel through CSV (`plat users export` and `plat users import`, cli-contract "Additions"): the column
+// How users travel through CSV (`plat users export` and `plat users import`, docs/cli.md, "Importing users" and "Exporting users"): the column
 // names, and cells that neither a spreadsheet nor the round trip can misread. JSON and JSON lines carry values as
 // they are, and need none of this.
 

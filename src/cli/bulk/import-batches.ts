@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { UserBatchItem } from '../../contract/users.js';
 import { failedRow, type Row } from './import-rows.js';
 
-/** The API's limit on a request body (docs/api.md, "Limits"): a batch is split to stay within it. */
+/** The API's limit on a request body (docs/api.md, "Bounds on what clients send"): a batch is split to stay within it. */
 export const REQUEST_BODY_LIMIT = 1024 * 1024;
 /** Room left for the body's envelope (`{"users":[…],"mode":"upsert","invite":false,"dryRun":false}`), generously. */
 const ENVELOPE_BYTES = 1024;

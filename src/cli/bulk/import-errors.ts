@@ -1,6 +1,6 @@
 import { appendFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 
-/** One line of the errors file (cli-contract "Additions"): the row's physical line, its e-mail, why it failed. */
+/** One line of the errors file (docs/cli.md, "Importing users"): the row's physical line, its e-mail, why it failed. */
 export interface ErrorLine {
   line: number;
   email: string | null;

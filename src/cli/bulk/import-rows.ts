@@ -1,4 +1,4 @@
-// What one row of an import file becomes (`plat users import`, cli-contract "Additions"): a batch item the API is
+// What one row of an import file becomes (`plat users import`, docs/cli.md, "Importing users"): a batch item the API is
 // sent, or a failure the CLI can tell by itself, which goes to the errors file without stopping the run.
 import type { ErrorCode } from '../../contract/errors.js';
 import { type UserBatchItem, userBatchItemSchema } from '../../contract/users.js';

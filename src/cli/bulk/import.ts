@@ -1,4 +1,4 @@
-// `plat users import` (cli-contract "Additions"): rows streamed from a file, cut into batches, sent `--concurrency`
+// `plat users import` (docs/cli.md, "Importing users"): rows streamed from a file, cut into batches, sent `--concurrency`
 // at a time to POST …/users/batch; failures to the errors file; a checkpoint after every batch for `--resume`.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';

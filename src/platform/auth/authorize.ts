@@ -124,7 +124,7 @@ function passwordStepUrl(req: AuthorizationRequest): string {
 }
 
 /**
- * Sends the person to the identity provider of the organization their e-mail belongs to (contract §9 routing), with
+ * Sends the person to the identity provider of the organization their e-mail belongs to (docs/sso.md routing), with
  * the authorization request to continue once it vouched for them; undefined when no enabled single sign-on claims
  * the e-mail's domain.
  */

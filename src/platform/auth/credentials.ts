@@ -59,7 +59,7 @@ async function fromApiKey(ctx: BaseCtx, secret: string): Promise<Credential> {
 }
 
 /**
- * Reads the request's credential: `X-API-Key` or `Authorization: Bearer`, never both (contract §6).
+ * Reads the request's credential: `X-API-Key` or `Authorization: Bearer`, never both (docs/api.md, "Conventions").
  * Throws `401` for a missing, malformed, unknown, revoked or expired one.
  */
 export async function authenticate(ctx: BaseCtx, headers: HeaderReader, bearer?: BearerVerifier): Promise<Credential> {

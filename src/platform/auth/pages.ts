@@ -15,7 +15,7 @@ function errorBox(error: string | undefined): Html | undefined {
 }
 
 /**
- * The sign-in form, e-mail first (contract §9): step `email` asks for the e-mail only, which may lead to the
+ * The sign-in form, e-mail first (docs/sso.md): step `email` asks for the e-mail only, which may lead to the
  * organization's identity provider; step `password` asks for the password of that e-mail. Both post back to `action`
  * with the CSRF token and the request's fields. `passwordLink` (step `email`) goes straight to the password step: the
  * way owners of an organization with single sign-on still sign in when its identity provider is down.

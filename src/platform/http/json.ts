@@ -1,6 +1,6 @@
 import { PlatformError } from '../errors.js';
 
-/** The deepest nesting of arrays and objects a JSON body may have (contract §2). */
+/** The deepest nesting of arrays and objects a JSON body may have (docs/api.md, "Bounds on what clients send"). */
 export const MAX_JSON_DEPTH = 64;
 
 /**

@@ -7,7 +7,7 @@ import '../../contract/oauth.js';
 import { REQUEST_ID } from './reply.js';
 import type { RouteDef } from './route.js';
 
-// The OpenAPI 3.1 document of the API (contract §1), generated from the same route table and zod schemas the server
+// The OpenAPI 3.1 document of the API (docs/api.md, "Conventions"), generated from the same route table and zod schemas the server
 // validates with: every operation, public ones included, with every status it answers, its content types and the
 // headers a client reads. Responses and headers shared by many operations are components, referred to by name.
 

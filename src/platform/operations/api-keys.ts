@@ -123,7 +123,7 @@ export async function createApiKey(ctx: Ctx, orgId: string, input: ApiKeyCreate)
 
 /**
  * `DELETE /api-keys/{keyId}`: revokes a key at once; revoking a revoked key changes nothing. Only owners may revoke
- * an owner's key (admins cannot change an owner, contract §4).
+ * an owner's key (admins cannot change an owner, docs/api-reference.md, "Roles").
  */
 export async function revokeApiKey(ctx: Ctx, keyId: string): Promise<void> {
   await ctx.tx(async (ctx) => {

@@ -6,7 +6,7 @@ import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
 import { invitationMessage, sendMail } from './mail.js';
 
-/** How long an invitation link stays valid (contract §5). */
+/** How long an invitation link stays valid (docs/api.md, "Decisions"). */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The stored form of an invitation link token: SHA-256, hex. The token has 256 random bits, so a fast hash is enough. */
@@ -119,7 +119,7 @@ export function refuseUnknownTeams(unknown: readonly string[]): void {
     throw invalidField('teams', `unknown team${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
 }
 
-/** Only owners may invite an owner, or resend or revoke the invitation of an owner-to-be (contract §4). */
+/** Only owners may invite an owner, or resend or revoke the invitation of an owner-to-be (docs/api-reference.md, "Roles"). */
 export function guardOwnerRole(ctx: Ctx, role: Invitation['role']): void {
   if (role === 'owner' && ctx.principal.role !== 'owner') {
     throw forbidden('only owners can grant, remove or change the owner role');

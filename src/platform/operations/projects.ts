@@ -157,7 +157,7 @@ export async function deleteProject(ctx: Ctx, projectId: string): Promise<void> 
 
 type Move = 'archive' | 'unarchive' | 'suspend' | 'resume';
 
-/** The status moves (contract §5): from which state, to which, and who may. */
+/** The status moves (docs/api.md, "Decisions"): from which state, to which, and who may. */
 const MOVES: Record<Move, { from: ProjectStatus; to: ProjectStatus; event: string; ownersOnly: boolean }> = {
   archive: { from: 'active', to: 'archived', event: 'project.archived', ownersOnly: false },
   unarchive: { from: 'archived', to: 'active', event: 'project.unarchived', ownersOnly: false },

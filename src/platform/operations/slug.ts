@@ -20,7 +20,7 @@ const LETTERS: Record<string, string> = {
 const OTHER_LETTERS = new RegExp(`[${Object.keys(LETTERS).join('')}]`, 'g');
 
 /**
- * A URL-safe slug (contract §5): lower-case, accents folded to ASCII (and the letters above spelled in ASCII), runs
+ * A URL-safe slug (docs/api.md, "Decisions"): lower-case, accents folded to ASCII (and the letters above spelled in ASCII), runs
  * of other characters become one `-`, trimmed, at most 48 characters; `fallback` when nothing is left.
  */
 export function slugify(name: string, fallback: string): string {

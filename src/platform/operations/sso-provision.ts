@@ -32,7 +32,7 @@ export interface MappedProfile {
   metadata: Record<string, string>;
 }
 
-/** The sizes of metadata a user may hold (contract §5), which the mapping respects. */
+/** The sizes of metadata a user may hold (docs/api.md, "Decisions"), which the mapping respects. */
 const METADATA_KEY_LENGTH = 40;
 const METADATA_VALUE_LENGTH = 500;
 
@@ -62,7 +62,7 @@ export function mapProfile(config: Pick<StoredSso, 'attributeMapping'>, p: IdpPr
 }
 
 /**
- * Whether an organization's single sign-on governs this account, given its membership there (contract §9): a domain claim proves nothing of owning
+ * Whether an organization's single sign-on governs this account, given its membership there (docs/sso.md): a domain claim proves nothing of owning
  * the domain, so it governs only the organization's own people — its active and suspended members, and pending ones
  * the invitation made (no password, no other organization). An account that exists elsewhere, invited but not yet
  * accepting, is not handed to the organization's identity provider: it accepts the invitation first.
@@ -77,7 +77,7 @@ export async function governs(ctx: BaseCtx, account: Account, member: User | und
 export type Provisioned = { userId: string; provisioned: boolean } | { refused: Refusal };
 
 /**
- * Just-in-time provisioning and linking (contract §9), in the caller's transaction. The mapped e-mail is required
+ * Just-in-time provisioning and linking (docs/sso.md), in the caller's transaction. The mapped e-mail is required
  * and its domain must be one of the configuration's. A known identity (organization, subject) signs in as its user,
  * even if the e-mail changed; an unknown one links to the organization's user with that e-mail (a pending one becomes
  * active and verified, its invitation accepted), or else a new active user is made with the default role, the

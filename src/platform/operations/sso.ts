@@ -67,7 +67,7 @@ interface IdentityProvider {
 }
 
 /**
- * Reads the identity provider a configuration names (contract §9), fetching what it points at with the bounds of
+ * Reads the identity provider a configuration names (docs/sso.md), fetching what it points at with the bounds of
  * `sso/fetch.ts`: SAML metadata (uploaded, or from its URL), or an OIDC provider's discovery document. `422` naming
  * the field that leads to what is wrong, with what is wrong.
  */

@@ -31,7 +31,7 @@ const DRY_RUN = Symbol('dry run');
 const ISOLATE = Symbol('isolate the items');
 
 /**
- * `POST /organizations/{orgId}/users/batch` (contract §10): 1–1,000 independent items, each checked and applied on its
+ * `POST /organizations/{orgId}/users/batch` (docs/api.md, "Decisions"): 1–1,000 independent items, each checked and applied on its
  * own, in one transaction for the batch; one bad item undoes nothing of the others. Items are applied one after the
  * other; one that fails does so before it writes anything (its checks come first), and then fails alone. Should one
  * ever fail having written, the batch is rolled back and run again with a savepoint per item — the slow way (SQLite

@@ -4,10 +4,10 @@ import type { Ctx } from '../context.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
 
-/** The most keys a user's metadata holds (contract §5). */
+/** The most keys a user's metadata holds (docs/api.md, "Decisions"). */
 export const MAX_METADATA_KEYS = 50;
 
-/** `GET /organizations/{orgId}/users`: filters, sorting, offset or cursor paging (contract §3), each user's teams with `expand=teams`. */
+/** `GET /organizations/{orgId}/users`: filters, sorting, offset or cursor paging (docs/api.md, "Pagination"), each user's teams with `expand=teams`. */
 export async function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): Promise<List<ListedUser>> {
   const scope = `users:${orgId}`;
   // `expand` shapes the records, not the listing: a cursor continues the same listing with or without it.
@@ -44,7 +44,7 @@ export function getUser(ctx: Ctx, userId: string): Promise<User> {
   return loadUser(ctx, userId);
 }
 
-/** Admins may not touch an owner, nor make anyone one (contract §4). */
+/** Admins may not touch an owner, nor make anyone one (docs/api-reference.md, "Roles"). */
 export function guardOwner(ctx: Ctx, target: User, grantsOwner = false): void {
   if ((target.role === 'owner' || grantsOwner) && ctx.principal.role !== 'owner') {
     throw forbidden('only owners can grant, remove or change the owner role');

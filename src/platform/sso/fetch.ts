@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { readLimited, StreamTooLarge } from '../read-limited.js';
 
-/** How long an identity provider has to answer, and the most the platform reads of what it sends (contract §9). */
+/** How long an identity provider has to answer, and the most the platform reads of what it sends (docs/sso.md). */
 export const FETCH_TIMEOUT_MS = 5_000;
 export const FETCH_MAX_BYTES = 1024 * 1024;
 
@@ -39,7 +39,7 @@ export function checkFetchable(raw: string): URL {
 }
 
 /**
- * Fetches an identity provider's document (SAML metadata, OIDC discovery) with the bounds of contract §9: at most
+ * Fetches an identity provider's document (SAML metadata, OIDC discovery) with the bounds of docs/sso.md: at most
  * 5 s, at most 1 MiB read (refused as soon as it is passed), no redirect followed, `200` only. Throws `FetchError`
  * saying what went wrong in words an owner can act on.
  */
@@ -58,7 +58,7 @@ export async function fetchDocument(raw: string, accept: string): Promise<string
 }
 
 /**
- * Sends one request to an identity provider with the bounds of contract §9: the caller's signal (if any) and 5 s,
+ * Sends one request to an identity provider with the bounds of docs/sso.md: the caller's signal (if any) and 5 s,
  * which also bound reading the body (`readBounded`); no redirect followed. Throws `FetchError` when no answer came.
  */
 export async function sendBounded(url: URL, init: RequestInit): Promise<Response> {

@@ -25,7 +25,7 @@ const NO_BODY = new Set([204, 205, 304]);
 
 /**
  * openid-client's `customFetch`: every request to the provider (token endpoint, JWKS) within the bounds of
- * contract §9 — 5 s, 1 MiB, https or loopback http, no redirect — failing with a `FetchError` that names the endpoint.
+ * docs/sso.md — 5 s, 1 MiB, https or loopback http, no redirect — failing with a `FetchError` that names the endpoint.
  */
 function boundedFetch(metadata: Record<string, unknown>) {
   const names: Record<string, string> = { token_endpoint: 'token endpoint', jwks_uri: 'JWKS' };
@@ -76,7 +76,7 @@ function clientAuthentication(oidc: Oidc, metadata: Record<string, unknown>, sec
  * The relying party of the organization's OpenID provider, from the discovery document stored when the
  * configuration was saved (no discovery per sign-in). The ID token's signature is checked against the provider's
  * JWKS (`enableNonRepudiationChecks`: openid-client skips it otherwise, trusting the token endpoint's TLS, which
- * contract §9 does not); plain http only where the configuration allowed it (loopback, see fetch.ts); timestamps are
+ * docs/sso.md does not); plain http only where the configuration allowed it (loopback, see fetch.ts); timestamps are
  * judged by the platform's clock, so that a platform on a test clock judges as it would at that time. `clientSecret`
  * is null to build an authorization URL, which needs none.
  */

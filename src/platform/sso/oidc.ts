@@ -64,7 +64,7 @@ async function usableConfig(ctx: BaseCtx, orgId: string, request: SsoRequest): P
 }
 
 /**
- * `GET /v2/sso/oidc/{orgId}/callback`: the provider sends the person back here (contract §9). The `state` is
+ * `GET /v2/sso/oidc/{orgId}/callback`: the provider sends the person back here (docs/sso.md). The `state` is
  * redeemed once, for this organization only, before anything else; the provider's error ends the sign-in; otherwise
  * the code is exchanged and the ID token checked by openid-client (PKCE, state, `iss` of the answer, the token's
  * signature against the provider's JWKS, `iss`, `aud`, `exp`, `nonce`), and the person it names signs in. Every

@@ -15,7 +15,7 @@ export function domainOf(email: string): string {
 }
 
 /**
- * The single sign-on an e-mail belongs to (contract §9 routing): the enabled, usable configuration whose domains hold
+ * The single sign-on an e-mail belongs to (docs/sso.md routing): the enabled, usable configuration whose domains hold
  * its domain — only for a person it governs (see `governs`: the organization's own people, or someone with no account
  * yet), and only when the sign-in asks for no other organization (`org`). A domain claim is not proof of owning the
  * domain, so an account of other organizations keeps signing in as it does, never handed to this identity provider.
@@ -44,7 +44,7 @@ export async function ssoForEmail(ctx: BaseCtx, email: string, org?: string | nu
 }
 
 /**
- * Whether a password may sign this person in (contract §9 enforcement): not while the single sign-on of their e-mail
+ * Whether a password may sign this person in (docs/sso.md enforcement): not while the single sign-on of their e-mail
  * governs them (see `governing`) — except for that organization's owners (break-glass). The message points to single
  * sign-on; undefined when the password may be used (someone with no account has no password to refuse).
  */

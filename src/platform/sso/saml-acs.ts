@@ -103,7 +103,7 @@ async function abandoned(ctx: BaseCtx, orgId: string, relayState: string | null)
 
 /**
  * `POST /v2/sso/saml/{orgId}/acs`: the assertion consumer service (HTTP-POST binding). No cookie is read: the
- * identity provider's page posts here cross-site. Every check of contract §9 (saml-verify.ts, then `redeem`), then
+ * identity provider's page posts here cross-site. Every check of docs/sso.md (saml-verify.ts, then `redeem`), then
  * the person signs in (`finishSsoSignIn`). Each refusal is a page naming its check (400, or 403 for a refused person)
  * that creates nothing; forged or garbled input is never a 500.
  */

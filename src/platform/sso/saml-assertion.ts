@@ -66,7 +66,7 @@ function bearerConfirmation(assertion: Element, e: Expected): Element {
 }
 
 /**
- * The checks of contract §9 that node-saml leaves to its caller, on the assertion as its signature covers it
+ * The checks of docs/sso.md that node-saml leaves to its caller, on the assertion as its signature covers it
  * (`verifiedXml`, never the posted document) and on the response around it: the assertion's Issuer — and the
  * response's, when it has one — is the identity provider's entity id; Destination is the ACS URL (it may be absent
  * when the response itself is unsigned: the binding requires it of signed messages only, and the signed Recipient

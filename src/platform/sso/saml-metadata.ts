@@ -4,7 +4,7 @@ import { checkFetchable } from './fetch.js';
 import { children, NS } from './saml-xml.js';
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
-/** The binding the platform sends its AuthnRequest by (contract §9). */
+/** The binding the platform sends its AuthnRequest by (docs/sso.md). */
 export const HTTP_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 
 /** One signing certificate of an identity provider. */
@@ -76,7 +76,7 @@ function identityProvider(root: Element): { entity: Element; idp: Element } {
 }
 
 /**
- * Reads an identity provider's SAML metadata (contract §9): its entity id, the HTTP-Redirect SingleSignOnService
+ * Reads an identity provider's SAML metadata (docs/sso.md): its entity id, the HTTP-Redirect SingleSignOnService
  * location, and at least one signing certificate (several when it rotates keys). A document type declaration is
  * refused outright: metadata needs none, and it is how entity-expansion attacks start.
  */

@@ -41,7 +41,7 @@ export interface ResponseEnvelope {
   issuer: string | null;
   /** Response@InResponseTo: it must agree with the one inside the assertion, which is what counts. */
   inResponseTo: string | null;
-  /** Which parts carry an enveloped signature: each one that does must verify (contract §9). */
+  /** Which parts carry an enveloped signature: each one that does must verify (docs/sso.md). */
   signed: { response: boolean; assertion: boolean };
 }
 

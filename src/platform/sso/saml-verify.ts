@@ -8,7 +8,7 @@ import { type AssertionFacts, checkAssertion } from './saml-assertion.js';
 import { decodeSamlResponse, readEnvelope } from './saml-response.js';
 import { refuse } from './saml-xml.js';
 
-/** A response that passed every check of contract §9 but the request's and the replay's (they write: saml-acs.ts). */
+/** A response that passed every check of docs/sso.md but the request's and the replay's (they write: saml-acs.ts). */
 export interface VerifiedResponse {
   profile: IdpProfile;
   assertion: AssertionFacts;
@@ -56,7 +56,7 @@ function attributesOf(profile: Profile): Record<string, string[]> {
 }
 
 /**
- * Checks a posted `SAMLResponse` against the organization's identity provider (contract §9), in this order: its
+ * Checks a posted `SAMLResponse` against the organization's identity provider (docs/sso.md), in this order: its
  * structure (saml-response.ts); then node-saml, which verifies each signature the response carries — the response's
  * and the assertion's, both when both are signed — against every certificate of the metadata (rotation), reads only
  * what a signature covers (no wrapping), and checks the Audience; then the rest on the assertion as signed

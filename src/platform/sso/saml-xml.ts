@@ -8,7 +8,7 @@ export const NS = {
   ds: 'http://www.w3.org/2000/09/xmldsig#',
 } as const;
 
-/** A response refused by one of the checks of contract §9: what its page and `sso.failed` say. */
+/** A response refused by one of the checks of docs/sso.md: what its page and `sso.failed` say. */
 export class SamlRefusal extends Error {
   constructor(readonly refusal: Refusal) {
     super(refusal.check);

@@ -4,10 +4,10 @@ import type { StoredSso } from '../store/sso.js';
 import type { SsoRequest } from '../store/sso-sign-in.js';
 import { ssoAddresses } from './addresses.js';
 
-// The platform as a SAML 2.0 service provider (contract §9), over node-saml. This module and its siblings load
+// The platform as a SAML 2.0 service provider (docs/sso.md), over node-saml. This module and its siblings load
 // node-saml and @xmldom/xmldom: route handlers import them lazily, so that no other start pays for them.
 
-/** The clock skew `NotBefore`/`NotOnOrAfter` are given (contract §9), on the platform's clock. */
+/** The clock skew `NotBefore`/`NotOnOrAfter` are given (docs/sso.md), on the platform's clock. */
 export const SAML_CLOCK_SKEW_MS = 3 * 60_000;
 
 /**

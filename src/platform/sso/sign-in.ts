@@ -15,7 +15,7 @@ import { type IdpProfile, mapProfile, provisionFromIdp, type Refusal } from '../
 import type { StoredSso } from '../store/sso.js';
 import type { SsoContinuation, SsoRequest } from '../store/sso-sign-in.js';
 
-/** How long a sign-in sent to an identity provider may take to come back (contract §9: 10 minutes). */
+/** How long a sign-in sent to an identity provider may take to come back (docs/sso.md: 10 minutes). */
 export const SSO_REQUEST_TTL_MS = 10 * 60_000;
 
 /**
@@ -70,7 +70,7 @@ function toClient(ctx: BaseCtx, redirectUri: string, state: string | undefined, 
 }
 
 /**
- * The page of a failed sign-in (contract §9): status 400 (a bad response) or 403 (a refused person), the check that
+ * The page of a failed sign-in (docs/sso.md): status 400 (a bad response) or 403 (a refused person), the check that
  * failed and the request id, and — when the OAuth request that started it is known — a link that sends its client
  * `error=access_denied`, so that the waiting CLI stops. Records `sso.failed` with the reason (never the identity
  * provider's answer). Creates nothing else.

@@ -62,7 +62,7 @@ export class CursorCodec {
 }
 
 /**
- * Decides how a list request pages (contract §3). `provided` holds the filter and sort parameters the request sent
+ * Decides how a list request pages (docs/api.md, "Pagination"). `provided` holds the filter and sort parameters the request sent
  * (undefined when absent), `defaults` their values when absent. A cursor carries its own filters: a request that
  * sends a different one is refused, one that omits it continues the same listing.
  */

@@ -44,7 +44,7 @@ describe('GET {auth_url}/authorize', () => {
     expect(page.text).not.toMatch(/<script/i);
     expect(page.text).toContain('<label for="email">E-mail</label>');
     expect(page.text).toMatch(/<input id="email" name="email" type="email" autocomplete="username"/);
-    // E-mail first (contract §9): the password is asked for once the e-mail is known to have no single sign-on.
+    // E-mail first (docs/sso.md): the password is asked for once the e-mail is known to have no single sign-on.
     expect(page.text).not.toContain('name="password"');
     expect(page.text).toContain('<button type="submit">Continue</button>');
     expect(page.text).toContain(`<form method="post" action="/v2/auth/authorize">`);

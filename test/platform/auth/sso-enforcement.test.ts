@@ -49,7 +49,7 @@ function passwordSignIn(t: AuthTestPlatform, who: { email: string; password: str
   return signIn(new FormBrowser(t.fetch), authorizeUrl(AUTH_URL, pkce().challenge), who.email, who.password);
 }
 
-describe('password sign-in while single sign-on is enabled (contract §9)', () => {
+describe('password sign-in while single sign-on is enabled (docs/sso.md)', () => {
   it('is refused to members of its domains, pointing to single sign-on — before the password is even checked', async () => {
     const t = await withSso(true);
     const r = await passwordSignIn(t, MEMBER);
@@ -112,7 +112,7 @@ describe('password sign-in while single sign-on is enabled (contract §9)', () =
   });
 });
 
-describe('whom a claim governs, and when (contract §9)', () => {
+describe('whom a claim governs, and when (docs/sso.md)', () => {
   it('an account invited from another organization: only once it accepts, and never a sign-in asking for another', async () => {
     const t = await authorizePlatform();
     const maxId = await t.addUser(MEMBER);

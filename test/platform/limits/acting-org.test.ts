@@ -14,7 +14,7 @@ async function freeAndEnterprise(t: TestPlatform): Promise<string> {
   return created.body.id as string;
 }
 
-describe('rate limits of a credential acting in another organization (contract §7)', () => {
+describe('rate limits of a credential acting in another organization (docs/rate-limits.md)', () => {
   it("give a multi-organization key the acting organization's plan, in a bucket of its own there", async () => {
     const t = await limitedPlatform();
     const big = await freeAndEnterprise(t);

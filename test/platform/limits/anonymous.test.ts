@@ -98,7 +98,7 @@ describe('headers on every response', () => {
   });
 });
 
-describe("identity providers' answers (contract §9)", () => {
+describe("identity providers' answers (docs/sso.md)", () => {
   const setupSaml = samlPlatforms();
   /** A SAML response posted to the ACS from A, refused (this organization has no single sign-on). */
   const forgedAcs = (t: TestPlatform, key?: null) =>

@@ -1,7 +1,7 @@
 import type { Migration } from './migration.js';
 
 /**
- * Migration 4: single sign-on that signs people in (contract §9).
+ * Migration 4: single sign-on that signs people in (docs/sso.md).
  * - `sso_configs` gains what the platform read from the identity provider when the configuration was saved (entity id,
  *   sign-in URL, signing certificates; the OIDC discovery document) and the settable `allow_idp_initiated` and
  *   `default_role`.
