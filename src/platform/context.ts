@@ -2,6 +2,7 @@ import type { Plan } from '../contract/organizations.js';
 import type { OrgRole, Permission } from '../contract/permissions.js';
 import type { AuthSettings } from './auth/settings.js';
 import type { Clock, IdFactory } from './clock.js';
+import type { Standing } from './store/api-keys.js';
 import type { Stores } from './store/index.js';
 import type { CursorCodec } from './store/paging.js';
 import type { SqlDb } from './store/sql.js';
@@ -59,6 +60,11 @@ export interface Credential {
   /** When the session of a user token began (checked against organizations' session cutoffs); null for keys. */
   sessionCreatedAt: string | null;
   expiresAt: string | null;
+  /**
+   * The holder's role and status in the credential's own organization, and its plan, when they were read with the
+   * credential (null: read, and not a member); undefined when not read (a user's token: `actIn` reads them).
+   */
+  homeStanding?: Standing | null;
 }
 
 /** A credential acting in one organization, with the role it holds there. */

@@ -61,6 +61,10 @@ export function invalidFields(details: ErrorDetail[]): PlatformError {
 }
 
 /** What the error envelope says of an error, without its status and request id: its code, message and details. */
-export function errorParts(err: PlatformError): { code: ErrorCode; message: string; details?: ErrorDetail[] } {
+export function errorParts(err: Pick<PlatformError, 'code' | 'message' | 'details'>): {
+  code: ErrorCode;
+  message: string;
+  details?: ErrorDetail[];
+} {
   return { code: err.code, message: err.message, ...(err.details && { details: err.details }) };
 }

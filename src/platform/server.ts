@@ -73,11 +73,27 @@ function validHost(host: string): boolean {
   }
 }
 
+/**
+ * A request's header by its name in lower case, as a Web `Headers` reads it: any case of the name, a repeated header's
+ * values joined with ", ". A request carries a handful of headers: reading them in turn costs less than making
+ * Node.js's object of them all.
+ */
+function headerOf(req: IncomingMessage, name: string): string | null {
+  const raw = req.rawHeaders;
+  let value: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const n = raw[i] as string;
+    if (n.length === name.length && n.toLowerCase() === name) {
+      value = value === null ? (raw[i + 1] as string) : `${value}, ${raw[i + 1]}`;
+    }
+  }
+  return value;
+}
+
 /** Reads a request's body whole, refusing it with `413` as soon as it passes the limit. */
 function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
-    return Promise.resolve(null);
-  }
+  const length = headerOf(req, 'content-length');
+  if (length === null && headerOf(req, 'transfer-encoding') === null) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -93,7 +109,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
     };
     const onEnd = () => {
       cleanup();
-      resolve(size === 0 && req.headers['content-length'] === undefined ? null : Buffer.concat(chunks, size));
+      resolve(size === 0 && length === null ? null : Buffer.concat(chunks, size));
     };
     // The client went away mid-body: its mistake, not the server's (no 500, no stack in the log).
     const onAbort = () => {
@@ -118,7 +134,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
 
 /** node:http's request as the pipeline reads it; a `400` reply when it cannot be read (no or a bad Host, target). */
 function incomingOf(req: IncomingMessage): Incoming | Reply {
-  const host = req.headers.host;
+  const host = headerOf(req, 'host') ?? undefined;
   if (host === undefined && req.httpVersion === '1.1') {
     return errorReply(new PlatformError('invalid_request', 'a Host header is required'), newRequestId());
   }
@@ -129,18 +145,12 @@ function incomingOf(req: IncomingMessage): Incoming | Reply {
       newRequestId(),
     );
   }
-  let distinct: NodeJS.Dict<string[]> | undefined;
   let body: Promise<Uint8Array | null> | undefined;
   return {
     method: req.method ?? 'GET',
     path: target.path,
     query: target.query,
-    // As a Web `Headers` reads them: any case of the name, a repeated header's values joined with ", ".
-    header: (name) => {
-      distinct ??= req.headersDistinct;
-      const values = distinct[name.toLowerCase()];
-      return values === undefined ? null : values.length === 1 ? (values[0] as string) : values.join(', ');
-    },
+    header: (name) => headerOf(req, name),
     body: () => {
       body ??= readBody(req);
       return body;
@@ -162,10 +172,9 @@ const LINGER_BYTES = 64 * 1024 * 1024;
  */
 function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   const { headers } = reply;
-  const body = reply.body;
-  if (body !== null) {
-    headers.push('content-length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength));
-  }
+  // Encoded once: its length is the bytes' (a string would be measured, then encoded again by Node.js).
+  const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+  if (body !== null) headers.push('content-length', String(body.byteLength));
   res.writeHead(reply.status, headers);
   res.end(body ?? undefined);
   if (req.complete) return;
@@ -202,8 +211,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     inFlight++;
     const started = log ? performance.now() : 0;
     let reply: Reply;
+    let incoming: Incoming | Reply = { status: 500, headers: [], body: null };
     try {
-      const incoming = incomingOf(req);
+      incoming = incomingOf(req);
       reply = 'status' in incoming ? incoming : await (answer ?? (await ready))(incoming);
     } catch (err) {
       // The pipeline answers its own errors: this is a fault of the listener's.
@@ -217,7 +227,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const requestId = reply.headers[reply.headers.indexOf('x-request-id') + 1] ?? '-';
       write(req, res, reply);
       if (log) {
-        const path = (req.url ?? '').split('?')[0];
+        const path = 'path' in incoming ? incoming.path : (req.url ?? '').split('?')[0];
         log(`${req.method} ${path} ${reply.status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
       }
     } finally {
@@ -229,7 +239,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const server = createServer(httpServerOptions(limits), (req, res) => void handle(req, res));
   // `Expect: 100-continue`: a body announced over the limit is refused at once, before the client sends it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+    if (Number(headerOf(req, 'content-length') ?? 0) > MAX_BODY_BYTES) {
       write(req, res, errorReply(tooLarge(), newRequestId()));
       return;
     }

@@ -1,7 +1,8 @@
 import type { Permission } from '../../contract/permissions.js';
 import type { BaseCtx, Credential, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
-import type { Standing } from '../store/api-keys.js';
+import type { FoundApiKey, Standing } from '../store/api-keys.js';
+import { type Awaitable, andThen } from '../store/sql.js';
 import { hashSecret, parseApiKey, sameHash } from './api-keys.js';
 
 /** A request header's value by name (any case), or null: what a credential is read from (http/incoming.ts). */
@@ -14,17 +15,14 @@ function unauthenticated(message: string): PlatformError {
   return new PlatformError('authentication_failed', message);
 }
 
-/**
- * The holder's role and status in the credential's own organization, where they were read with the credential (an API
- * key and its owner's membership are one query): `actIn` then needs no read of its own. A credential is made afresh
- * for each request, so what is kept here is never older than the request.
- */
-const homeStanding = new WeakMap<Credential, Standing | undefined>();
-
 /** How often a key's `lastUsedAt` is written: at most once a minute, so reads stay reads. */
 const TOUCH_INTERVAL_MS = 60_000;
 
-async function fromApiKey(ctx: BaseCtx, secret: string): Promise<Credential> {
+/**
+ * The credential of an API key: read with its owner's standing in one query; at once on SQLite (no promise made), later
+ * on PostgreSQL. Throws `401` as authenticate says.
+ */
+function fromApiKey(ctx: BaseCtx, secret: string): Awaitable<Credential> {
   const parsed = parseApiKey(secret);
   if (!parsed) throw unauthenticated('invalid API key');
   const keyMode = parsed.environment === 'live' ? 'live' : 'sandbox';
@@ -34,14 +32,15 @@ async function fromApiKey(ctx: BaseCtx, secret: string): Promise<Credential> {
     );
   }
   const hash = hashSecret(secret);
-  const key = await ctx.stores.apiKeys.byHash(hash);
+  return andThen(ctx.stores.apiKeys.byHash(hash), (key) => keyCredential(ctx, key, hash));
+}
+
+/** The credential of the key found by its hash, or the `401` of a key that may not be used. */
+function keyCredential(ctx: BaseCtx, key: FoundApiKey | undefined, hash: string): Awaitable<Credential> {
   if (!key || !sameHash(key.secretHash, hash)) throw unauthenticated('invalid API key');
   if (key.revokedAt) throw unauthenticated('API key has been revoked');
   const now = ctx.clock();
   if (key.expiresAt && Date.parse(key.expiresAt) <= now.getTime()) throw unauthenticated('API key has expired');
-  if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) >= TOUCH_INTERVAL_MS) {
-    await ctx.stores.apiKeys.touch(key.id, now.toISOString());
-  }
   const credential: Credential = {
     type: 'api_key',
     userId: key.userId,
@@ -54,7 +53,12 @@ async function fromApiKey(ctx: BaseCtx, secret: string): Promise<Credential> {
     sessionCreatedAt: null,
     expiresAt: key.expiresAt,
   };
-  homeStanding.set(credential, key.ownerStanding);
+  // Read with the key (one query): `actIn` needs no read of its own in the key's organization. A credential is made
+  // afresh for each request, so this is never older than the request.
+  credential.homeStanding = key.ownerStanding ?? null;
+  if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) >= TOUCH_INTERVAL_MS) {
+    return ctx.stores.apiKeys.touch(key.id, now.toISOString()).then(() => credential);
+  }
   return credential;
 }
 
@@ -62,7 +66,7 @@ async function fromApiKey(ctx: BaseCtx, secret: string): Promise<Credential> {
  * Reads the request's credential: `X-API-Key` or `Authorization: Bearer`, never both (docs/api.md, "Conventions").
  * Throws `401` for a missing, malformed, unknown, revoked or expired one.
  */
-export async function authenticate(ctx: BaseCtx, headers: HeaderReader, bearer?: BearerVerifier): Promise<Credential> {
+export function authenticate(ctx: BaseCtx, headers: HeaderReader, bearer?: BearerVerifier): Awaitable<Credential> {
   const apiKey = headers('x-api-key');
   const authorization = headers('authorization');
   if (apiKey !== null && authorization !== null) {
@@ -107,17 +111,21 @@ export async function sessionCutOff(ctx: BaseCtx, credential: Credential, orgId:
  * The credential acting in `orgId`, or undefined when it may not (another organization, or not an active member).
  * Throws `401` for a user token whose session that organization has revoked (see `sessionCutOff`).
  */
-export async function actIn(ctx: BaseCtx, credential: Credential, orgId: string): Promise<Principal | undefined> {
+export function actIn(ctx: BaseCtx, credential: Credential, orgId: string): Awaitable<Principal | undefined> {
   if (orgId !== credential.homeOrgId && !credential.multiOrg) return undefined;
   const member =
-    orgId === credential.homeOrgId && homeStanding.has(credential)
-      ? homeStanding.get(credential)
-      : await ctx.stores.users.standing(orgId, credential.userId);
-  if (!member || member.status !== 'active') return undefined;
-  if (await sessionCutOff(ctx, credential, orgId)) {
-    throw unauthenticated(`the session of this access token has been revoked in organization ${orgId}`);
-  }
-  return principalOf(credential, orgId, member);
+    orgId === credential.homeOrgId && credential.homeStanding !== undefined
+      ? credential.homeStanding
+      : ctx.stores.users.standing(orgId, credential.userId);
+  return andThen(member, (m) => {
+    if (!m || m.status !== 'active') return undefined;
+    // Only a user's token has a session an organization can cut off.
+    if (credential.sessionCreatedAt === null) return principalOf(credential, orgId, m);
+    return sessionCutOff(ctx, credential, orgId).then((cut) => {
+      if (cut) throw unauthenticated(`the session of this access token has been revoked in organization ${orgId}`);
+      return principalOf(credential, orgId, m);
+    });
+  });
 }
 
 /**
@@ -125,7 +133,7 @@ export async function actIn(ctx: BaseCtx, credential: Credential, orgId: string)
  * request more than reading the member's standing.
  */
 function principalOf(c: Credential, orgId: string, standing: Standing): Principal {
-  const principal: Required<Principal> = {
+  const principal: Required<Omit<Principal, 'homeStanding'>> = {
     type: c.type,
     userId: c.userId,
     homeOrgId: c.homeOrgId,

@@ -2,20 +2,24 @@
 import { actIn, actingOrgId } from '../auth/credentials.js';
 import type { BaseCtx, Credential, Ctx, Principal } from '../context.js';
 import { PlatformError } from '../errors.js';
+import { type Awaitable, andThen } from '../store/sql.js';
 
 /**
  * Chooses the organization a request acts in: `X-Org-Id` when sent (`403` if the credential may not act there),
  * else the organization in the path (`404` if it may not), else the credential's own.
  */
-export async function principalFor(
+export function principalFor(
   base: BaseCtx,
   credential: Credential,
   header: string | undefined,
   pathOrg: unknown,
-): Promise<Principal> {
+): Awaitable<Principal> {
   const orgId = actingOrgId(credential, header, pathOrg);
-  const principal = await actIn(base, credential, orgId);
-  if (principal) return principal;
+  return andThen(actIn(base, credential, orgId), (principal) => principal ?? refusal(credential, orgId, header));
+}
+
+/** Why a credential may not act in `orgId`: the error to answer with. */
+function refusal(credential: Credential, orgId: string, header: string | undefined): never {
   if (orgId === credential.homeOrgId) {
     throw new PlatformError('authentication_failed', 'the credential belongs to a user who is no longer active');
   }

@@ -16,7 +16,7 @@ export interface Incoming {
   path: string;
   /** The query string without its `?` (`''` when none), as sent. */
   query: string;
-  /** A header's value (any case of the name; repeated headers joined with `, `), or null when absent. */
+  /** A header's value by its name in lower case (repeated headers joined with `, `), or null when absent. */
   header(name: string): string | null;
   /**
    * The body's bytes, null when the request has none. Read once and kept (a second call answers the same bytes);

@@ -4,6 +4,7 @@ import type { LimitPolicy } from '../../contract/endpoint.js';
 import { ANONYMOUS_LIMIT, AUTH_ENDPOINT_LIMITS, PLAN_LIMITS, type RateLimitInfo } from '../../contract/limits.js';
 import type { OAuthErrorBody } from '../../contract/oauth.js';
 import type { Plan } from '../../contract/organizations.js';
+import { hashSecret } from '../auth/api-keys.js';
 import type { Credential } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { type LimitState, limitHeaders } from '../limits/bucket.js';
@@ -11,36 +12,62 @@ import { clientIdOf } from '../limits/client-id.js';
 import { addressKey, credentialKey } from '../limits/keys.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Incoming } from './incoming.js';
-import { jsonReply, type Reply, setHeader } from './reply.js';
+import { errorReply, type Failure, jsonReply, type Reply, setHeader } from './reply.js';
 
 /** Says when to come back, in the message as in `Retry-After`. */
 function retryIn(state: LimitState): string {
   return `retry in ${state.retryAfter ?? 1} s`;
 }
 
-/** The `429` of a refused request, with its `Retry-After` and `X-RateLimit-*` headers. */
-export function refused(state: LimitState, message: string): PlatformError {
-  return new PlatformError('rate_limit_exceeded', `${message}; ${retryIn(state)}`, { headers: limitHeaders(state) });
+/**
+ * The `429` of a refused request, with its `Retry-After` and `X-RateLimit-*` headers: a plain failure, not an
+ * exception (no stack is taken for what is answered thousands of times a second).
+ */
+export function refused(state: LimitState, message: string): Failure {
+  const headers = limitHeaders(state);
+  return {
+    code: 'rate_limit_exceeded',
+    status: 429,
+    message: `${message}; ${retryIn(state)}`,
+    details: undefined,
+    headers,
+  };
 }
 
-/** Spends a credential's bucket in `orgId`: by the plan, or `whoami`'s own; throws the `429` when it is empty. */
-export async function spendCredential(
+/** The refusal of a credential's bucket, in words that say which bucket. */
+export function credentialRefusal(state: LimitState, policy: LimitPolicy | undefined, path: string): Failure {
+  return policy === 'whoami'
+    ? refused(state, `too many ${path} requests for this credential: ${state.limit} a minute`)
+    : refused(state, `rate limit exceeded: ${state.limit} requests a minute for this credential`);
+}
+
+/** A credential's spend: the bucket it spent (or was refused by) and that bucket's state. */
+export interface CredentialSpend {
+  key: string;
+  state: LimitState;
+}
+
+/** Spends a credential's bucket in `orgId`: by the plan, or `whoami`'s own. */
+export function spendCredential(
   limiter: Limiter,
   policy: LimitPolicy | undefined,
   credential: Credential,
   orgId: string,
   plan: Plan,
-  path: string,
-): Promise<LimitState> {
-  const key = credentialKey(credential, orgId);
-  if (policy === 'whoami') {
-    const state = await limiter.spend(`whoami:${key}`, AUTH_ENDPOINT_LIMITS.whoami);
-    if (!state.allowed) throw refused(state, `too many ${path} requests for this credential: ${state.limit} a minute`);
-    return state;
-  }
-  const state = await limiter.spend(key, PLAN_LIMITS[plan]);
-  if (!state.allowed) throw refused(state, `rate limit exceeded: ${state.limit} requests a minute for this credential`);
-  return state;
+): CredentialSpend | Promise<CredentialSpend> {
+  const own = credentialKey(credential, orgId);
+  const key = policy === 'whoami' ? `whoami:${own}` : own;
+  const spent = limiter.spend(key, policy === 'whoami' ? AUTH_ENDPOINT_LIMITS.whoami : PLAN_LIMITS[plan]);
+  return spent instanceof Promise ? spent.then((state) => ({ key, state })) : { key, state: spent };
+}
+
+/**
+ * What a request's credential is remembered by while its bucket refuses it (`Limiter.remember`): a hash of the
+ * credential it sent, with where it means to act and the endpoint's policy — everything its bucket follows from.
+ */
+export function credentialAlias(req: Incoming, pathOrgId: string | undefined, policy: LimitPolicy | undefined): string {
+  const sent = req.header('x-api-key') ?? req.header('authorization') ?? '';
+  return `${hashSecret(sent)} ${req.header('x-org-id') ?? ''} ${pathOrgId ?? ''} ${policy ?? 'plan'}`;
 }
 
 /**
@@ -49,7 +76,13 @@ export async function spendCredential(
  */
 export async function chargeAddress(limiter: Limiter, ip: string): Promise<LimitState> {
   const state = await limiter.spend(addressKey(ip), ANONYMOUS_LIMIT);
-  if (!state.allowed) throw refused(state, 'too many requests with missing or invalid credentials from this address');
+  if (!state.allowed) {
+    const { message, headers } = refused(
+      state,
+      'too many requests with missing or invalid credentials from this address',
+    );
+    throw new PlatformError('rate_limit_exceeded', message, { headers });
+  }
   return state;
 }
 
@@ -67,6 +100,7 @@ export async function publicLimit(
   policy: LimitPolicy,
   req: Incoming,
   ip: string,
+  requestId: string,
 ): Promise<{ state: LimitState; refusal?: Reply } | undefined> {
   if (policy === 'token' || policy === 'refresh' || policy === 'revoke') {
     const clientId = await clientIdOf(req);
@@ -74,14 +108,15 @@ export async function publicLimit(
     const state = await limiter.spend(key, AUTH_ENDPOINT_LIMITS[policy]);
     if (state.allowed) return { state };
     const message = `too many ${req.path} requests for this client: ${state.limit} a minute`;
-    if (!OAUTH_FORM.has(policy)) throw refused(state, message);
+    if (!OAUTH_FORM.has(policy)) return { state, refusal: errorReply(refused(state, message), requestId) };
     const body: OAuthErrorBody = { error: 'rate_limit_exceeded', error_description: `${message}; ${retryIn(state)}` };
     return { state, refusal: jsonReply(429, body, limitHeaders(state)) };
   }
   if (policy === 'identity-provider') {
     const state = await limiter.peek(addressKey(ip), ANONYMOUS_LIMIT);
     if (!state.allowed) {
-      throw refused(state, 'too many refused sign-ins through an identity provider from this address');
+      const failure = refused(state, 'too many refused sign-ins through an identity provider from this address');
+      return { state, refusal: errorReply(failure, requestId) };
     }
     return { state };
   }

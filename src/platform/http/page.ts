@@ -71,7 +71,7 @@ export class PageCall {
         url ??= `${incoming.origin()}${incoming.path}${incoming.query ? `?${incoming.query}` : ''}`;
         return url;
       },
-      header: (name) => incoming.header(name) ?? undefined,
+      header: (name) => incoming.header(name.toLowerCase()) ?? undefined,
       param: (name) => params[name],
       text: () => bodyText(incoming),
     };

@@ -20,12 +20,19 @@ import type { Limiter } from '../limits/limiter.js';
 import { SecretKeyError } from '../store/secret-box.js';
 import { principalFor, withPrincipal } from './acting.js';
 import { bodyText, type Incoming, MAX_BODY_BYTES, MAX_URL_BYTES, tooLarge } from './incoming.js';
-import { chargeAddress, publicLimit, showLimits, spendCredential } from './limit-step.js';
+import {
+  chargeAddress,
+  credentialAlias,
+  credentialRefusal,
+  publicLimit,
+  showLimits,
+  spendCredential,
+} from './limit-step.js';
 import { compileMatcher, type Mounted } from './match.js';
 import { buildOpenApi } from './openapi.js';
 import { PageCall, type RequestLimits } from './page.js';
 import { permit } from './permit.js';
-import { errorReply, jsonReply, REQUEST_ID, type Reply, setHeader } from './reply.js';
+import { errorReply, type Failure, jsonReply, REQUEST_ID, type Reply, setHeader } from './reply.js';
 import type { ApiRoute, PublicRoute, RouteDef } from './route.js';
 import { parseBody, parseParams, parseQuery } from './validate.js';
 
@@ -88,6 +95,13 @@ function ownRoutes(routes: readonly RouteDef[]): Mounted[] {
     // The auth server's metadata where RFC 8414 §3.1 puts it for the issuer `{origin}/v2/auth`: outside /v2.
     { route: { ...metadata, handler: metadataEndpoint }, path: RFC8414_PATH },
   ];
+}
+
+/** The `429` of a refused request: its envelope, with the bucket's headers. */
+function limitedReply(failure: Failure, state: LimitState, requestId: string): Reply {
+  const reply = errorReply(failure, requestId);
+  showLimits(reply, state);
+  return reply;
 }
 
 /** An API route's `Location` (`/v2/…`) from its result and parameters, as its declaration says. */
@@ -159,8 +173,13 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
     req: Incoming,
     requestId: string,
   ): Promise<Reply> => {
-    const base = deps.makeBase(requestId);
     const { limiter } = deps;
+    // A credential its bucket refused a moment ago is refused again from memory, before anything is read for it: a
+    // flood costs the server the least it can (docs/rate-limits.md, "What a request pays").
+    const alias = () => credentialAlias(req, rawParams.orgId, route.limit);
+    const refusing = limiter?.refusing(alias);
+    if (refusing) return limitedReply(credentialRefusal(refusing, route.limit, req.path), refusing, requestId);
+    const base = deps.makeBase(requestId);
     let limits: LimitState | undefined;
     try {
       // Authenticate: a missing or invalid credential is charged to the address (429 once it has no failures left).
@@ -183,18 +202,32 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
         // Still one bucket spent: the credential's own organization's (strangers' organizations open no buckets).
         if (limiter) {
           const home = await base.stores.organizations.get(credential.homeOrgId);
-          const plan = home?.plan ?? 'free';
-          limits = await spendCredential(limiter, route.limit, credential, credential.homeOrgId, plan, req.path);
+          const spent = await spendCredential(
+            limiter,
+            route.limit,
+            credential,
+            credential.homeOrgId,
+            home?.plan ?? 'free',
+          );
+          limits = spent.state;
+          if (!spent.state.allowed)
+            return limitedReply(credentialRefusal(limits, route.limit, req.path), limits, requestId);
         }
         throw err;
       }
       if (rawParams.orgId !== undefined && rawParams.orgId !== principal.orgId) throw notFound('organization');
       if (limiter) {
-        limits = await spendCredential(limiter, route.limit, principal, principal.orgId, principal.plan, req.path);
+        const spent = await spendCredential(limiter, route.limit, principal, principal.orgId, principal.plan);
+        limits = spent.state;
+        if (!limits.allowed) {
+          limiter.remember(alias(), spent.key);
+          return limitedReply(credentialRefusal(limits, route.limit, req.path), limits, requestId);
+        }
       }
       permit(route, principal);
       const params = (route.params ? parseParams(rawParams, route.params) : {}) as Record<string, unknown>;
-      const query = parseQuery(new URLSearchParams(req.query), route.query ?? noQuery);
+      // No query sent and none declared: nothing to parse.
+      const query = route.query || req.query ? parseQuery(new URLSearchParams(req.query), route.query ?? noQuery) : {};
       const body = route.body ? parseBody(await bodyText(req), req.header('content-type'), route.body) : undefined;
       const result = await route.handler(withPrincipal(base, principal), { params, query, body } as never);
       const status = route.status ?? 200;
@@ -224,7 +257,7 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
     const handle: RequestLimits | undefined = limiter && { limiter, ip };
     let spent: LimitState | undefined;
     if (limiter && route.limit && route.limit !== 'none') {
-      const step = await publicLimit(limiter, route.limit, req, ip);
+      const step = await publicLimit(limiter, route.limit, req, ip, requestId);
       if (step?.refusal) return step.refusal;
       spent = step?.state;
     }

@@ -52,13 +52,19 @@ export function newRequestId(): string {
 /** A request id a client may send: 1–200 visible ASCII characters (anything else is replaced, not refused). */
 export const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 
+/**
+ * What an error answer says: a `PlatformError`, or the same fields in a plain object where no stack is wanted (a
+ * refusal answered thousands of times a second).
+ */
+export type Failure = Pick<PlatformError, 'code' | 'status' | 'message' | 'details' | 'headers'>;
+
 /** The error envelope (docs/api.md, "Errors"), with the request id. */
-export function errorBody(err: PlatformError, requestId: string): ErrorBody {
+export function errorBody(err: Failure, requestId: string): ErrorBody {
   return { error: { ...errorParts(err), status: err.status, requestId } };
 }
 
 /** The error envelope as a reply, with the request id and the error's own headers. */
-export function errorReply(err: PlatformError, requestId: string): Reply {
+export function errorReply(err: Failure, requestId: string): Reply {
   const headers = ['content-type', 'application/json', 'x-request-id', requestId, ...headerList(err.headers)];
   return { status: err.status, headers, body: JSON.stringify(errorBody(err, requestId)) };
 }

@@ -1,19 +1,31 @@
 import type { RateRule } from '../../contract/limits.js';
 import type { Clock } from '../clock.js';
 import { type LimitState, levelAt, stateOf, UNIT } from './bucket.js';
-import type { BucketStore, Return } from './store.js';
+import type { BucketStore, Claim, Return } from './store.js';
 
 /**
  * Spends and reads rate-limit buckets (docs/rate-limits.md) so that a request pays almost nothing for its limit: this
  * process holds a *lease* of each bucket it uses — tokens claimed from the shared bucket store in one step — and spends
  * them in memory. A refusal reads and writes nothing; a served request claims a new lease (one write for many
- * requests) only when its lease is spent, and the next lease is claimed after the answer, before it is needed.
+ * requests) only when its bucket is new to the process, and the next lease is claimed after the answer, before it is
+ * needed, together with every other bucket's in one step.
  */
 export interface Limiter {
   /** Spends one token of the bucket `key` under `rule`; refused (`allowed: false`) when there is none. */
   spend(key: string, rule: RateRule): LimitState | Promise<LimitState>;
   /** The bucket's state without spending: `allowed` says whether a token is there. */
   peek(key: string, rule: RateRule): LimitState | Promise<LimitState>;
+  /**
+   * Remembers that the requests known by `alias` (a credential's hash, with where it acts) spend the bucket `key`,
+   * which just refused one: while it goes on refusing, `refusing(alias)` answers for them before they are even
+   * authenticated.
+   */
+  remember(alias: string, key: string): void;
+  /**
+   * The refusal of the bucket the alias was remembered with, while it still refuses (no I/O); else undefined. The
+   * alias is asked for only when some bucket is remembered (most of the time none is, and this costs nothing).
+   */
+  refusing(alias: () => string): LimitState | undefined;
   /** Gives back the tokens of every lease, then closes the bucket store. */
   close(): Promise<void>;
 }
@@ -23,6 +35,8 @@ interface Lease {
   rule: RateRule;
   /** Tokens claimed from the shared bucket and not yet spent. */
   tokens: number;
+  /** Until when they may be spent: the time the shared bucket takes to refill a lease (see `LEASE_MS`). */
+  until: number;
   /** The shared bucket's level (units) right after this process's last claim, at `at`. */
   shared: number;
   at: number;
@@ -42,8 +56,18 @@ export function leaseSize(rule: RateRule): number {
   return Math.max(1, Math.floor(rule.burst / 10));
 }
 
+/**
+ * How long a lease's tokens may be spent after their claim: the time every plan's bucket takes to refill a lease (a
+ * tenth of its burst is a second of its rate). While tokens sit in a lease the shared bucket refills behind them, so a
+ * lease spent later would let a burst exceed the bucket; spent within this time, it exceeds it by one lease at most.
+ */
+export const LEASE_MS = 1_000;
+
 /** A lease not used for this long gives its tokens back (so another server, or a later start, may spend them). */
 export const LEASE_IDLE_MS = 2_000;
+
+/** The most refusing aliases remembered at once (limiter.remember). */
+const MAX_REMEMBERED = 10_000;
 
 export interface LimiterDeps {
   store: BucketStore;
@@ -53,35 +77,42 @@ export interface LimiterDeps {
 /** Builds the limiter over a shared bucket store. */
 export function createLimiter({ store, clock }: LimiterDeps): Limiter {
   const leases = new Map<string, Lease>();
-  const returning = new Set<Promise<void>>();
+  /** Aliases of refusing buckets (see `remember`): few, each dropped once its bucket serves again. */
+  const refused = new Map<string, string>();
+  /** Work off the requests' path (returns, claims in advance), waited for by `close`. */
+  const background = new Set<Promise<void>>();
+  /** Leases to claim in advance, all in the next step (`claimAhead`). */
+  const ahead = new Map<string, Lease>();
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let closed = false;
+
+  const track = (work: Promise<void>) => {
+    background.add(work);
+    void work.finally(() => background.delete(work));
+  };
 
   /** The shared bucket's level now, as this process last saw it, refilled since. */
   const sharedNow = (l: Lease, now: number) => levelAt({ level: l.shared, at: l.at }, l.rule, now);
 
-  /**
-   * Drops the tokens a strict bucket could not hold: the shared bucket refills while tokens sit in the lease, and the
-   * two together never exceed the burst. Alone on its store, this process's lease plus the shared bucket is then
-   * exactly the bucket a single step-by-step store would keep.
-   */
-  const trim = (l: Lease, now: number) => {
-    const room = Math.floor((l.rule.burst * UNIT - sharedNow(l, now)) / UNIT);
-    if (l.tokens > room) l.tokens = Math.max(0, room);
-  };
+  /** The tokens of a lease that may still be spent. */
+  const usable = (l: Lease, now: number) => (now < l.until ? l.tokens : 0);
 
+  /** A bucket's state as this process sees it: its lease and the shared bucket, never above the burst. */
   const state = (l: Lease, now: number, allowed: boolean) =>
-    stateOf(l.tokens * UNIT + sharedNow(l, now), l.rule, now, allowed);
+    stateOf(Math.min(l.rule.burst * UNIT, usable(l, now) * UNIT + sharedNow(l, now)), l.rule, now, allowed);
 
-  /** Gives back the tokens of leases (already trimmed), off the request's path; a failure loses only early refills. */
+  /** Gives back tokens not spent, off the request's path; a failure loses only early refills. */
   const giveBack = (returns: Return[], now: number) => {
     if (returns.length === 0) return;
-    const done = store.give(returns, now).then(
-      () => undefined,
-      () => undefined,
-    );
-    returning.add(done);
-    void done.finally(() => returning.delete(done));
+    track(store.give(returns, now).catch(() => undefined));
+  };
+
+  /** A lease's tokens that can no longer be spent, given back; the lease is then empty. */
+  const expire = (key: string, l: Lease, now: number) => {
+    if (l.tokens > 0 && now >= l.until) {
+      giveBack([{ key, rule: l.rule, n: l.tokens }], now);
+      l.tokens = 0;
+    }
   };
 
   /** Gives back the leases idle for `LEASE_IDLE_MS`, and forgets them. */
@@ -90,7 +121,6 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     const returns: Return[] = [];
     for (const [key, l] of leases) {
       if (l.claiming || now - l.usedAt < LEASE_IDLE_MS) continue;
-      trim(l, now);
       if (l.tokens > 0) returns.push({ key, rule: l.rule, n: l.tokens });
       leases.delete(key);
     }
@@ -101,28 +131,53 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     }
   };
 
-  /** Claims a lease's worth of tokens into `l` (at most one claim at a time per bucket). */
-  const claimInto = (key: string, l: Lease, now: number): Promise<void> => {
-    const claiming = store.claim(key, l.rule, now, leaseSize(l.rule)).then(({ granted, level }) => {
-      l.tokens += granted;
-      l.shared = level;
-      l.at = now;
-      l.retryAt = granted > 0 ? 0 : now + Math.ceil((UNIT - level) / l.rule.perMinute);
-    });
+  /** Takes what a claim granted into its lease. */
+  const granted = (key: string, l: Lease, now: number, result: { granted: number; level: number }) => {
+    expire(key, l, now);
+    l.tokens += result.granted;
+    l.until = now + LEASE_MS;
+    l.shared = result.level;
+    l.at = now;
+    l.retryAt = result.granted > 0 ? 0 : now + Math.ceil((UNIT - result.level) / l.rule.perMinute);
+  };
+
+  /** Claims a lease's worth of tokens into `l` now, on the request's path (at most one claim at a time per bucket). */
+  const claimNow = (key: string, l: Lease, now: number): Promise<void> => {
+    const claiming = store.claim(key, l.rule, now, leaseSize(l.rule)).then((r) => granted(key, l, now, r));
     l.claiming = claiming.finally(() => {
       l.claiming = undefined;
     });
     return l.claiming;
   };
 
-  /** The next lease, claimed after the current request is answered, before this one runs out. */
-  const prefetch = (key: string, l: Lease) => {
-    setImmediate(() => {
-      if (closed || l.claiming || leases.get(key) !== l) return;
-      claimInto(key, l, clock().getTime()).catch(() => {
-        // Claimed again on the request's path when needed; that request reports the store's failure.
-      });
+  /** Claims the next leases of every bucket that asked, in one step of the store, after the current answers. */
+  const claimAhead = () => {
+    const now = clock().getTime();
+    const batch = [...ahead].filter(([key, l]) => !closed && !l.claiming && leases.get(key) === l);
+    ahead.clear();
+    if (batch.length === 0) return;
+    const claims: Claim[] = batch.map(([key, l]) => ({ key, rule: l.rule, want: leaseSize(l.rule) }));
+    const claiming = store.claimMany(claims, now).then(
+      (results) => {
+        batch.forEach(([key, l], i) => {
+          granted(key, l, now, results[i] as { granted: number; level: number });
+        });
+      },
+      // Claimed again on a request's path when needed; that request reports the store's failure.
+      () => undefined,
+    );
+    const done = claiming.finally(() => {
+      for (const [, l] of batch) l.claiming = undefined;
     });
+    for (const [, l] of batch) l.claiming = done;
+    track(done);
+  };
+
+  /** Asks for the bucket's next lease before this one runs out (or expires), claimed off the request's path. */
+  const claimSoon = (key: string, l: Lease) => {
+    if (l.claiming || ahead.has(key)) return;
+    if (ahead.size === 0) setImmediate(claimAhead);
+    ahead.set(key, l);
   };
 
   const spend = (key: string, rule: RateRule): LimitState | Promise<LimitState> => {
@@ -130,28 +185,28 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     let l = leases.get(key);
     if (l && l.rule !== rule) {
       // The organization's plan changed: the lease goes back, and the bucket is claimed anew under the new rule.
-      trim(l, now);
-      if (l.tokens > 0 && !l.claiming) giveBack([{ key, rule: l.rule, n: l.tokens }], now);
+      if (usable(l, now) > 0 && !l.claiming) giveBack([{ key, rule: l.rule, n: l.tokens }], now);
       leases.delete(key);
       l = undefined;
     }
     if (l) {
-      trim(l, now);
       l.usedAt = now;
+      expire(key, l, now);
       if (l.tokens >= 1) {
         l.tokens--;
-        if (l.tokens <= leaseSize(rule) / 2 && leaseSize(rule) > 1 && !l.claiming) prefetch(key, l);
+        const size = leaseSize(rule);
+        if (size > 1 && (l.tokens <= size / 2 || l.until - now <= LEASE_MS / 4)) claimSoon(key, l);
         return state(l, now, true);
       }
       if (l.claiming) return l.claiming.then(() => spend(key, rule));
       if (now < l.retryAt) return state(l, now, false);
     } else {
-      l = { rule, tokens: 0, shared: 0, at: now, retryAt: 0, usedAt: now, claiming: undefined };
+      l = { rule, tokens: 0, until: now, shared: 0, at: now, retryAt: 0, usedAt: now, claiming: undefined };
       leases.set(key, l);
       sweeper ??= setInterval(sweep, LEASE_IDLE_MS).unref();
     }
     const lease = l;
-    return claimInto(key, lease, now).then(() => {
+    return claimNow(key, lease, now).then(() => {
       if (lease.tokens < 1) return state(lease, now, false);
       lease.tokens--;
       return state(lease, now, true);
@@ -162,33 +217,45 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     const now = clock().getTime();
     const l = leases.get(key);
     if (l && l.rule === rule && !l.claiming) {
-      trim(l, now);
-      if (l.tokens >= 1) return state(l, now, true);
+      if (usable(l, now) >= 1) return state(l, now, true);
       if (now < l.retryAt) return state(l, now, false);
     }
     return store.get(key).then((b) => {
-      const level = levelAt(b, rule, now) + (l && l.rule === rule ? l.tokens * UNIT : 0);
-      const capped = Math.min(rule.burst * UNIT, level);
-      return stateOf(capped, rule, now, capped >= UNIT);
+      const held = l && l.rule === rule ? usable(l, now) : 0;
+      const level = Math.min(rule.burst * UNIT, levelAt(b, rule, now) + held * UNIT);
+      return stateOf(level, rule, now, level >= UNIT);
     });
   };
 
   return {
     spend,
     peek,
+    remember(alias, key) {
+      // Bounded whatever the traffic: each entry lives a few seconds at most, and a flood of aliases starts over.
+      if (refused.size >= MAX_REMEMBERED) refused.clear();
+      refused.set(alias, key);
+    },
+    refusing(aliasOf) {
+      if (refused.size === 0) return undefined;
+      const alias = aliasOf();
+      const key = refused.get(alias);
+      if (key === undefined) return undefined;
+      const l = leases.get(key);
+      const now = clock().getTime();
+      if (l && !l.claiming && usable(l, now) < 1 && now < l.retryAt) return state(l, now, false);
+      refused.delete(alias);
+      return undefined;
+    },
     async close() {
       closed = true;
       if (sweeper) clearInterval(sweeper);
       await Promise.allSettled([...leases.values()].map((l) => l.claiming));
       const now = clock().getTime();
       const returns: Return[] = [];
-      for (const [key, l] of leases) {
-        trim(l, now);
-        if (l.tokens > 0) returns.push({ key, rule: l.rule, n: l.tokens });
-      }
+      for (const [key, l] of leases) if (l.tokens > 0) returns.push({ key, rule: l.rule, n: l.tokens });
       leases.clear();
       giveBack(returns, now);
-      await Promise.all(returning);
+      await Promise.all(background);
       await store.close();
     },
   };

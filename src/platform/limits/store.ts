@@ -1,6 +1,13 @@
 import type { RateRule } from '../../contract/limits.js';
 import { type Bucket, claim, giveBack } from './bucket.js';
 
+/** A claim of up to `want` tokens of one bucket (a lease of limiter.ts). */
+export interface Claim {
+  key: string;
+  rule: RateRule;
+  want: number;
+}
+
 /** Tokens of one bucket to give back: claimed by a lease (limiter.ts) and not spent. */
 export interface Return {
   key: string;
@@ -19,6 +26,8 @@ export interface BucketStore {
   get(key: string): Promise<Bucket | undefined>;
   /** `claim` of bucket.ts on the stored bucket at `now`: up to `want` tokens; the number granted and the level after. */
   claim(key: string, rule: RateRule, now: number, want: number): Promise<{ granted: number; level: number }>;
+  /** `claim` for several buckets, in one step where the store can; the results in order. */
+  claimMany(claims: readonly Claim[], now: number): Promise<{ granted: number; level: number }[]>;
   /** `giveBack` of bucket.ts for each bucket at `now`, all in one step where the store can. */
   give(returns: readonly Return[], now: number): Promise<void>;
   close(): Promise<void>;
@@ -49,23 +58,22 @@ export interface SteppedBuckets {
 
 /** The `BucketStore` over a stepped one: each operation is the step of bucket.ts of the same name. */
 export function steppedBucketStore(buckets: SteppedBuckets): BucketStore {
+  const claimMany = (claims: readonly Claim[], now: number) =>
+    buckets.update(
+      claims.map(({ key, rule, want }) => ({
+        key,
+        step: (prev: Bucket | undefined) => {
+          const { next, granted, level } = claim(prev, rule, now, want);
+          return { next, result: { granted, level } };
+        },
+      })),
+      now,
+    );
   return {
     get: async (key) => buckets.get(key),
-    claim: async (key, rule, now, want) => {
-      const [result] = buckets.update(
-        [
-          {
-            key,
-            step: (prev) => {
-              const { next, granted, level } = claim(prev, rule, now, want);
-              return { next, result: { granted, level } };
-            },
-          },
-        ],
-        now,
-      );
-      return result as { granted: number; level: number };
-    },
+    claim: async (key, rule, now, want) =>
+      claimMany([{ key, rule, want }], now)[0] as { granted: number; level: number },
+    claimMany: async (claims, now) => claimMany(claims, now),
     give: async (returns, now) => {
       if (returns.length === 0) return;
       buckets.update(

@@ -3,6 +3,7 @@ import type { ListedUser, User, UserListQuery, UserPatch } from '../../contract/
 import type { Ctx } from '../context.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
+import { type Awaitable, andThen } from '../store/sql.js';
 
 /** The most keys a user's metadata holds (docs/api.md, "Decisions"). */
 export const MAX_METADATA_KEYS = 50;
@@ -33,14 +34,15 @@ export async function listUsers(ctx: Ctx, orgId: string, q: UserListQuery): Prom
   return { ...page, data: page.data.map((u) => ({ ...u, teams: teams.get(u.id) ?? [] })) };
 }
 
-/** A user of the acting organization, or `404`. */
-export async function loadUser(ctx: Ctx, userId: string): Promise<User> {
-  const user = await ctx.stores.users.get(ctx.principal.orgId, userId);
-  if (!user) throw notFound('user');
-  return user;
+/** A user of the acting organization, or `404` (at once on SQLite: see `Awaitable`). */
+export function loadUser(ctx: Ctx, userId: string): Awaitable<User> {
+  return andThen(ctx.stores.users.get(ctx.principal.orgId, userId), (user) => {
+    if (!user) throw notFound('user');
+    return user;
+  });
 }
 
-export function getUser(ctx: Ctx, userId: string): Promise<User> {
+export function getUser(ctx: Ctx, userId: string): Awaitable<User> {
   return loadUser(ctx, userId);
 }
 

@@ -4,7 +4,7 @@ import type { OrgRole, Permission } from '../../contract/permissions.js';
 import type { User, UserStatus } from '../../contract/users.js';
 import { jsonArrayWithout, jsonStrings } from './dialects.js';
 import { type Listing, newestFirst, runList, type SortPosition, withParams } from './paging.js';
-import { compiledOnce, type Q, type StoreEnv } from './sql.js';
+import { type Awaitable, andThen, compiledOnce, type Q, type StoreEnv } from './sql.js';
 
 type Row = {
   id: string;
@@ -86,16 +86,16 @@ export function apiKeysStore(q: Q, env: StoreEnv) {
       return r && toApiKey(r);
     },
     /** The key whose secret hashes to `hash`, with that hash and its owner's standing. */
-    byHash: async (hash: string): Promise<FoundApiKey | undefined> => {
-      const [r] = await byHash(q, hash);
-      if (!r) return undefined;
-      // Completed in place: spreading the key into a new object would cost V8 more than the read.
-      const key = toApiKey(r) as FoundApiKey;
-      key.secretHash = r.secret_hash;
-      const { owner_role: role, owner_status: status, org_plan: plan } = r;
-      key.ownerStanding = role !== null && status !== null && plan !== null ? { role, status, plan } : undefined;
-      return key;
-    },
+    byHash: (hash: string): Awaitable<FoundApiKey | undefined> =>
+      andThen(byHash(q, hash), ([r]) => {
+        if (!r) return undefined;
+        // Completed in place: spreading the key into a new object would cost V8 more than the read.
+        const key = toApiKey(r) as FoundApiKey;
+        key.secretHash = r.secret_hash;
+        const { owner_role: role, owner_status: status, org_plan: plan } = r;
+        key.ownerStanding = role !== null && status !== null && plan !== null ? { role, status, plan } : undefined;
+        return key;
+      }),
     insert: async (k: StoredApiKey): Promise<void> => {
       await q
         .insertInto('api_keys')
@@ -116,9 +116,9 @@ export function apiKeysStore(q: Q, env: StoreEnv) {
         })
         .execute();
     },
-    touch: async (id: string, now: string): Promise<void> => {
-      await q.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id).execute();
-    },
+    /** Records the key's use at `now` (bookkeeping: see `SqlDb.bookkeeping`). */
+    touch: (id: string, now: string): Promise<void> =>
+      env.sql.bookkeeping(q.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', id)),
     /** Marks a key revoked; false when it already was. */
     revoke: async (id: string, now: string) => {
       const r = await q

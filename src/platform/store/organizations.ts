@@ -1,5 +1,5 @@
 import type { Organization, Plan } from '../../contract/organizations.js';
-import { compiledOnce, type Q, type StoreEnv } from './sql.js';
+import { type Awaitable, andThen, compiledOnce, type Q, type StoreEnv } from './sql.js';
 
 type Row = { id: string; name: string; slug: string; plan: Plan; created_at: string; updated_at: string };
 
@@ -15,10 +15,7 @@ const byId = compiledOnce((q: Q, id: string) =>
 /** Organizations: their SQL in one place. */
 export function organizationsStore(q: Q, _env: StoreEnv) {
   return {
-    get: async (id: string): Promise<Organization | undefined> => {
-      const [r] = await byId(q, id);
-      return r && toOrganization(r);
-    },
+    get: (id: string): Awaitable<Organization | undefined> => andThen(byId(q, id), ([r]) => r && toOrganization(r)),
     /** Whether the platform holds any organization (whether it was ever made). */
     any: async (): Promise<boolean> => {
       const r = await q.selectFrom('organizations').select('id').limit(1).executeTakeFirst();

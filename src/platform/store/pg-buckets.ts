@@ -64,8 +64,10 @@ export function pgBucketStore(q: Q): BucketStore {
     wrote(now);
     return Number(row.level);
   };
-  return {
+  const store: BucketStore = {
     get,
+    // One statement a bucket (a few buckets a step: the leases that are running low): PostgreSQL keeps each atomic.
+    claimMany: (claims, now) => Promise.all(claims.map((c) => store.claim(c.key, c.rule, now, c.want))),
     async claim(key, rule, now, want) {
       // The whole lease when the bucket holds it (nearly always); else one token; else none. (Before PostgreSQL 18,
       // `RETURNING` cannot show what a row held before, so "as many as it holds" would take a read first.)
@@ -98,4 +100,5 @@ export function pgBucketStore(q: Q): BucketStore {
       await sweeping;
     },
   };
+  return store;
 }

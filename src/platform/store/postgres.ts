@@ -225,6 +225,9 @@ function postgresSql(q: Kysely<Tables>, writes: WriteCounter, record: PgKeyRecor
     },
     savepoint: inSavepoint,
     writes: () => writes.count,
+    bookkeeping: async (query) => {
+      await query.execute();
+    },
     close: async () => {
       await record.settled().catch(() => {});
       await q.destroy();

@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { SignInMethod } from '../../contract/sessions.js';
 import type { Tables } from './schema.js';
-import { compiledOnce, type Q, type StoreEnv } from './sql.js';
+import { andThen, compiledOnce, type Q, type StoreEnv } from './sql.js';
 
 /**
  * A membership's session cutoff: sessions of the user's other organizations created at or before `cutAt` may no
@@ -84,7 +84,7 @@ const cutoff = compiledOnce((q, orgId: string, userId: string) =>
 );
 
 /** Sign-in sessions, one per login, in the organization signed into: their SQL in one place. */
-export function sessionsStore(q: Q, _env: StoreEnv) {
+export function sessionsStore(q: Q, env: StoreEnv) {
   return {
     /** Records a new sign-in (sign-in calls this inside its own transaction). */
     insert: async (s: NewSession): Promise<void> => {
@@ -105,10 +105,7 @@ export function sessionsStore(q: Q, _env: StoreEnv) {
         .execute();
     },
     /** Any session by id, whatever its organization or state (for access-token and refresh checks). */
-    byId: async (id: string) => {
-      const [r] = await byId(q, id);
-      return r && toSession(r);
-    },
+    byId: (id: string) => andThen(byId(q, id), ([r]) => r && toSession(r)),
     /** A session of this user in this organization, in any state. */
     get: async (orgId: string, userId: string, id: string) => {
       const r = await q
@@ -136,14 +133,10 @@ export function sessionsStore(q: Q, _env: StoreEnv) {
       return rows.map(toSession);
     },
     /** Moves `lastActive` forward to `now` (never back). */
-    touch: async (id: string, now: string): Promise<void> => {
-      await q
-        .updateTable('sessions')
-        .set({ last_active: now })
-        .where('id', '=', id)
-        .where('last_active', '<', now)
-        .execute();
-    },
+    touch: (id: string, now: string): Promise<void> =>
+      env.sql.bookkeeping(
+        q.updateTable('sessions').set({ last_active: now }).where('id', '=', id).where('last_active', '<', now),
+      ),
     /** Marks one session revoked; false when it already was. */
     revoke: async (id: string, now: string) => {
       const r = await q

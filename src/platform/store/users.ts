@@ -5,7 +5,7 @@ import type { User, UserSort, UserStatus } from '../../contract/users.js';
 import type { Standing } from './api-keys.js';
 import { containsPattern, containsText, nocaseEquals } from './dialects.js';
 import { type Listing, type ListSpec, nocaseSort, runList, type SortPosition } from './paging.js';
-import { compiledOnce, type Dialect, type Q, type StoreEnv } from './sql.js';
+import { type Awaitable, andThen, compiledOnce, type Dialect, type Q, type StoreEnv } from './sql.js';
 
 type Row = {
   org_id: string;
@@ -137,16 +137,12 @@ export function usersStore(q: Q, env: StoreEnv) {
 
   return {
     /** The user as a member of `orgId`, or undefined when not a member there. */
-    get: async (orgId: string, userId: string): Promise<User | undefined> => {
-      const [r] = await memberById(q, orgId, userId);
-      return r && toUser(r);
-    },
+    get: (orgId: string, userId: string): Awaitable<User | undefined> =>
+      andThen(memberById(q, orgId, userId), ([r]) => r && toUser(r)),
     /** A member's role and status in `orgId` alone (what every request asks of its caller), or undefined. */
     /** The user's role and status in the organization, and its plan (what a request acts with); undefined if not a member. */
-    standing: async (orgId: string, userId: string): Promise<Standing | undefined> => {
-      const [r] = await standingOf(q, orgId, userId);
-      return r;
-    },
+    standing: (orgId: string, userId: string): Awaitable<Standing | undefined> =>
+      andThen(standingOf(q, orgId, userId), ([r]) => r),
     accountByEmail: async (email: string): Promise<Account | undefined> => {
       const r = await account('email', email);
       return r && toAccount(r);
