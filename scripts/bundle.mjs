@@ -42,7 +42,7 @@ const common = {
 /**
  * In the snapshot's script, packages left out of it are loaded with require() when first used (dynamic import() is
  * not available to a snapshot's code), from beside dist/bundle: keytar and undici from node_modules, as everywhere;
- * @hono/node-server from node_modules too (`plat serve` never starts from the snapshot), and the XML and SAML packages of
+ * and the XML and SAML packages of
  * single sign-on (@xmldom/xmldom, @node-saml/node-saml: only saving an SSO configuration and signing in through an
  * identity provider use them, ~95 kB of script every other start would pay for), nodemailer (only `plat serve
  * --smtp-url` sends mail); and the ESM-only packages of
@@ -50,14 +50,7 @@ const common = {
  * imported module left in the script would still cost every start: esbuild hoists its functions to the top.
  */
 /** Required from node_modules. */
-const FROM_NODE_MODULES = [
-  'keytar',
-  'undici',
-  '@hono/node-server',
-  '@xmldom/xmldom',
-  '@node-saml/node-saml',
-  'nodemailer',
-];
+const FROM_NODE_MODULES = ['keytar', 'undici', '@xmldom/xmldom', '@node-saml/node-saml', 'nodemailer'];
 /** ESM-only: required from the CommonJS copy of each made into dist/snapshot (see the end of this script). */
 const COPIED = ['jose', 'openid-client'];
 const requireExternals = {

@@ -1,14 +1,14 @@
 /**
  * The entry of plat's V8 startup snapshot (build-snapshot.js builds it; bin/plat.js, read by the shell, starts from
  * it when it fits the Node.js at hand: launcher.sh). Building it evaluates the CLI, its commands, the client and the
- * embedded platform once — zod schemas, the route table, Hono, commander — and the snapshot keeps the resulting heap, so a
+ * embedded platform once — zod schemas, the route table and its request pipeline, commander — and the snapshot keeps the resulting heap, so a
  * command starts with all of that done instead of compiling and evaluating it again (most of a cold start on Node 20,
  * which has no compile cache). It then runs one command (warm-up.ts), so that the functions every command calls are
  * kept compiled too.
  *
  * What cannot be in a snapshot is loaded at run time, through `__platRequire` (see scripts/bundle.mjs): the SQLite
  * addon, keytar and the undici package — and what most commands never use is left out of it the same way: the
- * CommonJS copies of jose and openid-client made beside it, @hono/node-server. No state of the build machine is kept
+ * CommonJS copies of jose and openid-client made beside it. No state of the build machine is kept
  * either: every module reads `process`, the environment and the clock when a command runs, never when it is evaluated. Keep it so:
  * a value a module makes while it is evaluated — a random id or key (crypto.randomUUID, randomBytes), a timestamp, a
  * path — would be made once, when the snapshot is built, and be the same in every run.

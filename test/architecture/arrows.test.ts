@@ -25,7 +25,7 @@ const ELSEWHERE: Record<string, string> = {
  */
 const UNANALYSABLE: Record<string, string> = {
   // globalThis.__platRequire: at run time the snapshot's script loads what a V8 snapshot cannot hold (the SQLite addon,
-  // keytar, undici, the CommonJS copies of jose and openid-client, @hono/node-server) from beside the bundle. Only the
+  // keytar, undici, the CommonJS copies of jose and openid-client) from beside the bundle. Only the
   // script's require() calls it (scripts/bundle.mjs's banner), for what the bundle leaves out: packages, never src/.
   'startup/snapshot.ts: load(id)': 'packages and addons only, named by scripts/bundle.mjs',
 };

@@ -54,7 +54,7 @@ function loaded(
 }
 
 const heavy = (m: string) =>
-  /^src\/(cli\/commands|client|platform|auth)\/|node_modules\/(undici|better-sqlite3|hono|keytar|jose)\//.test(m);
+  /^src\/(cli\/commands|client|platform|auth)\/|node_modules\/(undici|better-sqlite3|keytar|jose)\//.test(m);
 
 describe('what --version and --help load', () => {
   it('needs the build', () => {

@@ -15,7 +15,7 @@ export const meta = {
   }),
 } as const;
 
-/** The OpenAPI document itself: served by the app beside the route table it is made from (http/app.ts). */
+/** The OpenAPI document itself: served by the request pipeline beside the route table it is made from (http/pipeline.ts). */
 export const openapiDocument = endpoint({
   method: 'GET',
   path: '/openapi.json',

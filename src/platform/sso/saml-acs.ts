@@ -34,7 +34,7 @@ async function samlConfig(ctx: BaseCtx, orgId: string): Promise<StoredSso | unde
 /** The form the identity provider's page posts: one `SAMLResponse`, and the `RelayState` it was given. */
 async function postedForm(c: PageCall): Promise<{ samlResponse: string; relayState: string | null }> {
   const type = (c.req.header('content-type') ?? '').toLowerCase();
-  // The body is already bounded (1 MiB) and in memory (http/bounds.ts); a response with many attributes can be
+  // The body is already bounded (1 MiB) and in memory (the pipeline read it: http/pipeline.ts); a response with many attributes can be
   // larger than the 64 KiB of a sign-in form.
   const params = type.startsWith('application/x-www-form-urlencoded') ? new URLSearchParams(await c.req.text()) : null;
   const responses = params?.getAll('SAMLResponse') ?? [];
