@@ -16,7 +16,7 @@ export function lazySchema<T extends z.ZodType>(build: () => T): z.ZodLazy<T> {
 export const timestampSchema = z.string().meta({ format: 'date-time', example: '2026-01-02T03:04:05.678Z' });
 export const nullableTimestampSchema = timestampSchema.nullable();
 
-/** The seed's offset pagination object. */
+/** The offset pagination object (docs/api.md, "Pagination"). */
 export const offsetPaginationSchema = lazySchema(() =>
   z.object({
     total: z.number().int(),

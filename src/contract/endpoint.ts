@@ -17,10 +17,11 @@ export type Access = Permission | 'authenticated' | 'public';
  * - `project`: the organization role, or else the caller's role in the project the path names (the operation reads
  *   that role: a check the table cannot make);
  * - `self`: a user may act on their own records (sessions) whatever their role; the operation checks the role for
- *   another user's.
+ *   another user's;
+ * - `credential`: what the call makes is not the acting organization's (a new organization): no role there is needed.
  * In every case a restricted credential (key permissions, token scopes) must grant the permission.
  */
-export type AccessScope = 'organization' | 'project' | 'self';
+export type AccessScope = 'organization' | 'project' | 'self' | 'credential';
 
 /**
  * Which rate-limit bucket a request spends (docs/rate-limits.md): `plan` (the default for authenticated endpoints: the

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { lazySchema } from './common.js';
 
-/** The seed's error codes and the HTTP status each one normally carries. */
+/** The API's error codes and the HTTP status each one normally carries (docs/api.md, "Errors"). */
 export const ERROR_STATUS = {
   invalid_request: 400,
   authentication_failed: 401,

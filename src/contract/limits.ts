@@ -1,4 +1,4 @@
-/** The plans an organization can be on (seed: Limits), each with its rate limit below. */
+/** The plans an organization can be on (docs/rate-limits.md), each with its rate limit below. */
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
@@ -14,7 +14,7 @@ export interface RateRule {
   burst: number;
 }
 
-/** The seed's plans (Limits): requests per minute and burst. */
+/** The plans' rate limits (docs/rate-limits.md): requests per minute and burst. */
 export const PLAN_LIMITS: Readonly<Record<Plan, RateRule>> = {
   free: { perMinute: 60, burst: 10 },
   pro: { perMinute: 600, burst: 100 },
@@ -25,8 +25,8 @@ export const PLAN_LIMITS: Readonly<Record<Plan, RateRule>> = {
 export type AuthEndpoint = 'token' | 'refresh' | 'revoke' | 'whoami';
 
 /**
- * The seed's per-minute figures for the authentication endpoints (per `client_id`; whoami per credential).
- * The seed gives no burst; ours is half a minute's worth: a sign-in or a refresh needs one request, and a script
+ * The per-minute limits of the authentication endpoints (per `client_id`; whoami per credential: docs/rate-limits.md).
+ * Their burst is half a minute's worth: a sign-in or a refresh needs one request, and a script
  * that checks `whoami` in a loop still gets a short run before it is paced.
  */
 export const AUTH_ENDPOINT_LIMITS: Readonly<Record<AuthEndpoint, RateRule>> = {

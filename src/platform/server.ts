@@ -180,7 +180,10 @@ function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   if (req.complete) return;
   let discarded = 0;
   const close = () => req.socket.destroySoon();
-  setTimeout(close, LINGER_MS).unref();
+  // A body that did arrive in full meanwhile leaves the connection as it was (kept alive for the next request).
+  setTimeout(() => {
+    if (!req.complete) close();
+  }, LINGER_MS).unref();
   req.on('data', (chunk: Buffer) => {
     discarded += chunk.length;
     if (discarded > LINGER_BYTES) close();
@@ -230,6 +233,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         const path = 'path' in incoming ? incoming.path : (req.url ?? '').split('?')[0];
         log(`${req.method} ${path} ${reply.status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
       }
+    } catch (err) {
+      // A fault in writing the answer must not take the process down: this connection ends, the others go on.
+      logger(`internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      res.destroy();
     } finally {
       inFlight--;
       if (inFlight === 0) drained?.();

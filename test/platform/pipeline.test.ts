@@ -124,6 +124,35 @@ describe('the pipeline', () => {
     }
   });
 
+  it('lets a member create an organization when the credential grants org:write: no role of the acting one counts', async () => {
+    const t = await testPlatform();
+    const { userId } = await t.addUser({ email: 'member@acme.test', role: 'member' });
+    const key = await t.keyFor(userId, { multiOrganization: true });
+    const r = await t.call('POST', '/organizations', { key, body: { name: 'Side Project' } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+  });
+
+  it('spends the bucket of a valid credential that it refuses for where it means to act', async () => {
+    const t = await testPlatform({ limits: { enabled: true } });
+    const base = baseOf(t.platform);
+    const org = await base.stores.organizations.get(t.orgId);
+    await base.stores.organizations.update({ ...(org as NonNullable<typeof org>), plan: 'free' });
+    const other = await t.otherOrg();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const r = await t.call('GET', `/organizations/${other.orgId}/users`, { headers: { 'X-Org-Id': t.orgId } });
+      statuses.push(r.status);
+    }
+    expect(statuses).toEqual([...Array(10).fill(404), 429]);
+    expect((await t.call('GET', '/organizations', { headers: { 'X-Org-Id': '' } })).status).toBe(429);
+  });
+
+  it('reads a JSON body that starts with a byte-order mark, as Request.text() does', async () => {
+    const t = await testPlatform();
+    const r = await t.call('POST', `/organizations/${t.orgId}/teams`, { body: '\uFEFF{"name":"Readers"}' });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+  });
+
   it('refuses a flooding key from memory, before reading it: even once revoked, until its bucket refills', async () => {
     const t = await testPlatform({ limits: { enabled: true } });
     const base = baseOf(t.platform);

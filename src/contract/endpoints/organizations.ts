@@ -22,6 +22,7 @@ export const organizations = {
     summary: 'Create an organization (on the free plan) with the caller as owner',
     tag,
     access: 'org:write',
+    scope: 'credential',
     accessNote:
       'Needs a credential that can act in several organizations (a user token or a multi-organization key); ' +
       'the permission is checked on the credential, not on the role in the acting organization.',

@@ -41,8 +41,13 @@ export function cutShort(): PlatformError {
   return new PlatformError('invalid_request', 'the request body ended before it was complete');
 }
 
-/** The body as UTF-8 text (`''` when there is none); bytes that are not UTF-8 become U+FFFD, as `Request.text()`. */
+/**
+ * The body as UTF-8 text (`''` when there is none), as `Request.text()` reads it: bytes that are not UTF-8 become
+ * U+FFFD, and a byte-order mark at the start is dropped (PowerShell 5 and some editors write one).
+ */
 export async function bodyText(req: Incoming): Promise<string> {
   const bytes = await req.body();
-  return bytes === null ? '' : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  if (bytes === null) return '';
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

@@ -22,14 +22,15 @@ const IN_SOME_PROJECT = new Set(Object.values(PROJECT_ROLE_PERMISSIONS).flat());
  * nothing of whether the resource exists. A restricted credential (key permissions, token scopes) must grant the
  * permission; then, for `organization` endpoints, the organization role must include it; for `project` ones, the
  * organization role, or else a project role must be able to grant it (the operation reads the caller's role in that
- * project); `self` endpoints leave the role to the operation (a user's own sessions need none).
+ * project); `self` endpoints leave the role to the operation (a user's own sessions need none), and `credential` ones
+ * need none (creating an organization).
  */
 export function permit(endpoint: Pick<Endpoint, 'access' | 'scope'>, p: Principal): void {
   const permission = endpoint.access;
   if (permission === 'authenticated' || permission === 'public') return;
   if (p.grants && !p.grants.has(permission)) throw required(permission);
   const scope = endpoint.scope ?? 'organization';
-  if (scope === 'self' || BY_ROLE[p.role].has(permission)) return;
+  if (scope === 'self' || scope === 'credential' || BY_ROLE[p.role].has(permission)) return;
   if (scope === 'project' && IN_SOME_PROJECT.has(permission)) return;
   throw required(permission);
 }

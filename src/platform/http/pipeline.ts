@@ -10,9 +10,10 @@ import * as z from 'zod';
 import { type Endpoint, fillPath, pathNames } from '../../contract/endpoint.js';
 import { openapiDocument } from '../../contract/endpoints/meta.js';
 import { ANONYMOUS_LIMIT } from '../../contract/limits.js';
+import type { Plan } from '../../contract/organizations.js';
 import { authenticate, type BearerVerifier } from '../auth/credentials.js';
 import { metadataEndpoint, RFC8414_PATH } from '../auth/discovery.js';
-import type { BaseCtx, Principal } from '../context.js';
+import type { BaseCtx, Credential, Principal } from '../context.js';
 import { notFound, PlatformError } from '../errors.js';
 import type { LimitState } from '../limits/bucket.js';
 import { addressKey } from '../limits/keys.js';
@@ -95,6 +96,27 @@ function ownRoutes(routes: readonly RouteDef[]): Mounted[] {
     // The auth server's metadata where RFC 8414 §3.1 puts it for the issuer `{origin}/v2/auth`: outside /v2.
     { route: { ...metadata, handler: metadataEndpoint }, path: RFC8414_PATH },
   ];
+}
+
+/**
+ * The principal of a request: the credential acting where `X-Org-Id` (not empty), else the path's organization, else
+ * its own says — `403`/`404` where it may not; a path naming another organization than the one acted in is `404`.
+ */
+async function actingPrincipal(
+  base: BaseCtx,
+  credential: Credential,
+  header: string | null,
+  pathOrgId: string | undefined,
+): Promise<Principal> {
+  if (header === '') throw new PlatformError('invalid_request', 'X-Org-Id is empty: send an organization id');
+  const principal = await principalFor(base, credential, header ?? undefined, pathOrgId);
+  if (pathOrgId !== undefined && pathOrgId !== principal.orgId) throw notFound('organization');
+  return principal;
+}
+
+/** The plan of a credential's own organization: read with an API key, else read now (a rare path: a refusal). */
+async function homePlan(base: BaseCtx, credential: Credential): Promise<Plan> {
+  return credential.homeStanding?.plan ?? (await base.stores.organizations.get(credential.homeOrgId))?.plan ?? 'free';
 }
 
 /** The `429` of a refused request: its envelope, with the bucket's headers. */
@@ -193,37 +215,27 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
         throw err;
       }
       // The acting organization: `X-Org-Id`, else the path's, else the credential's own.
-      const header = req.header('x-org-id');
-      if (header === '') throw new PlatformError('invalid_request', 'X-Org-Id is empty: send an organization id');
-      let principal: Principal;
+      let principal: Principal | undefined;
+      let refused: unknown;
       try {
-        principal = await principalFor(base, credential, header ?? undefined, rawParams.orgId);
+        principal = await actingPrincipal(base, credential, req.header('x-org-id'), rawParams.orgId);
       } catch (err) {
-        // Still one bucket spent: the credential's own organization's (strangers' organizations open no buckets).
-        if (limiter) {
-          const home = await base.stores.organizations.get(credential.homeOrgId);
-          const spent = await spendCredential(
-            limiter,
-            route.limit,
-            credential,
-            credential.homeOrgId,
-            home?.plan ?? 'free',
-          );
-          limits = spent.state;
-          if (!spent.state.allowed)
-            return limitedReply(credentialRefusal(limits, route.limit, req.path), limits, requestId);
-        }
-        throw err;
+        refused = err;
       }
-      if (rawParams.orgId !== undefined && rawParams.orgId !== principal.orgId) throw notFound('organization');
+      // The rate limit: the credential's bucket where it acts — or, where it may not act (refused above), in its own
+      // organization, so that naming strangers' organizations opens no buckets; a valid credential spends one either
+      // way, whatever it is answered.
       if (limiter) {
-        const spent = await spendCredential(limiter, route.limit, principal, principal.orgId, principal.plan);
+        const orgId = principal?.orgId ?? credential.homeOrgId;
+        const plan = principal?.plan ?? (await homePlan(base, credential));
+        const spent = await spendCredential(limiter, route.limit, principal ?? credential, orgId, plan);
         limits = spent.state;
         if (!limits.allowed) {
-          limiter.remember(alias(), spent.key);
+          if (principal) limiter.remember(alias(), spent.key);
           return limitedReply(credentialRefusal(limits, route.limit, req.path), limits, requestId);
         }
       }
+      if (!principal) throw refused;
       permit(route, principal);
       const params = (route.params ? parseParams(rawParams, route.params) : {}) as Record<string, unknown>;
       // No query sent and none declared: nothing to parse.

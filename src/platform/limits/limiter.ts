@@ -131,10 +131,13 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     }
   };
 
-  /** Takes what a claim granted into its lease. */
+  /**
+   * Takes what a claim granted into its lease, in place of what it held: the tokens left of the earlier lease go back
+   * to the shared bucket, so that a lease never holds more than one claim's worth (however often it is renewed).
+   */
   const granted = (key: string, l: Lease, now: number, result: { granted: number; level: number }) => {
-    expire(key, l, now);
-    l.tokens += result.granted;
+    if (l.tokens > 0) giveBack([{ key, rule: l.rule, n: l.tokens }], now);
+    l.tokens = result.granted;
     l.until = now + LEASE_MS;
     l.shared = result.level;
     l.at = now;
@@ -184,8 +187,10 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     const now = clock().getTime();
     let l = leases.get(key);
     if (l && l.rule !== rule) {
-      // The organization's plan changed: the lease goes back, and the bucket is claimed anew under the new rule.
-      if (usable(l, now) > 0 && !l.claiming) giveBack([{ key, rule: l.rule, n: l.tokens }], now);
+      // The organization's plan changed: once a claim under way has landed, the lease goes back, and the bucket is
+      // claimed anew under the new rule.
+      if (l.claiming) return l.claiming.then(() => spend(key, rule));
+      if (l.tokens > 0) giveBack([{ key, rule: l.rule, n: l.tokens }], now);
       leases.delete(key);
       l = undefined;
     }

@@ -162,7 +162,7 @@ export async function whoami(ctx: Ctx): Promise<Whoami> {
   const p = ctx.principal;
   const user = await ctx.stores.users.get(p.orgId, p.userId);
   const organization = await ctx.stores.organizations.get(p.orgId);
-  if (!user || !organization) throw new Error('the principal has no membership'); // app.ts checked it
+  if (!user || !organization) throw new Error('the principal has no membership'); // the pipeline checked it
   return {
     type: p.type,
     user,

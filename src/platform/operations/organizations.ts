@@ -32,7 +32,6 @@ export async function getOrganization(ctx: Ctx, orgId: string): Promise<Organiza
 export async function createOrganization(ctx: Ctx, input: OrganizationCreate): Promise<Organization> {
   const p = ctx.principal;
   if (!p.multiOrg) throw forbidden('a single-organization API key cannot create organizations');
-  if (p.grants && !p.grants.has('org:write')) throw forbidden('this operation requires the org:write permission');
   return ctx.tx(async (ctx) => {
     const now = ctx.now();
     const me = await ctx.stores.users.get(p.orgId, p.userId);
