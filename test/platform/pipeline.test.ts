@@ -3,8 +3,8 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../../src/platform/server.js';
 import { testDatabase } from '../helpers/backend.js';
-import { baseOf } from '../helpers/internals.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
+import { setPlan } from './limits/helpers.js';
 
 // The one request pipeline (src/platform/http/pipeline.ts) behind its two transports: whatever carries a request, it
 // is matched, authenticated, limited, checked and answered alike. The in-process `fetch` and `plat serve`'s node:http
@@ -134,9 +134,7 @@ describe('the pipeline', () => {
 
   it('spends the bucket of a valid credential that it refuses for where it means to act', async () => {
     const t = await testPlatform({ limits: { enabled: true } });
-    const base = baseOf(t.platform);
-    const org = await base.stores.organizations.get(t.orgId);
-    await base.stores.organizations.update({ ...(org as NonNullable<typeof org>), plan: 'free' });
+    await setPlan(t, 'free');
     const other = await t.otherOrg();
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
@@ -155,9 +153,7 @@ describe('the pipeline', () => {
 
   it('refuses a flooding key from memory, before reading it: even once revoked, until its bucket refills', async () => {
     const t = await testPlatform({ limits: { enabled: true } });
-    const base = baseOf(t.platform);
-    const org = await base.stores.organizations.get(t.orgId);
-    await base.stores.organizations.update({ ...(org as NonNullable<typeof org>), plan: 'free' });
+    await setPlan(t, 'free');
     const key = await t.keyFor(t.ownerId);
     for (let i = 0; i < 10; i++) expect((await t.call('GET', '/organizations', { key })).status).toBe(200);
     expect((await t.call('GET', '/organizations', { key })).status).toBe(429);

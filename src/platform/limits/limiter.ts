@@ -132,16 +132,21 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
   };
 
   /**
-   * Takes what a claim granted into its lease, in place of what it held: the tokens left of the earlier lease go back
-   * to the shared bucket, so that a lease never holds more than one claim's worth (however often it is renewed).
+   * Takes what a claim granted into its lease, beside what it still holds: a claim asks only for what tops the lease
+   * up to one claim's worth (`claimAhead`), so a lease never holds more, however often it is renewed. A claim that
+   * granted nothing leaves the lease as it is, and says when the shared bucket will hold a token again.
    */
   const granted = (key: string, l: Lease, now: number, result: { granted: number; level: number }) => {
-    if (l.tokens > 0) giveBack([{ key, rule: l.rule, n: l.tokens }], now);
-    l.tokens = result.granted;
-    l.until = now + LEASE_MS;
+    expire(key, l, now);
     l.shared = result.level;
     l.at = now;
-    l.retryAt = result.granted > 0 ? 0 : now + Math.ceil((UNIT - result.level) / l.rule.perMinute);
+    if (result.granted > 0) {
+      l.tokens += result.granted;
+      l.until = now + LEASE_MS;
+      l.retryAt = 0;
+    } else {
+      l.retryAt = now + Math.ceil((UNIT - result.level) / l.rule.perMinute);
+    }
   };
 
   /** Claims a lease's worth of tokens into `l` now, on the request's path (at most one claim at a time per bucket). */
@@ -156,10 +161,17 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
   /** Claims the next leases of every bucket that asked, in one step of the store, after the current answers. */
   const claimAhead = () => {
     const now = clock().getTime();
-    const batch = [...ahead].filter(([key, l]) => !closed && !l.claiming && leases.get(key) === l);
+    const batch: [string, Lease, number][] = [];
+    for (const [key, l] of ahead) {
+      if (closed || l.claiming || leases.get(key) !== l) continue;
+      const want = leaseSize(l.rule) - usable(l, now);
+      // A lease still full but about to expire: its time is renewed (it holds no more than one claim's worth).
+      if (want <= 0) l.until = now + LEASE_MS;
+      else batch.push([key, l, want]);
+    }
     ahead.clear();
     if (batch.length === 0) return;
-    const claims: Claim[] = batch.map(([key, l]) => ({ key, rule: l.rule, want: leaseSize(l.rule) }));
+    const claims: Claim[] = batch.map(([key, l, want]) => ({ key, rule: l.rule, want }));
     const claiming = store.claimMany(claims, now).then(
       (results) => {
         batch.forEach(([key, l], i) => {

@@ -11,7 +11,7 @@ import {
 import { bind } from '../route.js';
 
 export const ssoRoutes = bind(sso, {
-  get: (ctx, { params }) => getSso(ctx),
+  get: (ctx) => getSso(ctx),
   put: (ctx, { params, body }) => putSso(ctx, params.orgId, body),
   serviceProvider: (ctx, { params }) => ssoServiceProvider(ctx, params.orgId),
   refresh: (ctx, { params }) => refreshSso(ctx, params.orgId),
