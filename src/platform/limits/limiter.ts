@@ -66,6 +66,12 @@ export const LEASE_MS = 1_000;
 /** A lease not used for this long gives its tokens back (so another server, or a later start, may spend them). */
 export const LEASE_IDLE_MS = 2_000;
 
+/**
+ * Renewals of leases whose time runs out (a quarter of `LEASE_MS` ahead) wait this long for each other, so that one
+ * write renews them all.
+ */
+const RENEW_BATCH_MS = 50;
+
 /** The most refusing aliases remembered at once (limiter.remember). */
 const MAX_REMEMBERED = 10_000;
 
@@ -83,6 +89,9 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
   const background = new Set<Promise<void>>();
   /** Leases to claim in advance, all in the next step (`claimAhead`). */
   const ahead = new Map<string, Lease>();
+  /** The step that claims them: after the current answers, or with the renewals of the next moments. */
+  let soon: ReturnType<typeof setImmediate> | undefined;
+  let renewal: ReturnType<typeof setTimeout> | undefined;
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let closed = false;
 
@@ -160,6 +169,10 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
 
   /** Claims the next leases of every bucket that asked, in one step of the store, after the current answers. */
   const claimAhead = () => {
+    if (soon) clearImmediate(soon);
+    if (renewal) clearTimeout(renewal);
+    soon = undefined;
+    renewal = undefined;
     const now = clock().getTime();
     const batch: [string, Lease, number][] = [];
     for (const [key, l] of ahead) {
@@ -188,10 +201,19 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     track(done);
   };
 
-  /** Asks for the bucket's next lease before this one runs out (or expires), claimed off the request's path. */
-  const claimSoon = (key: string, l: Lease) => {
-    if (l.claiming || ahead.has(key)) return;
-    if (ahead.size === 0) setImmediate(claimAhead);
+  /**
+   * Asks for the bucket's next lease before this one runs out (or expires), claimed off the request's path: after the
+   * current answers when its tokens run low, else (its time running out) with the other renewals of the next
+   * `RENEW_BATCH_MS` — one write for the renewals of many buckets, however many buckets a server serves.
+   */
+  const claimSoon = (key: string, l: Lease, low: boolean) => {
+    if (l.claiming) return;
+    if (low && !soon) {
+      soon = setImmediate(claimAhead);
+    } else if (!low && !soon && !renewal) {
+      renewal = setTimeout(claimAhead, RENEW_BATCH_MS);
+      renewal.unref();
+    }
     ahead.set(key, l);
   };
 
@@ -212,7 +234,8 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
       if (l.tokens >= 1) {
         l.tokens--;
         const size = leaseSize(rule);
-        if (size > 1 && (l.tokens <= size / 2 || l.until - now <= LEASE_MS / 4)) claimSoon(key, l);
+        if (size > 1 && l.tokens <= size / 2) claimSoon(key, l, true);
+        else if (size > 1 && l.until - now <= LEASE_MS / 4) claimSoon(key, l, false);
         return state(l, now, true);
       }
       if (l.claiming) return l.claiming.then(() => spend(key, rule));
@@ -266,6 +289,8 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     async close() {
       closed = true;
       if (sweeper) clearInterval(sweeper);
+      if (soon) clearImmediate(soon);
+      if (renewal) clearTimeout(renewal);
       await Promise.allSettled([...leases.values()].map((l) => l.claiming));
       const now = clock().getTime();
       const returns: Return[] = [];

@@ -1,0 +1,97 @@
+// The limiter's leases (src/platform/limits/limiter.ts, docs/rate-limits.md "What a request pays"): a served request
+// spends tokens this process already holds, and the next lease is claimed off the request's path — for many buckets
+// in one write of the store.
+import { afterEach, describe, expect, it } from 'vitest';
+import { PLAN_LIMITS } from '../../../src/contract/limits.js';
+import { fixedClock } from '../../../src/platform/clock.js';
+import { createLimiter, LEASE_MS, type Limiter, leaseSize } from '../../../src/platform/limits/limiter.js';
+import { memoryBucketStore } from '../../../src/platform/limits/memory-store.js';
+import type { BucketStore, Claim } from '../../../src/platform/limits/store.js';
+
+const RULE = PLAN_LIMITS.enterprise;
+const limiters: Limiter[] = [];
+afterEach(async () => {
+  for (const l of limiters.splice(0)) await l.close();
+});
+
+/** The real in-memory store, with every claim it is asked for written down. */
+function countedStore(): { store: BucketStore; claims: Claim[][] } {
+  const inner = memoryBucketStore();
+  const claims: Claim[][] = [];
+  const store: BucketStore = {
+    ...inner,
+    claim: (key, rule, now, want) => {
+      claims.push([{ key, rule, want }]);
+      return inner.claim(key, rule, now, want);
+    },
+    claimMany: (batch, now) => {
+      claims.push([...batch]);
+      return inner.claimMany(batch, now);
+    },
+  };
+  return { store, claims };
+}
+
+function limiterOver(store: BucketStore, clock: ReturnType<typeof fixedClock>): Limiter {
+  const limiter = createLimiter({ store, clock });
+  limiters.push(limiter);
+  return limiter;
+}
+
+/** Lets the limiter's work off the request path run (its next step, and the renewals' short wait). */
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('leases', () => {
+  it('serve a bucket from memory after one claim, and renew the leases of many buckets in one write', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00.000Z');
+    const { store, claims } = countedStore();
+    const limiter = limiterOver(store, clock);
+    const keys = Array.from({ length: 40 }, (_, i) => `key-${i}`);
+    for (const key of keys) expect((await limiter.spend(key, RULE)).allowed).toBe(true);
+    // One claim a bucket, each on its first request's path.
+    expect(claims).toHaveLength(keys.length);
+    claims.length = 0;
+    // More requests within the lease: no claim at all.
+    for (let i = 0; i < 5; i++) for (const key of keys) expect(limiter.spend(key, RULE)).toMatchObject({ allowed: true });
+    await settle(100);
+    expect(claims).toHaveLength(0);
+    // The leases' time runs out soon: the next request of each asks for a renewal — requests arriving one by one, as
+    // they do — and all are claimed together.
+    clock.advance(LEASE_MS - LEASE_MS / 8);
+    for (const key of keys) {
+      expect(limiter.spend(key, RULE)).toMatchObject({ allowed: true });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await settle(200);
+    expect(claims).toHaveLength(1);
+    expect(claims[0]?.map((c) => c.key).sort()).toEqual([...keys].sort());
+    // Each asks only for what tops its lease up: the seven tokens spent.
+    expect(claims[0]?.every((c) => c.want === 7)).toBe(true);
+    // Renewed: past the old lease's end, its tokens are still spent from memory.
+    clock.advance(LEASE_MS / 4);
+    for (const key of keys) expect(limiter.spend(key, RULE)).toMatchObject({ allowed: true });
+    expect(claims).toHaveLength(1);
+  });
+
+  it('claim the next lease of a bucket running low right after the answers, before it runs dry', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00.000Z');
+    const { store, claims } = countedStore();
+    const limiter = limiterOver(store, clock);
+    const size = leaseSize(RULE);
+    expect((await limiter.spend('busy', RULE)).allowed).toBe(true);
+    claims.length = 0;
+    // Half the lease spent at once: the claim is asked for at the next step, not after the renewals' wait.
+    for (let i = 1; i <= size / 2; i++) expect(limiter.spend('busy', RULE)).toMatchObject({ allowed: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.resolve();
+    expect(claims).toHaveLength(1);
+    expect(claims[0]?.[0]).toMatchObject({ key: 'busy', want: size / 2 + 1 });
+    // Spent on at that pace, the bucket is served from memory throughout: no request waits for a claim.
+    for (let i = 0; i < 3 * size; i++) {
+      const spent = limiter.spend('busy', RULE);
+      expect(spent).not.toBeInstanceOf(Promise);
+      expect(spent).toMatchObject({ allowed: true });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  });
+});
