@@ -52,7 +52,8 @@ describe('leases', () => {
     expect(claims).toHaveLength(keys.length);
     claims.length = 0;
     // More requests within the lease: no claim at all.
-    for (let i = 0; i < 5; i++) for (const key of keys) expect(limiter.spend(key, RULE)).toMatchObject({ allowed: true });
+    for (let i = 0; i < 5; i++)
+      for (const key of keys) expect(limiter.spend(key, RULE)).toMatchObject({ allowed: true });
     await settle(100);
     expect(claims).toHaveLength(0);
     // The leases' time runs out soon: the next request of each asks for a renewal — requests arriving one by one, as
