@@ -109,6 +109,43 @@ describe('permission matrix (every route of the contract)', () => {
     },
   );
 
+  const changesOrganization = (r: RouteDef) => r.method !== 'GET' && !r.path.includes('{projectId}');
+
+  it('refuses a key restricted to a project every change of the organization (403 before any read), nothing written', async () => {
+    const { t, fixture, changes } = await world();
+    // The owner's key, every permission, restricted to the fixture's project: what the black-box probe used.
+    const key = await t.keyFor(t.ownerId, { projectIds: [fixture.projectId] });
+    expect((await t.call('GET', '/auth/whoami', { key })).status).toBe(200);
+    const routes = API_ROUTES.filter(changesOrganization);
+    // Users, invitations, teams, keys, SSO, sessions, creating a project or an organization, the organization itself.
+    expect(routes.length).toBeGreaterThan(20);
+    const before = changes();
+    for (const route of routes) {
+      const paths = namesResource(route)
+        ? [pathFor(route, fixture), missingPath(route, fixture)]
+        : [pathFor(route, fixture)];
+      for (const path of paths) {
+        const r = await t.call(route.method, path, { key, body: exampleBody(route, fixture) });
+        expect(r.status, `${routeKey(route)} at ${path}: ${JSON.stringify(r.body)}`).toBe(403);
+        expect(r.body.error.message).toMatch(/restricted to some projects/);
+      }
+    }
+    expect(changes()).toBe(before);
+  });
+
+  it('serves a key restricted to a project the changes inside it and the reads its permissions allow', async () => {
+    const { t, fixture } = await world();
+    const key = await t.keyFor(t.ownerId, { projectIds: [fixture.projectId] });
+    for (const route of API_ROUTES.filter((r) => r.method === 'GET' && !r.path.includes('{projectId}'))) {
+      const r = await call(t, route, fixture, key, undefined);
+      expect(r.status, `${routeKey(route)}: ${JSON.stringify(r.body)}`).toBe(200);
+    }
+    const renamed = await t.call('PATCH', `/projects/${fixture.projectId}`, { key, body: { name: 'Renamed by CI' } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    const env = await t.call('POST', `/projects/${fixture.projectId}/environments`, { key, body: { name: 'qa' } });
+    expect(env.status, JSON.stringify(env.body)).toBe(201);
+  });
+
   it('refuses an organization member 403 for what their role lacks, whether the resource exists or not', async () => {
     const { t, fixture } = await world();
     const member = await t.addUser({ email: 'plain-member@example.test', role: 'member' });

@@ -18,16 +18,24 @@ const IN_SOME_PROJECT = new Set(Object.values(PROJECT_ROLE_PERMISSIONS).flat());
 
 /**
  * The pipeline's permission step: throws `403` unless the principal may call the endpoint, as its declaration says
- * (`access`, `scope`), before anything is read for the request — so a credential without the permission learns
- * nothing of whether the resource exists. A restricted credential (key permissions, token scopes) must grant the
- * permission; then, for `organization` endpoints, the organization role must include it; for `project` ones, the
+ * (`access`, `scope`, its method and path), before anything is read for the request — so a credential without the
+ * permission learns nothing of whether the resource exists. A key restricted to some projects (`projectIds`) changes
+ * only what lies in a project — an endpoint under `{projectId}`, whose operation then refuses the other projects
+ * (`404`, operations/projects.ts) — and reads what its permissions allow (docs/api.md, "API keys"). A restricted
+ * credential (key permissions, token scopes) must grant the permission; then, for `organization` endpoints, the organization role must include it; for `project` ones, the
  * organization role, or else a project role must be able to grant it (the operation reads the caller's role in that
  * project); `self` endpoints leave the role to the operation (a user's own sessions need none), and `credential` ones
  * need none (creating an organization).
  */
-export function permit(endpoint: Pick<Endpoint, 'access' | 'scope'>, p: Principal): void {
+export function permit(endpoint: Pick<Endpoint, 'access' | 'scope' | 'method' | 'path'>, p: Principal): void {
   const permission = endpoint.access;
   if (permission === 'authenticated' || permission === 'public') return;
+  if (p.projectIds !== null && endpoint.method !== 'GET' && !endpoint.path.includes('{projectId}')) {
+    throw forbidden(
+      'this API key is restricted to some projects (projectIds): it may change what lies in them, nothing of the ' +
+        'organization itself (its users, invitations, teams, keys, SSO, projects to create, settings)',
+    );
+  }
   if (p.grants && !p.grants.has(permission)) throw required(permission);
   const scope = endpoint.scope ?? 'organization';
   if (scope === 'self' || scope === 'credential' || BY_ROLE[p.role].has(permission)) return;

@@ -32,8 +32,9 @@ function unique<T>(items: readonly T[]): T[] {
 
 /**
  * The restrictions of a new key. A key never reaches further than the credential that creates it: it may narrow the
- * caller's permissions and projects but not widen them (`403`), and when the caller is itself restricted, an omitted
- * restriction inherits the caller's.
+ * caller's permissions but not widen them (`403`), and when the caller's are restricted, omitted permissions inherit
+ * them. Its projects may be any of the organization's: a key restricted to projects cannot create keys at all (a
+ * change of the organization, http/permit.ts).
  */
 async function restrictions(
   ctx: Ctx,
@@ -51,13 +52,9 @@ async function restrictions(
   } else if (p.grants) {
     permissions = held;
   }
-  let projectIds: string[] | null = p.projectIds && [...p.projectIds];
+  let projectIds: string[] | null = null;
   if (input.projectIds) {
     projectIds = unique(input.projectIds);
-    const outside = p.projectIds ? projectIds.filter((id) => !p.projectIds?.includes(id)) : [];
-    if (outside.length > 0) {
-      throw forbidden(`this credential is restricted to other projects: ${outside.join(', ')}`);
-    }
     const unknown = await ctx.stores.apiKeys.unknownProjects(p.orgId, projectIds);
     if (unknown.length > 0) {
       throw invalidField('projectIds', `not projects of this organization: ${unknown.join(', ')}`);

@@ -63,11 +63,10 @@ function checkDefaultEnvironment(settings: ProjectSettings, environments: readon
 }
 
 /**
- * Creates a project with a unique slug and the environments development, staging and production, atomically.
- * A key restricted to some projects may not: it could never see the result.
+ * Creates a project with a unique slug and the environments development, staging and production, atomically. (A key
+ * restricted to some projects never gets here: creating a project is a change of the organization, see http/permit.ts.)
  */
 export async function createProject(ctx: Ctx, orgId: string, input: ProjectCreate): Promise<Project> {
-  if (ctx.principal.projectIds !== null) throw forbidden('an API key restricted to projects cannot create projects');
   const settings = mergeSettings(DEFAULT_PROJECT_SETTINGS, input.settings);
   checkDefaultEnvironment(settings, DEFAULT_ENVIRONMENTS);
   return ctx.tx(async (ctx) => {
