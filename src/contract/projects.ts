@@ -116,8 +116,13 @@ export const environmentSchema = lazySchema(() =>
 ).meta({ id: 'Environment' });
 export type Environment = z.infer<typeof environmentSchema>;
 
+/** A new environment's name: any environment name but `promote`, which names the promotion endpoint's path. */
+const newEnvironmentNameSchema = environmentNameSchema.refine((name) => name !== 'promote', {
+  message: 'promote is reserved: POST /projects/{projectId}/environments/promote promotes configuration',
+});
+
 export const environmentCreateSchema = lazySchema(() =>
-  z.strictObject({ name: environmentNameSchema, config: z.record(configKeySchema, configValueSchema).optional() }),
+  z.strictObject({ name: newEnvironmentNameSchema, config: z.record(configKeySchema, configValueSchema).optional() }),
 ).meta({ id: 'EnvironmentCreate' });
 export type EnvironmentCreate = z.infer<typeof environmentCreateSchema>;
 

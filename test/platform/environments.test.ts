@@ -85,6 +85,8 @@ describe('environments', () => {
       [{ name: 'qa_1' }, 422, 'name'],
       [{ name: '-qa' }, 422, 'name'],
       [{ name: 'a'.repeat(33) }, 422, 'name'],
+      // The promotion endpoint's path: an environment of that name could never be read or changed.
+      [{ name: 'promote' }, 422, 'name'],
       [{ name: 'qa', config: { '1BAD': 'x' } }, 422, 'config.1BAD'],
       [{ name: 'qa', config: { OK: 5 } }, 422, 'config.OK'],
       [{ name: 'qa', config: { OK: null } }, 422, 'config.OK'],
