@@ -24,7 +24,8 @@ export const environments = {
     method: 'POST',
     path: '/projects/{projectId}/environments',
     operationId: 'createEnvironment',
-    summary: 'Create an environment (a lower-case slug of at most 32 characters, not `promote`) with an optional config',
+    summary:
+      'Create an environment (a lower-case slug of at most 32 characters, not `promote`) with an optional config',
     description: 'A name the project already uses is 409. `config` holds at most 200 keys.',
     tag,
     access: 'resources:write',
