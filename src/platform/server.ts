@@ -166,28 +166,41 @@ const LINGER_BYTES = 64 * 1024 * 1024;
 
 /**
  * Writes a reply: its status, its headers with the body's length, its body (none for `HEAD`, as Node.js knows). A
- * request body refused for its size, or answered without being read (an unknown route), is not read any further: what
- * still arrives is discarded for a moment — so that a client still sending gets this answer rather than a reset —
- * then the connection is closed.
+ * request body refused for its size, or answered without being read (an unknown route), is not read any further: the
+ * answer says `Connection: close`, and the connection is closed once the body has arrived or after a moment, what
+ * still arrives meanwhile discarded — so that a client still sending reads this answer rather than a reset.
  */
 function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   const { headers } = reply;
   // Encoded once: its length is the bytes' (a string would be measured, then encoded again by Node.js).
   const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
   if (body !== null) headers.push('content-length', String(body.byteLength));
+  const unread = !req.complete;
+  if (unread) {
+    headers.push('connection', 'close');
+    // Node.js ends a `Connection: close` answer by destroying its socket once written, and a client still sending
+    // would then be reset before it reads the answer: the socket is only half-closed here, and closed below.
+    const { socket } = req;
+    socket.destroySoon = () => {
+      socket.end();
+    };
+  }
   res.writeHead(reply.status, headers);
   res.end(body ?? undefined);
-  if (req.complete) return;
+  if (!unread) return;
   let discarded = 0;
-  const close = () => req.socket.destroySoon();
-  // A body that did arrive in full meanwhile leaves the connection as it was (kept alive for the next request).
-  setTimeout(() => {
-    if (!req.complete) close();
-  }, LINGER_MS).unref();
+  const close = () => {
+    const { socket } = req;
+    socket.end();
+    if (socket.writableFinished) socket.destroy();
+    else socket.once('finish', () => socket.destroy());
+  };
+  setTimeout(close, LINGER_MS).unref();
   req.on('data', (chunk: Buffer) => {
     discarded += chunk.length;
     if (discarded > LINGER_BYTES) close();
   });
+  req.on('end', close);
   req.resume();
 }
 

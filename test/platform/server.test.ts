@@ -116,6 +116,42 @@ describe('the listener of plat serve (docs/api.md, "Bounds on what clients send"
     expect(inProcess.status).toBe(200);
   });
 
+  it('answers a body over the limit 413 with Connection: close, which a client still sending reads in full', async () => {
+    const server = await serve('too-large');
+    const path = `${server.url}/v2/organizations/org_x/users`;
+    // What users hit: undici sending 2 MiB. It reads the answer rather than "other side closed".
+    const big = Buffer.alloc(2 * 1024 * 1024, 'a');
+    const answered = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: big });
+    expect(answered.status).toBe(413);
+    expect(answered.headers.get('connection')).toBe('close');
+    expect((await answered.json()).error.message).toBe('request body too large (limit 1 MiB)');
+
+    // Raw: a client that announces 2 MiB and goes on sending after the answer gets the whole answer, then the end.
+    const socket = await open(server);
+    const received = untilClosed(socket);
+    socket.write(`POST /v2/organizations/org_x/users HTTP/1.1\r\nHost: x\r\nContent-Length: ${big.length}\r\n\r\n`);
+    for (let sent = 0; sent < big.length && !socket.destroyed; sent += 64 * 1024) {
+      socket.write(big.subarray(sent, sent + 64 * 1024));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const raw = await received;
+    expect(raw.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(raw).toMatch(/\r\nconnection: close\r\n/i);
+    expect(JSON.parse(raw.split('\r\n\r\n')[1] as string).error.status).toBe(413);
+
+    // Announced with `Expect: 100-continue`: refused at once, never told to continue.
+    const asking = await open(server);
+    const refused = untilClosed(asking);
+    asking.write(
+      `POST /v2/organizations/org_x/users HTTP/1.1\r\nHost: x\r\nContent-Length: ${big.length}\r\n` +
+        'Expect: 100-continue\r\n\r\n',
+    );
+    const answer = await refused;
+    expect(answer).not.toContain('100 Continue');
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+  });
+
   it('refuses inconsistent limits', async () => {
     await expect(serve('bad', { headersTimeoutMs: 70_000 })).rejects.toThrow(
       'headersTimeoutMs cannot exceed requestTimeoutMs',
