@@ -124,7 +124,9 @@ describe('the listener of plat serve (docs/api.md, "Bounds on what clients send"
     const answered = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: big });
     expect(answered.status).toBe(413);
     expect(answered.headers.get('connection')).toBe('close');
-    expect((await answered.json()).error.message).toBe('request body too large (limit 1 MiB)');
+    expect(((await answered.json()) as { error: { message: string } }).error.message).toBe(
+      'request body too large (limit 1 MiB)',
+    );
 
     // Raw: a client that announces 2 MiB and goes on sending after the answer gets the whole answer, then the end.
     const socket = await open(server);
