@@ -144,6 +144,11 @@ describe('forged or refused answers, each creating nothing', () => {
       'the ID token has expired',
     ],
     [
+      'an ID token issued an hour from now',
+      () => idp.forge({ idTokenClaims: { iat: Math.floor(Date.now() / 1000) + 3600 } }),
+      'the ID token was issued in the future (iat more than 3 minutes ahead)',
+    ],
+    [
       'an ID token signed by a key outside the JWKS',
       () => idp.forge({ foreignKey: true }),
       "the ID token's signature does not verify with the identity provider's keys (JWKS)",

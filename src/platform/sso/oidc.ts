@@ -6,6 +6,7 @@ import type { Reply } from '../http/reply.js';
 import type { Refusal } from '../operations/sso-provision.js';
 import type { SsoRequest } from '../store/sso-sign-in.js';
 import { ssoAddresses } from './addresses.js';
+import { SSO_CLOCK_SKEW_MS } from './clock-skew.js';
 import { isOidcSso, type OidcSso, relyingParty } from './oidc-client.js';
 import { profileFromClaims } from './oidc-profile.js';
 import { refusalOf } from './oidc-refusals.js';
@@ -113,6 +114,14 @@ export async function oidcCallback(ctx: BaseCtx, c: PageCall): Promise<Reply> {
     return fail(refusalOf(err), request);
   }
   if (!claims) return fail({ status: 400, check: 'the identity provider sent no ID token' }, request);
+  // openid-client checks that `iat` is a number and not too old, not that it has passed: a token issued in the future
+  // (a provider's clock far ahead, or a claim made up) is refused beyond the skew.
+  if (claims.iat * 1000 > ctx.clock().getTime() + SSO_CLOCK_SKEW_MS) {
+    return fail(
+      { status: 400, check: `the ID token was issued in the future (iat more than 3 minutes ahead)` },
+      request,
+    );
+  }
   // Read again: the configuration may have been disabled or pointed elsewhere while the provider answered.
   const now = await usableConfig(ctx, orgId, request);
   if ('check' in now) return fail(now, request);

@@ -3,7 +3,8 @@ import type { BaseCtx } from '../context.js';
 import type { IdpProfile } from '../operations/sso-provision.js';
 import type { StoredSso } from '../store/sso.js';
 import { ssoAddresses } from './addresses.js';
-import { responseValidator, SAML_CLOCK_SKEW_MS } from './saml.js';
+import { SSO_CLOCK_SKEW_MS } from './clock-skew.js';
+import { responseValidator } from './saml.js';
 import { type AssertionFacts, checkAssertion } from './saml-assertion.js';
 import { decodeSamlResponse, readEnvelope } from './saml-response.js';
 import { refuse } from './saml-xml.js';
@@ -80,7 +81,7 @@ export async function verifyResponse(ctx: BaseCtx, config: StoredSso, samlRespon
     idpEntityId: config.idpEntityId ?? '',
     acsUrl,
     now: ctx.clock().getTime(),
-    skewMs: SAML_CLOCK_SKEW_MS,
+    skewMs: SSO_CLOCK_SKEW_MS,
   });
   if (typeof profile.nameID !== 'string' || profile.nameID === '') refuse('the assertion has no NameID');
   return { profile: { subject: profile.nameID, attributes: attributesOf(profile) }, assertion };

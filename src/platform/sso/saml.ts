@@ -7,9 +7,6 @@ import { ssoAddresses } from './addresses.js';
 // The platform as a SAML 2.0 service provider (docs/sso.md), over node-saml. This module and its siblings load
 // node-saml and @xmldom/xmldom: route handlers import them lazily, so that no other start pays for them.
 
-/** The clock skew `NotBefore`/`NotOnOrAfter` are given (docs/sso.md), on the platform's clock. */
-export const SAML_CLOCK_SKEW_MS = 3 * 60_000;
-
 /**
  * The NameID format asked for: unspecified, so that the identity provider sends the identifier its administrator
  * chose (Entra ID, Okta and Google refuse a request for a format they were not set up with). The NameID is only the
