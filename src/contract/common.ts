@@ -62,20 +62,30 @@ export function plainListSchema<T extends z.ZodType>(item: T) {
 }
 export type List<T> = { data: T[]; pagination: OffsetPagination | CursorPagination };
 
+/** The bounds of each query-string integer (`intParam`): what the OpenAPI document says it is. */
+const intParams = new WeakMap<z.ZodType, { minimum: number; maximum: number }>();
+
+/** A query-string integer's bounds, or undefined for any other schema. */
+export function intParamBounds(schema: z.ZodType): { minimum: number; maximum: number } | undefined {
+  return intParams.get(schema);
+}
+
 /** A query-string integer: digits only, within bounds. */
 export function intParam(min: number, max: number) {
-  return z
+  const schema = z
     .string()
     .regex(/^\d{1,9}$/, 'must be an integer')
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
+  intParams.set(schema, { minimum: min, maximum: max });
+  return schema;
 }
 
 export { PER_PAGE_DEFAULT, PER_PAGE_MAX } from './limits.js';
 
 /** Paging parameters shared by every paginated list (docs/api.md, "Pagination"). */
 export const pagingQueryShape = {
-  page: intParam(1, 1_000_000_000).optional(),
+  page: intParam(1, 999_999_999).optional(),
   per_page: intParam(1, PER_PAGE_MAX).optional(),
   cursor: z.string().min(1).max(2000).optional(),
   limit: intParam(1, PER_PAGE_MAX).optional(),

@@ -136,6 +136,38 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('types page, per_page and limit as integers with the bounds the server holds them to', async () => {
+    const paging = ops.flatMap(({ path, method, op }) =>
+      op.parameters
+        .filter((p: any) => ['page', 'per_page', 'limit'].includes(p.name))
+        .map((p: any) => ({ path, method, param: p })),
+    );
+    expect(paging.length).toBeGreaterThan(10);
+    for (const { path, method, param } of paging) {
+      expect(param.schema, `${method} ${path} ${param.name}`).toEqual({
+        type: 'integer',
+        minimum: 1,
+        maximum: expect.any(Number),
+      });
+    }
+    // The server takes each bound and refuses one past it, as the document says.
+    const t = await testPlatform();
+    const list = `/organizations/${t.orgId}/users`;
+    const users = ops.find((o) => o.path === '/organizations/{orgId}/users' && o.method === 'get')?.op;
+    for (const param of users.parameters.filter((p: any) => ['page', 'per_page', 'limit'].includes(p.name))) {
+      const { minimum, maximum } = param.schema;
+      for (const [value, status] of [
+        [minimum, 200],
+        [maximum, 200],
+        [minimum - 1, 400],
+        [maximum + 1, 400],
+      ]) {
+        const r = await t.call('GET', `${list}?${param.name}=${value}`);
+        expect(r.status, `${param.name}=${value}: ${JSON.stringify(r.body)}`).toBe(status);
+      }
+    }
+  });
+
   it("passes Redocly's recommended rules with no error and no warning", () => {
     const cli = new URL('node_modules/@redocly/cli/bin/cli.js', ROOT).pathname;
     const run = spawnSync(process.execPath, [cli, 'lint', 'docs/openapi.json', '--format', 'json'], {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { intParamBounds } from '../../contract/common.js';
 import type { Answer, Endpoint } from '../../contract/endpoint.js';
 import { openapiDocument } from '../../contract/endpoints/meta.js';
 import '../../contract/errors.js';
@@ -25,10 +26,21 @@ const PARAMETER = '#/components/parameters/';
 function inline(schema: z.ZodType, io: 'input' | 'output'): Json {
   const id = z.globalRegistry.get(schema)?.id;
   if (id) return { $ref: `${REF}${id}` };
-  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Json;
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', override: queryIntegers }) as Json;
   delete json.$schema;
   delete json.$defs;
   return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', `"${REF}`)) as Json;
+}
+
+/**
+ * A query-string integer (`intParam`) is sent as digits, which its input schema says as a string with a pattern: the
+ * document calls it what it means, an integer within its bounds.
+ */
+function queryIntegers(ctx: { zodSchema: unknown; jsonSchema: Json }): void {
+  const bounds = intParamBounds(ctx.zodSchema as z.ZodType);
+  if (!bounds) return;
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, { type: 'integer', ...bounds });
 }
 
 function schemas(): Record<string, Json> {
