@@ -2,6 +2,7 @@
 // `X-Request-Id` (docs/api.md, "Errors"), where Node.js alone would send a bare status line.
 import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { plainAddress } from './client-address.js';
 import { PlatformError } from './errors.js';
 import { errorBody, newRequestId } from './http/reply.js';
 
@@ -47,6 +48,7 @@ export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex, lo
   }
   const refusal = refusalOf(err);
   const requestId = newRequestId();
-  log?.(`- - ${refusal.status} - ${requestId}`);
+  const peer = (socket as Duplex & { remoteAddress?: string }).remoteAddress;
+  log?.(`${peer === undefined ? '-' : plainAddress(peer)} - - ${refusal.status} - ${requestId}`);
   socket.end(rawResponse(refusal, requestId), () => socket.destroy());
 }

@@ -15,10 +15,15 @@ export interface ServerLimits {
   keepAliveTimeoutMs: number;
   /** Connections held at once; one more is closed as soon as it is accepted, without an answer. */
   maxConnections: number;
+  /**
+   * Connections held at once from one client address (trusted proxies exempt), so that one address cannot hold them
+   * all; one more from it is closed as soon as it is accepted.
+   */
+  maxConnectionsPerAddress: number;
 }
 
 /**
- * The defaults. 256 connections: each may hold a request body of up to 1 MiB while it is read, so a full listener
+ * The defaults. 256 connections, 32 from one address: each may hold a request body of up to 1 MiB while it is read, so a full listener
  * holds at most a quarter of a gigabyte of bodies, and stays well below the 1,024 open files a process commonly gets
  * (past that limit, accepting fails for everyone).
  */
@@ -28,6 +33,7 @@ export const SERVER_LIMITS: Readonly<ServerLimits> = {
   checkIntervalMs: 10_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 256,
+  maxConnectionsPerAddress: 32,
 };
 
 /** The defaults with `overrides` (tests shorten the timeouts; `plat serve --max-connections` sets the cap). */
@@ -67,5 +73,6 @@ export function appliedLimits(server: Server, limits: ServerLimits): ServerLimit
     checkIntervalMs: limits.checkIntervalMs,
     keepAliveTimeoutMs: server.keepAliveTimeout,
     maxConnections: server.maxConnections,
+    maxConnectionsPerAddress: limits.maxConnectionsPerAddress,
   };
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { clientAddress, plainAddress, type TrustedProxies, trustedProxies } from './client-address.js';
 import { PlatformError } from './errors.js';
 import { cutShort, type Incoming, MAX_BODY_BYTES, tooLarge } from './http/incoming.js';
 import { errorReply, newRequestId, type Reply } from './http/reply.js';
@@ -10,6 +11,7 @@ import type { DeliveryOptions, MailDelivery } from './mail/delivery.js';
 import type { MailFrom } from './mail/settings.js';
 import { appliedLimits, applyLimits, httpServerOptions, type ServerLimits, serverLimits } from './server-limits.js';
 
+export { trustedProxies } from './client-address.js';
 export { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
 
 /** A running listener over a platform. */
@@ -31,8 +33,13 @@ export interface ServerOptions extends Omit<PlatformOptions, 'publicUrl'> {
   publicUrl?: string;
   /** One line per request (method, path, status, time, request id); never headers or bodies. */
   accessLog?: (line: string) => void;
-  /** Timeouts and the connection cap; the defaults are `SERVER_LIMITS` (docs/api.md). */
+  /** Timeouts and the connection caps; the defaults are `SERVER_LIMITS` (docs/api.md). */
   serverLimits?: Partial<ServerLimits>;
+  /**
+   * The proxies whose `X-Forwarded-For` names the client (addresses or CIDR ranges: `--trust-proxy`); from any other
+   * peer the header is ignored. They are exempt from the per-address connection cap.
+   */
+  trustProxy?: readonly string[];
   /**
    * Also delivers the outbox over SMTP, in the background (mail/delivery.ts). The sender defaults to
    * `plat <no-reply@HOST>`, HOST being the public URL's.
@@ -133,7 +140,7 @@ function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
 }
 
 /** node:http's request as the pipeline reads it; a `400` reply when it cannot be read (no or a bad Host, target). */
-function incomingOf(req: IncomingMessage): Incoming | Reply {
+function incomingOf(req: IncomingMessage, trusted: TrustedProxies | undefined): Incoming | Reply {
   const host = headerOf(req, 'host') ?? undefined;
   if (host === undefined && req.httpVersion === '1.1') {
     return errorReply(new PlatformError('invalid_request', 'a Host header is required'), newRequestId());
@@ -155,9 +162,15 @@ function incomingOf(req: IncomingMessage): Incoming | Reply {
       body ??= readBody(req);
       return body;
     },
-    peer: req.socket.remoteAddress ?? null,
+    peer: peerOf(req, trusted),
     origin: () => `http://${host ?? 'localhost'}`,
   };
+}
+
+/** The client a request is from (client-address.ts); null once its connection is gone. */
+function peerOf(req: IncomingMessage, trusted: TrustedProxies | undefined): string | null {
+  const remote = req.socket.remoteAddress;
+  return remote === undefined ? null : clientAddress(remote, headerOf(req, 'x-forwarded-for'), trusted);
 }
 
 /** How long a client still sending a body that will not be read is given after the answer, and how much more is read. */
@@ -220,6 +233,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   let inFlight = 0;
   let drained: (() => void) | undefined;
   const limits = serverLimits(opts.serverLimits);
+  const trusted = opts.trustProxy?.length ? trustedProxies(opts.trustProxy) : undefined;
   const logger = opts.logger ?? ((line: string) => process.stderr.write(`${line}\n`));
   const log = opts.accessLog;
 
@@ -229,7 +243,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     let reply: Reply;
     let incoming: Incoming | Reply = { status: 500, headers: [], body: null };
     try {
-      incoming = incomingOf(req);
+      incoming = incomingOf(req, trusted);
       reply = 'status' in incoming ? incoming : await (answer ?? (await ready))(incoming);
     } catch (err) {
       // The pipeline answers its own errors: this is a fault of the listener's.
@@ -243,8 +257,10 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const requestId = reply.headers[reply.headers.indexOf('x-request-id') + 1] ?? '-';
       write(req, res, reply);
       if (log) {
-        const path = 'path' in incoming ? incoming.path : (req.url ?? '').split('?')[0];
-        log(`${req.method} ${path} ${reply.status} ${(performance.now() - started).toFixed(1)}ms ${requestId}`);
+        const [peer, path] =
+          'path' in incoming ? [incoming.peer, incoming.path] : [peerOf(req, trusted), (req.url ?? '').split('?')[0]];
+        const ms = (performance.now() - started).toFixed(1);
+        log(`${peer ?? '-'} ${req.method} ${path} ${reply.status} ${ms}ms ${requestId}`);
       }
     } catch (err) {
       // A fault in writing the answer must not take the process down: this connection ends, the others go on.
@@ -267,6 +283,23 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     void handle(req, res);
   });
   applyLimits(server, limits);
+  // One address holds at most `maxConnectionsPerAddress` of the connections (trusted proxies speak for many clients).
+  const perAddress = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = plainAddress(socket.remoteAddress ?? '');
+    if (trusted?.has(address)) return;
+    const open = perAddress.get(address) ?? 0;
+    if (open >= limits.maxConnectionsPerAddress) {
+      socket.destroy();
+      return;
+    }
+    perAddress.set(address, open + 1);
+    socket.once('close', () => {
+      const left = (perAddress.get(address) ?? 1) - 1;
+      if (left > 0) perAddress.set(address, left);
+      else perAddress.delete(address);
+    });
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket, log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -193,8 +193,8 @@ describe('plat serve --database-url', () => {
     expect(r).toMatchObject({ code: 0, stdout: '' });
     expect(r.stderr.replace(/127\.0\.0\.1:\d+\/v2/g, '127.0.0.1:PORT/v2').split('\n')).toEqual([
       `Listening on http://127.0.0.1:PORT/v2 (live, ${db.shown}); Ctrl-C stops.`,
-      'GET /v2/health 200 Nms req_…',
-      'GET /v2/organizations/org_0001/users 200 Nms req_…',
+      '127.0.0.1 GET /v2/health 200 Nms req_…',
+      '127.0.0.1 GET /v2/organizations/org_0001/users 200 Nms req_…',
       'Shutting down: finishing requests in flight…',
       'Stopped.',
       '',

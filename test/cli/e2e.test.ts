@@ -136,7 +136,7 @@ describe('end to end, as spawned processes', () => {
     server.child.kill('SIGTERM');
     expect(await exited).toBe(0);
     const log = server.log();
-    expect(log).toMatch(/^GET \/v2\/organizations\/org_\w+\/users \d{3} [\d.]+ms req_\w+$/m);
+    expect(log).toMatch(/^127\.0\.0\.1 GET \/v2\/organizations\/org_\w+\/users \d{3} [\d.]+ms req_\w+$/m);
     expect(log).toContain('Stopped.');
     expect(log).not.toContain(made.apiKey);
     for (const s of [...embedded, ...remote]) expect(s.stdout + s.stderr).not.toContain(made.apiKey);

@@ -174,8 +174,8 @@ describe('plat serve bounds what strangers send (docs/api.md, "Bounds on what cl
   });
 
   it('logs each refusal as one access-log line, never what was sent', () => {
-    expect(log()).toMatch(/^POST \/v2\/auth\/refresh 413 \d+\.\dms req_\w{20}$/m);
-    expect(log()).toMatch(/^- - 431 - req_\w{20}$/m);
+    expect(log()).toMatch(/^127\.0\.0\.1 POST \/v2\/auth\/refresh 413 \d+\.\dms req_\w{20}$/m);
+    expect(log()).toMatch(/^127\.0\.0\.1 - - 431 - req_\w{20}$/m);
     expect(log()).not.toContain('aaaa');
   });
 });

@@ -86,9 +86,29 @@ describe('plat serve --max-connections', () => {
     expect((await answer).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
   });
 
-  it("documents the listener's own default", () => {
+  it("documents the listener's own defaults", () => {
     const reference = readFileSync(new URL('../../docs/cli-reference.md', import.meta.url), 'utf8');
     expect(reference).toContain(`more are closed unanswered (default ${SERVER_LIMITS.maxConnections}) |`);
+    expect(reference).toContain(`more are closed unanswered (default ${SERVER_LIMITS.maxConnectionsPerAddress};`);
+  });
+
+  it('refuses a trusted proxy that is not an address or a range before it listens, naming where it came from', async () => {
+    const env = await initializedHome();
+    const flag = await serve(env, ['--port', '0', '--trust-proxy', '10.0.0.0/8, proxy.internal']);
+    expect(flag).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'plat: --trust-proxy: not an IP address or CIDR range: "proxy.internal"\n',
+    });
+    const variable = await serve({ ...env, PLAT_TRUST_PROXY: '10.0.0.0/40' }, ['--port', '0']);
+    expect(variable).toMatchObject({
+      code: 2,
+      stderr: 'plat: PLAT_TRUST_PROXY: not an IP address or CIDR range: "10.0.0.0/40"\n',
+    });
+    expect(await serve(env, ['--port', '0', '--trust-proxy', ' , '])).toMatchObject({
+      code: 2,
+      stderr: 'plat: --trust-proxy lists no address\n',
+    });
   });
 });
 
@@ -116,7 +136,7 @@ describe('plat serve and an internal error', () => {
     // Source-mapped: frames name src/platform/…ts lines, not the minified bundle's columns.
     expect(log).toMatch(/\n {4}at .*\bsrc\/platform\/[\w/-]+\.ts:\d+:\d+\)?\n/);
     // The access log is written once per turn of the event loop, after the response: it may arrive after it.
-    const line = new RegExp(`^POST /v2/auth/refresh 500 \\d+\\.\\dms ${requestId}$`, 'm');
+    const line = new RegExp(`^127\\.0\\.0\\.1 POST /v2/auth/refresh 500 \\d+\\.\\dms ${requestId}$`, 'm');
     while (!line.test(server.log())) await new Promise((r) => setTimeout(r, 10));
   });
 });

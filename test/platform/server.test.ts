@@ -13,22 +13,28 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function serve(name: string, serverLimits: Partial<ServerLimits> = {}, log: string[] = []) {
+async function serve(
+  name: string,
+  serverLimits: Partial<ServerLimits> = {},
+  log: string[] = [],
+  trustProxy?: string[],
+) {
   const server = await startServer({
     ...(await testDatabase(join(dir, `${name}.db`))),
     port: 0,
     logger: () => {},
     accessLog: (line) => log.push(line),
     serverLimits,
+    ...(trustProxy && { trustProxy }),
   });
   servers.push(server);
   return server;
 }
 
-/** A connection to the server, connected. */
-async function open(server: RunningServer): Promise<Socket> {
+/** A connection to the server, connected (from `from`, one of the loopback addresses 127.0.0.x, when given). */
+async function open(server: RunningServer, from?: string): Promise<Socket> {
   const { hostname, port } = new URL(server.url);
-  const socket = connect(Number(port), hostname);
+  const socket = connect({ port: Number(port), host: hostname, ...(from && { localAddress: from }) });
   await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   return socket;
 }
@@ -62,6 +68,7 @@ describe('the listener of plat serve (docs/api.md, "Bounds on what clients send"
       checkIntervalMs: 10_000,
       keepAliveTimeoutMs: 5_000,
       maxConnections: 256,
+      maxConnectionsPerAddress: 32,
     });
     // Read back from the Node.js server itself.
     expect(server.serverLimits).toEqual(SERVER_LIMITS);
@@ -85,9 +92,11 @@ describe('the listener of plat serve (docs/api.md, "Bounds on what clients send"
     expect408(await nothingSent);
     // Meanwhile a prompt request is served.
     expect((await fetch(`${server.url}/v2/health`)).status).toBe(200);
-    expect(log.filter((l) => l.startsWith('- - 408 - req_'))).toHaveLength(3);
+    expect(log.filter((l) => l.startsWith('127.0.0.1 - - 408 - req_'))).toHaveLength(3);
     // The abandoned body is the client's doing, not an internal error (logged once the platform has seen it end).
-    while (!log.some((l) => /^POST \/v2\/auth\/refresh 400 /.test(l))) await new Promise((r) => setTimeout(r, 10));
+    while (!log.some((l) => /^127\.0\.0\.1 POST \/v2\/auth\/refresh 400 /.test(l))) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
   });
 
   it('closes connections past the cap at once, and serves those it holds', async () => {
@@ -100,6 +109,59 @@ describe('the listener of plat serve (docs/api.md, "Bounds on what clients send"
     first.write('GET /v2/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
     expect((await answer).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
     second.destroy();
+  });
+
+  it('holds at most the per-address cap from one address, which locks no other address out', async () => {
+    const server = await serve('per-address', { maxConnectionsPerAddress: 2 });
+    const held = [await open(server, '127.0.0.2'), await open(server, '127.0.0.2')];
+    const oneTooMany = await open(server, '127.0.0.2');
+    expect(await untilClosed(oneTooMany)).toBe('');
+    // Another address is served meanwhile.
+    const other = await open(server, '127.0.0.3');
+    const answer = untilClosed(other);
+    other.write('GET /v2/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect((await answer).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    // Once one of its connections ends, the address may open another.
+    const closed = untilClosed(held[0] as Socket);
+    held[0]?.destroy();
+    await closed;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const again = await open(server, '127.0.0.2');
+    const served = untilClosed(again);
+    again.write('GET /v2/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect((await served).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    held[1]?.destroy();
+  });
+
+  it("believes a trusted proxy's X-Forwarded-For for limits and the log, exempts it from the cap, and no one else's", async () => {
+    const log: string[] = [];
+    const server = await serve('proxy', { maxConnectionsPerAddress: 2 }, log, ['127.0.0.4']);
+    /** A request with a bad key, from `from`, saying it forwards `forwarded`: its status. */
+    const guess = async (from: string, forwarded: string) => {
+      const socket = await open(server, from);
+      const answer = untilClosed(socket);
+      socket.write(
+        `GET /v2/organizations HTTP/1.1\r\nHost: x\r\nX-API-Key: plat_live_guess\r\nX-Forwarded-For: ${forwarded}\r\n` +
+          'Connection: close\r\n\r\n',
+      );
+      return Number((await answer).split(' ')[1]);
+    };
+    // Through the proxy, each client has its own failure budget: 10 guesses, then 429.
+    for (let i = 0; i < 10; i++) expect(await guess('127.0.0.4', '1.2.3.4, 198.51.100.7')).toBe(401);
+    expect(await guess('127.0.0.4', '198.51.100.7')).toBe(429);
+    expect(await guess('127.0.0.4', '198.51.100.8')).toBe(401);
+    // A peer that is not a trusted proxy cannot choose its address by writing the header.
+    for (let i = 0; i < 10; i++) expect(await guess('127.0.0.5', `203.0.113.${i}`)).toBe(401);
+    expect(await guess('127.0.0.5', '203.0.113.99')).toBe(429);
+    expect(log.filter((l) => l.startsWith('198.51.100.7 GET /v2/organizations 401 '))).toHaveLength(10);
+    expect(log.filter((l) => l.startsWith('127.0.0.5 GET /v2/organizations '))).toHaveLength(11);
+    // The proxy speaks for many clients: more connections than the per-address cap, all held.
+    const many = [await open(server, '127.0.0.4'), await open(server, '127.0.0.4'), await open(server, '127.0.0.4')];
+    const last = many[2] as Socket;
+    const answer = untilClosed(last);
+    last.write('GET /v2/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect((await answer).split('\r\n')[0]).toBe('HTTP/1.1 200 OK');
+    for (const s of many) s.destroy();
   });
 
   it('answers a path with a trailing slash as the path without it, as the embedded platform does', async () => {

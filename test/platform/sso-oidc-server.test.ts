@@ -95,7 +95,9 @@ describe('a sign-in through the OpenID provider over HTTP', () => {
     const check = "the ID token's signature does not verify with the identity provider's keys (JWKS)";
     expect(failurePage(page).message).toBe(failedBecause(check));
     expect(logs).toEqual([]);
-    expect(accessLog.at(-1)).toMatch(new RegExp(`^GET /v2/sso/oidc/${orgId}/callback 400 \\S+ms req_\\w+$`));
+    expect(accessLog.at(-1)).toMatch(
+      new RegExp(`^127\\.0\\.0\\.1 GET /v2/sso/oidc/${orgId}/callback 400 \\S+ms req_\\w+$`),
+    );
     for (const secret of [idp.clientSecret, started.request.id, ...secretsOf(started, back)]) {
       expect(accessLog.join('\n')).not.toContain(secret);
     }

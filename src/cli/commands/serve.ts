@@ -23,6 +23,10 @@ interface ServeOptions {
   rateLimits: boolean;
   /** The listener's connection cap; the platform's default (256) when not given. */
   maxConnections?: number;
+  /** The cap of connections from one client address; the platform's default (32) when not given. */
+  maxConnectionsPerAddress?: number;
+  /** The proxies whose X-Forwarded-For is believed (--trust-proxy or PLAT_TRUST_PROXY), comma-separated. */
+  trustProxy?: Sourced;
   /** Where the outbox is delivered (--smtp-url or PLAT_SMTP_URL), and from whom. */
   smtpUrl?: Sourced;
   mailFrom?: Sourced;
@@ -64,6 +68,23 @@ async function mailOptions(o: ServeOptions) {
   };
 }
 
+/** The trusted proxies `--trust-proxy` (or PLAT_TRUST_PROXY) lists, checked before anything starts. */
+async function proxies(setting: Sourced | undefined): Promise<string[] | undefined> {
+  if (!setting) return undefined;
+  const entries = setting.value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  if (entries.length === 0) throw new UsageError(`${setting.source} lists no address`);
+  const { trustedProxies } = await import('../../platform/server.js');
+  try {
+    trustedProxies(entries);
+  } catch (err) {
+    throw new UsageError(`${setting.source}: ${(err as Error).message}`);
+  }
+  return entries;
+}
+
 /**
  * Serves the embedded platform until SIGINT/SIGTERM: one access-log line per request on stderr, then a graceful
  * close that lets in-flight requests finish. The bound URL goes to stderr first, so `--port 0` is usable by scripts.
@@ -72,6 +93,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
   // First, before the platform's code is loaded: Node.js maps only what it loads afterwards.
   ctx.deps.enableSourceMaps?.();
   const mail = await mailOptions(o);
+  const trustProxy = await proxies(o.trustProxy);
   const r = await ctx.settings();
   if (r.kind !== 'embedded' || !r.db) {
     throw new UsageError(
@@ -93,7 +115,11 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
     mode: r.sandbox ? 'sandbox' : 'live',
     limits: { enabled: o.rateLimits },
     secretKey,
-    ...(o.maxConnections !== undefined && { serverLimits: { maxConnections: o.maxConnections } }),
+    serverLimits: {
+      ...(o.maxConnections !== undefined && { maxConnections: o.maxConnections }),
+      ...(o.maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress: o.maxConnectionsPerAddress }),
+    },
+    ...(trustProxy && { trustProxy }),
     ...(mail && { mail }),
     accessLog: accessLog.line,
     logger: (line) => ctx.io.err(line),
@@ -166,6 +192,7 @@ export function register(cmd: Command, ctx: Context): void {
       'plat serve --host 0.0.0.0 --port 8080 --public-url https://plat.example.com',
       'plat serve --port 0',
       'plat serve --no-rate-limits   # local development: no 429s',
+      'plat serve --host 0.0.0.0 --trust-proxy 10.0.0.0/8   # behind a load balancer',
       'PLAT_DATABASE_URL=postgres://plat:PASSWORD@db.example.com/plat PLAT_SECRET_KEY=… plat serve --host 0.0.0.0',
       'PLAT_SMTP_URL=smtps://plat%40example.com:PASSWORD@smtp.example.com plat serve --public-url https://plat.example.com',
     ],
@@ -178,6 +205,15 @@ export function register(cmd: Command, ctx: Context): void {
         '--max-connections <n>',
         'connections held at once; more are closed unanswered (default 256)',
         positiveInt,
+      );
+      c.option(
+        '--max-connections-per-address <n>',
+        'connections held at once from one client address; more are closed unanswered (default 32; trusted proxies exempt)',
+        positiveInt,
+      );
+      c.option(
+        '--trust-proxy <addresses>',
+        'proxies (IP addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client; also PLAT_TRUST_PROXY',
       );
       c.option(
         '--smtp-url <url>',
@@ -197,6 +233,8 @@ export function register(cmd: Command, ctx: Context): void {
       publicUrl: o.publicUrl,
       rateLimits: o.rateLimits !== false && ctx.deps.env.PLAT_RATE_LIMITS !== 'off',
       maxConnections: o.maxConnections,
+      maxConnectionsPerAddress: o.maxConnectionsPerAddress,
+      trustProxy: sourced(o.trustProxy, '--trust-proxy', ctx.deps.env.PLAT_TRUST_PROXY, 'PLAT_TRUST_PROXY'),
       smtpUrl: sourced(o.smtpUrl, '--smtp-url', ctx.deps.env.PLAT_SMTP_URL, 'PLAT_SMTP_URL'),
       mailFrom: sourced(o.mailFrom, '--mail-from', ctx.deps.env.PLAT_MAIL_FROM, 'PLAT_MAIL_FROM'),
       smtpRate: o.smtpRate,
