@@ -181,7 +181,7 @@ describe('the key the secrets are sealed with', () => {
     const forgot = await plat(env, ['local', 'forget-secrets', '--yes']);
     expect(forgot).toMatchObject({ code: 0 });
     expect(forgot.stderr).toMatch(
-      /^Discarded the sealed secrets of .*: 0 signing keys retired .* 1 SSO client secret cleared\. Single sign-on of org_\w+ needs its client secret again/,
+      /^Discarded the sealed secrets of .*: 0 signing keys retired .* 1 SSO client secret cleared, \d+ mails?.? text and links discarded \(resend invitations for new links\)\. Single sign-on of org_\w+ needs its client secret again/,
     );
     expect(JSON.parse((await plat(env, ['sso', 'get', '--json'])).stdout)).toMatchObject({ clientSecretSet: false });
     const served = await servePlat(env);
@@ -201,7 +201,8 @@ describe('invitation links of the embedded platform', () => {
     const [link] = JSON.parse(mail.stdout)[0].links as string[];
     expect(link).toMatch(/^http:\/\/127\.0\.0\.1:8080\/v2\/auth\/invitations\/accept\?token=[\w-]+$/);
     // That origin is plat serve's default host and port…
-    const help = (await plat(env, ['serve', '--help'])).stdout;
+    // (Lines wrapped at the terminal's width, joined again.)
+    const help = (await plat(env, ['serve', '--help'])).stdout.replace(/\n +(?!-)/g, ' ');
     expect(help).toMatch(/--host <host> +interface to listen on \(default: "127\.0\.0\.1"\)/);
     expect(help).toMatch(/--port <port> +port; 0 picks a free one \(default: 8080\)/);
     // …and the page behind the link opens on a served platform (here on a free port, so as not to depend on 8080).

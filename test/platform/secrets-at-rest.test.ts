@@ -69,9 +69,9 @@ async function platformAt(db: string, secretKey?: string): Promise<Platform> {
   return p;
 }
 
-/** Every byte SQLite keeps of a database: the file and its write-ahead log. */
+/** Every byte SQLite keeps of a database: the file, its write-ahead log and its shared memory. */
 function onDisk(db: string): Buffer {
-  return Buffer.concat([db, `${db}-wal`].filter(existsSync).map((f) => readFileSync(f)));
+  return Buffer.concat([db, `${db}-wal`, `${db}-shm`].filter(existsSync).map((f) => readFileSync(f)));
 }
 
 /** A platform on a file with an OIDC configuration saved through the API, and a signing key made. */
@@ -105,6 +105,51 @@ describe('secrets at rest', () => {
     // The key lives beside the database, readable by its owner only; another process opens with it.
     expect(statSync(`${db}.key`).mode & 0o777).toBe(0o600);
     expect(await baseOf(await platformAt(db)).stores.sso.clientSecret(orgId)).toBe(SECRET);
+  });
+
+  it("keeps an invitation's link sealed: not in the file, its WAL or its SHM, yet in the mailbox and working", async () => {
+    const dir = tempDir();
+    const db = join(dir, 'local.db');
+    const p = await platformAt(db);
+    const boot = await bootstrap(baseOf(p), { orgName: 'Acme', email: 'owner@acme.test' });
+    const invited = await send(
+      p.fetch,
+      'http://plat.test',
+      boot.apiKey,
+      'POST',
+      `/organizations/${boot.organizationId}/users`,
+      {
+        body: { email: 'ada@example.com', role: 'admin' },
+      },
+    );
+    expect(invited.status).toBe(201);
+    const [mail] = await p.admin.mailbox({ to: 'ada@example.com' });
+    const link = mail?.links[0] as string;
+    const token = new URL(link).searchParams.get('token') ?? link.split('/').at(-1) ?? '';
+    expect(token.length).toBeGreaterThan(20);
+    expect(mail?.text).toContain(link);
+    // Neither the token nor the link, in the database's every byte.
+    const bytes = onDisk(db);
+    expect(bytes.includes(token)).toBe(false);
+    expect(bytes.includes(link)).toBe(false);
+    const raw = new Database(db, { readonly: true });
+    const stored = raw.prepare('SELECT to_addr, subject, text, links FROM outbox').get() as Record<string, string>;
+    raw.close();
+    expect(stored).toMatchObject({ to_addr: 'ada@example.com', text: expect.stringMatching(/^enc:v1:/) });
+    expect(stored.links).toMatch(/^enc:v1:/);
+    // The link still opens the invitation page.
+    const page = await p.fetch(new Request(link.replace(/^https?:\/\/[^/]+/, 'http://plat.test')));
+    expect(page.status).toBe(200);
+
+    // The key lost: forget-secrets leaves the mail saying so, and gives it up rather than send it empty.
+    for (const q of open.splice(0)) q.close();
+    rmSync(`${db}.key`);
+    const after = await platformAt(db);
+    await expect(after.admin.mailbox({})).rejects.toThrow(SecretKeyError);
+    expect(await after.admin.forgetSecrets()).toMatchObject({ mails: 1 });
+    const [forgotten] = await after.admin.mailbox({ delivery: true });
+    expect(forgotten).toMatchObject({ to: 'ada@example.com', links: [], delivery: { status: 'failed' } });
+    expect(forgotten?.text).toMatch(/lost/);
   });
 
   it('takes the key from PLAT_SECRET_KEY instead of a file, and says plainly when the key is another', async () => {
@@ -172,7 +217,7 @@ describe('secrets at rest', () => {
     await expect(signingKeys(baseOf(p), true)).rejects.toThrow(message);
     expect(existsSync(`${db}.key`)).toBe(false);
     // The way out: the sealed secrets go, a new key is made, and tokens are signed again (with a new signing key).
-    expect(await p.admin.forgetSecrets()).toEqual({ signingKeys: 1, ssoClientSecrets: [orgId] });
+    expect(await p.admin.forgetSecrets()).toEqual({ signingKeys: 1, ssoClientSecrets: [orgId], mails: 0 });
     expect(await baseOf(p).stores.sso.clientSecret(orgId)).toBeNull();
     expect(await baseOf(p).stores.sso.get(orgId)).toMatchObject({ clientSecretSet: false });
     expect(await signingKeys(baseOf(p), true)).toHaveLength(1);

@@ -6,12 +6,15 @@ export interface ForgottenSecrets {
   signingKeys: number;
   /** Organizations whose SSO client secret is gone: their OIDC sign-in needs it set again. */
   ssoClientSecrets: string[];
+  /** Mails whose sealed text and links are gone (those not sent yet are given up): their links must be sent again. */
+  mails: number;
 }
 
 /**
  * The way out when the key the database's secrets were sealed with is lost (`plat local forget-secrets`): every
  * sealed secret is discarded — the signing keys retired (a new one, sealed with the key at hand, is made on first use),
- * the SSO client secrets cleared — and the record of the old key with them. One transaction; an event per organization
+ * the SSO client secrets cleared, the mails' text and links replaced by a note (invitations are resent to get new
+ * links) — and the record of the old key with them. One transaction; an event per organization
  * whose client secret went.
  */
 export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecrets> {
@@ -19,6 +22,7 @@ export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecre
     const now = base.now();
     const signingKeys = await base.stores.auth.retireSigningKeys(now);
     const ssoClientSecrets = await base.stores.sso.forgetClientSecrets(now);
+    const mails = await base.stores.outbox.forgetSealed(now);
     for (const orgId of ssoClientSecrets) {
       await base.stores.events.insert({
         id: base.ids('event'),
@@ -31,6 +35,6 @@ export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecre
         data: { clientSecretForgotten: true },
       });
     }
-    return { signingKeys, ssoClientSecrets };
+    return { signingKeys, ssoClientSecrets, mails };
   });
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { nocaseEquals } from './dialects.js';
+import { SEALED } from './secret-box.js';
 import type { Q, StoreEnv } from './sql.js';
 
 /** One e-mail as the mailbox shows it. */
@@ -46,16 +47,9 @@ type DeliveryRow = {
   last_error: string | null;
 };
 
-function toMail(r: Row): Mail {
-  return {
-    id: r.id,
-    to: r.to_addr,
-    subject: r.subject,
-    text: r.text,
-    links: JSON.parse(r.links) as string[],
-    createdAt: r.created_at,
-  };
-}
+/** What a mail whose sealed text and links were discarded (`plat local forget-secrets`) says instead. */
+export const FORGOTTEN_MAIL_TEXT =
+  'This message was sealed with a secret key that was lost (plat local forget-secrets): its text and links are gone.';
 
 function toDelivery(r: DeliveryRow, now: string): Delivery {
   const status = r.sent_at
@@ -79,10 +73,22 @@ function toDelivery(r: DeliveryRow, now: string): Delivery {
  * The outbox every e-mail goes through: its SQL in one place. The embedded platform keeps every message here as its
  * local mailbox (what `plat local mail` shows); a server with SMTP also sends them (platform/mail/delivery.ts): a
  * sender claims due mails with a lease (one statement, so that two servers on one database never hold the same mail),
- * then reports how each attempt ended — only while its claim is still the mail's latest.
+ * then reports how each attempt ended — only while its claim is still the mail's latest. A mail's text and links are
+ * sealed (store/secret-box.ts): they hold one-time links, an invitation's included, which a copy of the database must
+ * not give away; its recipient and subject stay readable for the mailbox's listing. Mails written before sealing
+ * existed read as they were stored.
  */
 export function outboxStore(q: Q, env: StoreEnv) {
   const { dialect } = env.sql;
+  const { secrets } = env;
+  const toMail = (r: Row): Mail => ({
+    id: r.id,
+    to: r.to_addr,
+    subject: r.subject,
+    text: secrets.open(r.text, SEALED.mailText(r.id)),
+    links: JSON.parse(secrets.open(r.links, SEALED.mailLinks(r.id))) as string[],
+    createdAt: r.created_at,
+  });
   /** The mailbox's rows, newest first: every message, or those to one address (case-insensitive); at most `limit`. */
   const listRows = (opts: { to?: string; limit?: number }): Promise<(Row & DeliveryRow)[]> => {
     let query = q.selectFrom('outbox').selectAll();
@@ -113,8 +119,8 @@ export function outboxStore(q: Q, env: StoreEnv) {
           org_id: m.orgId,
           to_addr: m.to,
           subject: m.subject,
-          text: m.text,
-          links: JSON.stringify(m.links),
+          text: secrets.seal(m.text, SEALED.mailText(m.id)),
+          links: secrets.seal(JSON.stringify(m.links), SEALED.mailLinks(m.id)),
           created_at: m.createdAt,
           next_attempt_at: m.createdAt,
         })
@@ -178,6 +184,30 @@ export function outboxStore(q: Q, env: StoreEnv) {
         .execute();
       rows.sort((a, b) => Number(a.queued) - Number(b.queued));
       return rows.map((r) => ({ ...toMail(r), attempt: r.attempts, lastError: r.last_error }));
+    },
+    /**
+     * Discards the text and links of every sealed mail (the key they were sealed with is lost): each says so instead,
+     * and one not sent yet is given up. Returns how many.
+     */
+    forgetSealed: async (now: string): Promise<number> => {
+      const r = await q
+        .updateTable('outbox')
+        .set((eb) => ({
+          text: FORGOTTEN_MAIL_TEXT,
+          links: '[]',
+          failed_at: eb.case().when('sent_at', 'is', null).then(eb.fn.coalesce('failed_at', eb.val(now))).else(null).end(),
+          last_error: eb
+            .case()
+            .when('sent_at', 'is', null)
+            .then(eb.fn.coalesce('last_error', eb.val('sealed with a secret key that was lost')))
+            .else(null)
+            .end(),
+          next_attempt_at: null,
+          lease_owner: null,
+        }))
+        .where('text', 'like', 'enc:%')
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
     },
     /** The SMTP server accepted it. Accepted is accepted, whoever holds the mail now: it is never tried again. */
     sent: async (id: string, now: string): Promise<boolean> => {

@@ -49,6 +49,9 @@ export const SEALED = {
   ssoClientSecret: (orgId: string) => `sso_configs.client_secret:${orgId}`,
   signingKey: (kid: string) => `signing_keys.private_jwk:${kid}`,
   ssoRequest: (id: string) => `sso_requests.sealed:${id}`,
+  /** A mail's text and links: an invitation's (or any one-time) link is a secret until it is used. */
+  mailText: (id: string) => `outbox.text:${id}`,
+  mailLinks: (id: string) => `outbox.links:${id}`,
 };
 
 /** The key file beside a database file. */
