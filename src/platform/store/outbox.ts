@@ -195,7 +195,12 @@ export function outboxStore(q: Q, env: StoreEnv) {
         .set((eb) => ({
           text: FORGOTTEN_MAIL_TEXT,
           links: '[]',
-          failed_at: eb.case().when('sent_at', 'is', null).then(eb.fn.coalesce('failed_at', eb.val(now))).else(null).end(),
+          failed_at: eb
+            .case()
+            .when('sent_at', 'is', null)
+            .then(eb.fn.coalesce('failed_at', eb.val(now)))
+            .else(null)
+            .end(),
           last_error: eb
             .case()
             .when('sent_at', 'is', null)
