@@ -129,12 +129,16 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
     });
     expect(Buffer.from(token, 'base64url')).toHaveLength(32);
 
-    // Only the hash is stored; the token appears nowhere but in the mail itself.
+    // Only the hash is stored; the token appears nowhere but in the mail itself, which is sealed.
     const row = (await dbRow(t.platform, 'SELECT * FROM invitations')) as Record<string, unknown>;
     expect(row.token_hash).toBe(hashInvitationToken(token));
     expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(row.invited_by).toBe(t.ownerId);
-    for (const table of ['invitations', 'events', 'org_users', 'accounts']) {
+    expect(await dbRow(t.platform, 'SELECT text, links FROM outbox')).toEqual({
+      text: expect.stringMatching(/^enc:v1:/),
+      links: expect.stringMatching(/^enc:v1:/),
+    });
+    for (const table of ['invitations', 'events', 'org_users', 'accounts', 'outbox']) {
       expect(JSON.stringify(await dbRows(t.platform, `SELECT * FROM ${table}`))).not.toContain(token);
     }
 
