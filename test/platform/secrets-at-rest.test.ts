@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -150,6 +150,26 @@ describe('secrets at rest', () => {
     const [forgotten] = await after.admin.mailbox({ delivery: true });
     expect(forgotten).toMatchObject({ to: 'ada@example.com', links: [], delivery: { status: 'failed' } });
     expect(forgotten?.text).toMatch(/lost/);
+  });
+
+  it('seals the mails an earlier release kept in clear when it upgrades the database, leaving none of their bytes', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'local.db');
+    const fixture = new URL('../fixtures/upgrade/0.2.0/', import.meta.url);
+    for (const file of ['local.db', 'local.db.key']) copyFileSync(new URL(file, fixture), join(dir, file));
+    const before = new Database(db, { readonly: true });
+    const mails = before.prepare('SELECT id, links FROM outbox ORDER BY id').all() as { id: string; links: string }[];
+    before.close();
+    const tokens = mails.map((m) => new URL(JSON.parse(m.links)[0]).searchParams.get('token') as string);
+    expect(tokens).toHaveLength(3);
+    for (const token of tokens) expect(onDisk(db).includes(token)).toBe(true);
+
+    const p = await platformAt(db);
+    const opened = await p.admin.mailbox({});
+    expect(opened.map((m) => m.links[0]).sort()).toEqual(mails.map((m) => JSON.parse(m.links)[0]).sort());
+    for (const q of open.splice(0)) await q.close();
+    const bytes = onDisk(db);
+    for (const token of tokens) expect(bytes.includes(token), token).toBe(false);
   });
 
   it('takes the key from PLAT_SECRET_KEY instead of a file, and says plainly when the key is another', async () => {
