@@ -4,7 +4,7 @@ import type { OrgRole, Permission } from '../../contract/permissions.js';
 import type { User, UserStatus } from '../../contract/users.js';
 import { jsonArrayWithout, jsonStrings } from './dialects.js';
 import { type Listing, newestFirst, runList, type SortPosition, withParams } from './paging.js';
-import { type Awaitable, andThen, compiledOnce, type Q, type StoreEnv } from './sql.js';
+import { type Awaitable, andThen, pointRead, type Q, type StoreEnv } from './sql.js';
 
 type Row = {
   id: string;
@@ -57,7 +57,7 @@ export type FoundApiKey = StoredApiKey & { ownerStanding: Standing | undefined }
  * organization's plan: every request with an API key reads all three (the key, whether its owner may still act, the
  * rate limit of the plan), so they are one query.
  */
-const byHash = compiledOnce((q, hash: string) =>
+const byHash = pointRead((q, hash: string) =>
   q
     .selectFrom('api_keys as k')
     .leftJoin('org_users as m', (join) => join.onRef('m.org_id', '=', 'k.org_id').onRef('m.user_id', '=', 'k.user_id'))
@@ -87,7 +87,7 @@ export function apiKeysStore(q: Q, env: StoreEnv) {
     },
     /** The key whose secret hashes to `hash`, with that hash and its owner's standing. */
     byHash: (hash: string): Awaitable<FoundApiKey | undefined> =>
-      andThen(byHash(q, hash), ([r]) => {
+      andThen(byHash(q, hash), (r) => {
         if (!r) return undefined;
         // Completed in place: spreading the key into a new object would cost V8 more than the read.
         const key = toApiKey(r) as FoundApiKey;

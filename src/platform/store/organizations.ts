@@ -1,5 +1,5 @@
 import type { Organization, Plan } from '../../contract/organizations.js';
-import { type Awaitable, andThen, compiledOnce, type Q, type StoreEnv } from './sql.js';
+import { type Awaitable, andThen, pointRead, type Q, type StoreEnv } from './sql.js';
 
 type Row = { id: string; name: string; slug: string; plan: Plan; created_at: string; updated_at: string };
 
@@ -8,14 +8,14 @@ function toOrganization(r: Row): Organization {
 }
 
 /** One organization by id: every request's rate limit reads its plan, so the query is built once. */
-const byId = compiledOnce((q: Q, id: string) =>
+const byId = pointRead((q: Q, id: string) =>
   q.selectFrom('organizations').selectAll().where('id', '=', id).$narrowType<{ plan: Plan }>(),
 );
 
 /** Organizations: their SQL in one place. */
 export function organizationsStore(q: Q, _env: StoreEnv) {
   return {
-    get: (id: string): Awaitable<Organization | undefined> => andThen(byId(q, id), ([r]) => r && toOrganization(r)),
+    get: (id: string): Awaitable<Organization | undefined> => andThen(byId(q, id), (r) => r && toOrganization(r)),
     /** Whether the platform holds any organization (whether it was ever made). */
     any: async (): Promise<boolean> => {
       const r = await q.selectFrom('organizations').select('id').limit(1).executeTakeFirst();

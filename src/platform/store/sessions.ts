@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { SignInMethod } from '../../contract/sessions.js';
 import type { Tables } from './schema.js';
-import { andThen, compiledOnce, type Q, type StoreEnv } from './sql.js';
+import { andThen, pointRead, type Q, type StoreEnv } from './sql.js';
 
 /**
  * A membership's session cutoff: sessions of the user's other organizations created at or before `cutAt` may no
@@ -72,10 +72,10 @@ const active = (eb: ExpressionBuilder<Tables, 'sessions'>, now: string) =>
   eb.and([eb('revoked_at', 'is', null), eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])]);
 
 /** A session by id: every request with an access token reads it. */
-const byId = compiledOnce((q, id: string) => q.selectFrom('sessions').selectAll().where('id', '=', id).$castTo<Row>());
+const byId = pointRead((q, id: string) => q.selectFrom('sessions').selectAll().where('id', '=', id).$castTo<Row>());
 
 /** A membership's cutoff: read for every request of a user token in another organization than its own. */
-const cutoff = compiledOnce((q, orgId: string, userId: string) =>
+const cutoff = pointRead((q, orgId: string, userId: string) =>
   q
     .selectFrom('session_cutoffs')
     .select(['cut_at', 'kept_session_id'])
@@ -105,7 +105,7 @@ export function sessionsStore(q: Q, env: StoreEnv) {
         .execute();
     },
     /** Any session by id, whatever its organization or state (for access-token and refresh checks). */
-    byId: (id: string) => andThen(byId(q, id), ([r]) => r && toSession(r)),
+    byId: (id: string) => andThen(byId(q, id), (r) => r && toSession(r)),
     /** A session of this user in this organization, in any state. */
     get: async (orgId: string, userId: string, id: string) => {
       const r = await q
@@ -175,7 +175,7 @@ export function sessionsStore(q: Q, env: StoreEnv) {
     },
     /** The membership's session cutoff, if its sessions were ever revoked all at once. */
     cutoff: async (orgId: string, userId: string): Promise<SessionCutoff | undefined> => {
-      const [r] = await cutoff(q, orgId, userId);
+      const r = await cutoff(q, orgId, userId);
       return r && { cutAt: r.cut_at, keptSessionId: r.kept_session_id };
     },
     /**

@@ -60,7 +60,7 @@ export function sqliteSql(db: Db): SqlDb {
   const connection = new SqliteConnection(db);
   const mutex = new Mutex();
   const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db, connection, mutex) });
-  runsNow.set(q, (sql, parameters) => (mutex.locked ? undefined : connection.run(sql, parameters)));
+  runsNow.set(q, (sql, parameters) => (mutex.locked ? undefined : { row: connection.first(sql, parameters) }));
   const totalChanges = db.prepare('SELECT total_changes()').pluck();
   const unsynced = db.prepare('PRAGMA synchronous = NORMAL');
   const synced = db.prepare('PRAGMA synchronous = FULL');
@@ -148,7 +148,8 @@ export async function runTransaction<T>(
  * A query run at once, outside Kysely, where the database allows it (see `compiledOnce`); undefined where it does not,
  * and the query takes its turn through Kysely.
  */
-type RunNow = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | undefined;
+/** The first row of a point read run at once (`row`: undefined when there is none), or undefined when it cannot run now. */
+type RunNow = (sql: string, parameters: readonly unknown[]) => { row: unknown } | undefined;
 
 /**
  * How each database runs a query at once: on SQLite, the connection itself whenever no transaction holds it (the query
@@ -256,16 +257,27 @@ class SqliteConnection implements DatabaseConnection {
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     return Promise.resolve(this.run(compiled.sql, compiled.parameters) as QueryResult<R>);
   }
-  /** Runs a statement: its rows, or what it changed. */
-  run(sql: string, parameters: readonly unknown[]): QueryResult<unknown> {
+  /** The statement of `sql`, prepared on first use. */
+  #prepared(sql: string): Prepared {
     let p = this.#statements.get(sql);
     if (!p) {
       p = prepared(this.db.prepare(sql));
       this.#statements.set(sql, p);
     }
+    return p;
+  }
+  /** Runs a statement: its rows, or what it changed. */
+  run(sql: string, parameters: readonly unknown[]): QueryResult<unknown> {
+    const p = this.#prepared(sql);
     if (p.row) return { rows: (p.statement.all(parameters as unknown[]) as unknown[][]).map(p.row) };
     const { changes, lastInsertRowid } = p.statement.run(parameters as unknown[]);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+  /** Runs a query for its first row only (undefined when none), stepping no further. */
+  first(sql: string, parameters: readonly unknown[]): unknown {
+    const p = this.#prepared(sql);
+    const values = p.statement.get(parameters as unknown[]) as unknown[] | undefined;
+    return values === undefined || !p.row ? undefined : p.row(values);
   }
   // biome-ignore lint/correctness/useYield: the platform never streams.
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
@@ -310,18 +322,17 @@ export function andThen<T, U>(value: Awaitable<T>, fn: (t: T) => U): Awaitable<A
 const slot = (i: number) => `\u0000plat-param-${i}\u0000`;
 
 /**
- * A query built once with the query builder and then run many times with new parameters: the builder's work (about
- * 8 µs a query, as much as the read itself) is spent on first use only. `build` receives stand-ins for the
- * parameters and must use each one only as a value (not to choose the query's shape). Compiled per dialect.
- * Outside a transaction on SQLite, it runs at once on the connection, outside Kysely (whose executor, connection
- * provider and promises at each step cost a read about as much again).
+ * A point read — a query for one row at most — built once with the query builder and then run many times with new
+ * parameters: the builder's work (about 8 µs a query, as much as the read itself) is spent on first use only. `build`
+ * receives stand-ins for the parameters and must use each one only as a value (not to choose the query's shape).
+ * Compiled per dialect. Its first row, or undefined. Outside a transaction on SQLite, it runs at once on the connection,
+ * outside Kysely (whose executor, connection provider and promises at each step cost a read about as much again), and
+ * stops at that row (no step further to find that there is no other).
  */
-export function compiledOnce<P extends unknown[], R>(
+export function pointRead<P extends unknown[], R>(
   build: (q: Q, ...params: P) => { compile(): CompiledQuery<R> },
-): (q: Q, ...params: P) => R[] | Promise<R[]> {
+): (q: Q, ...params: P) => Awaitable<R | undefined> {
   const byAdapter = new WeakMap<object, { sql: string; values: (params: unknown[]) => unknown[] }>();
-  // The rows themselves when the query ran at once (the caller awaits either): no promise made for a read that needed
-  // none.
   return (q, ...params) => {
     const adapter = q.getExecutor().adapter;
     let compiled = byAdapter.get(adapter);
@@ -335,7 +346,9 @@ export function compiledOnce<P extends unknown[], R>(
     }
     const values = compiled.values(params);
     const now = runsNow.get(q)?.(compiled.sql, values);
-    if (now) return now.rows as R[];
-    return q.executeQuery(CompiledQuery.raw(compiled.sql, values)).then((result) => result.rows as R[]);
+    // The row itself when the query ran at once (the caller awaits either): no promise made for a read that needed
+    // none.
+    if (now) return now.row as R | undefined;
+    return q.executeQuery(CompiledQuery.raw(compiled.sql, values)).then((result) => result.rows[0] as R | undefined);
   };
 }

@@ -5,7 +5,7 @@ import type { User, UserSort, UserStatus } from '../../contract/users.js';
 import type { Standing } from './api-keys.js';
 import { containsPattern, containsText, nocaseEquals } from './dialects.js';
 import { type Listing, type ListSpec, nocaseSort, runList, type SortPosition } from './paging.js';
-import { type Awaitable, andThen, compiledOnce, type Dialect, type Q, type StoreEnv } from './sql.js';
+import { type Awaitable, andThen, type Dialect, pointRead, type Q, type StoreEnv } from './sql.js';
 
 type Row = {
   org_id: string;
@@ -72,7 +72,7 @@ const toAccount = (r: AccountRow): Account => ({
 });
 
 /** A member with their account's verification: what every authenticated request reads of its user. */
-const memberById = compiledOnce((q: Q, orgId: string, userId: string) =>
+const memberById = pointRead((q: Q, orgId: string, userId: string) =>
   q
     .selectFrom('org_users as m')
     .innerJoin('accounts as a', 'a.id', 'm.user_id')
@@ -84,7 +84,7 @@ const memberById = compiledOnce((q: Q, orgId: string, userId: string) =>
 );
 
 /** A member's role and status alone. */
-const standingOf = compiledOnce((q: Q, orgId: string, userId: string) =>
+const standingOf = pointRead((q: Q, orgId: string, userId: string) =>
   q
     .selectFrom('org_users as m')
     .innerJoin('organizations as o', 'o.id', 'm.org_id')
@@ -95,19 +95,19 @@ const standingOf = compiledOnce((q: Q, orgId: string, userId: string) =>
 );
 
 /** An organization's members, all of them or in one status: the counts its triggers keep (`member_counts`). */
-const membersOf = compiledOnce((q: Q, orgId: string) =>
+const membersOf = pointRead((q: Q, orgId: string) =>
   q
     .selectFrom('member_counts')
     .select((eb) => eb.fn.sum<number | string | null>('members').as('n'))
     .where('org_id', '=', orgId),
 );
-const membersIn = compiledOnce((q: Q, orgId: string, status: string) =>
+const membersIn = pointRead((q: Q, orgId: string, status: string) =>
   q.selectFrom('member_counts').select('members as n').where('org_id', '=', orgId).where('status', '=', status),
 );
 
 /** How many members `orgId` has (in `status`, when given), read from the counts kept beside the table, not counted. */
 async function memberCount(q: Q, orgId: string, status?: UserStatus): Promise<number> {
-  const [r] = status ? await membersIn(q, orgId, status) : await membersOf(q, orgId);
+  const r = status ? await membersIn(q, orgId, status) : await membersOf(q, orgId);
   return Number(r?.n ?? 0);
 }
 
@@ -138,11 +138,10 @@ export function usersStore(q: Q, env: StoreEnv) {
   return {
     /** The user as a member of `orgId`, or undefined when not a member there. */
     get: (orgId: string, userId: string): Awaitable<User | undefined> =>
-      andThen(memberById(q, orgId, userId), ([r]) => r && toUser(r)),
+      andThen(memberById(q, orgId, userId), (r) => r && toUser(r)),
     /** A member's role and status in `orgId` alone (what every request asks of its caller), or undefined. */
     /** The user's role and status in the organization, and its plan (what a request acts with); undefined if not a member. */
-    standing: (orgId: string, userId: string): Awaitable<Standing | undefined> =>
-      andThen(standingOf(q, orgId, userId), ([r]) => r),
+    standing: (orgId: string, userId: string): Awaitable<Standing | undefined> => standingOf(q, orgId, userId),
     accountByEmail: async (email: string): Promise<Account | undefined> => {
       const r = await account('email', email);
       return r && toAccount(r);
