@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { clientAddress, plainAddress, type TrustedProxies, trustedProxies } from './client-address.js';
+import { clientAddress, connectionGroup, plainAddress, type TrustedProxies, trustedProxies } from './client-address.js';
 import { PlatformError } from './errors.js';
 import { cutShort, type Incoming, MAX_BODY_BYTES, tooLarge } from './http/incoming.js';
 import { errorReply, newRequestId, type Reply } from './http/reply.js';
@@ -170,7 +170,8 @@ function incomingOf(req: IncomingMessage, trusted: TrustedProxies | undefined): 
 /** The client a request is from (client-address.ts); null once its connection is gone. */
 function peerOf(req: IncomingMessage, trusted: TrustedProxies | undefined): string | null {
   const remote = req.socket.remoteAddress;
-  return remote === undefined ? null : clientAddress(remote, headerOf(req, 'x-forwarded-for'), trusted);
+  if (remote === undefined) return null;
+  return clientAddress(remote, trusted ? headerOf(req, 'x-forwarded-for') : null, trusted);
 }
 
 /** How long a client still sending a body that will not be read is given after the answer, and how much more is read. */
@@ -283,11 +284,13 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     void handle(req, res);
   });
   applyLimits(server, limits);
-  // One address holds at most `maxConnectionsPerAddress` of the connections (trusted proxies speak for many clients).
+  // One address (an IPv6 one by its /64) holds at most `maxConnectionsPerAddress` of the connections; trusted proxies
+  // speak for many clients, and are exempt.
   const perAddress = new Map<string, number>();
   server.on('connection', (socket: Socket) => {
-    const address = plainAddress(socket.remoteAddress ?? '');
-    if (trusted?.has(address)) return;
+    const peer = plainAddress(socket.remoteAddress ?? '');
+    if (trusted?.has(peer)) return;
+    const address = connectionGroup(peer);
     const open = perAddress.get(address) ?? 0;
     if (open >= limits.maxConnectionsPerAddress) {
       socket.destroy();

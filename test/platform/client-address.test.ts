@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddress, plainAddress, trustedProxies } from '../../src/platform/client-address.js';
+import { clientAddress, connectionGroup, plainAddress, trustedProxies } from '../../src/platform/client-address.js';
 
 // Who a request is from behind a proxy (docs/api.md, "Behind a proxy"): only a trusted proxy's X-Forwarded-For is
 // believed, and then only its rightmost entry that is not itself a trusted proxy — the entries to its left are
@@ -40,6 +40,24 @@ describe('the client address', () => {
     expect(clientAddress('10.0.0.5', '10.1.1.1, 10.2.2.2', trusted)).toBe('10.1.1.1');
     expect(clientAddress('10.0.0.5', 'unknown, , garbage', trusted)).toBe('10.0.0.5');
     expect(clientAddress('10.0.0.5', null, trusted)).toBe('10.0.0.5');
+  });
+
+  it('reads entries with the port some proxies append, and believes nothing left of an entry that is no address', () => {
+    expect(clientAddress('10.0.0.5', '198.51.100.7:5678', trusted)).toBe('198.51.100.7');
+    expect(clientAddress('10.0.0.5', '[2001:db8::7]:443', trusted)).toBe('2001:db8::7');
+    // The client wrote 9.9.9.9; the proxy's own entry is one it cannot read: the request is the nearest proxy's.
+    expect(clientAddress('10.0.0.5', '9.9.9.9, unknown', trusted)).toBe('10.0.0.5');
+    expect(clientAddress('10.0.0.5', '9.9.9.9, 1.2.3.4.5', trusted)).toBe('10.0.0.5');
+    expect(clientAddress('10.0.0.5', '9.9.9.9, _hidden, 10.1.1.1', trusted)).toBe('10.1.1.1');
+  });
+
+  it('is counted against the connection cap by its /64 when it is IPv6', () => {
+    expect(connectionGroup('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(connectionGroup('2001:db8:1:2::9')).toBe(connectionGroup('2001:0db8:0001:0002:ffff::1'));
+    expect(connectionGroup('2001:db8:1:3::9')).not.toBe(connectionGroup('2001:db8:1:2::9'));
+    expect(connectionGroup('::1')).toBe('0:0:0:0::/64');
+    expect(connectionGroup('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(connectionGroup('192.0.2.1')).toBe('192.0.2.1');
   });
 
   it('writes IPv4-mapped IPv6 as IPv4 and leaves every other address as it is', () => {

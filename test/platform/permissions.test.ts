@@ -117,7 +117,25 @@ describe('permission matrix (every route of the contract)', () => {
     const key = await t.keyFor(t.ownerId, { projectIds: [fixture.projectId] });
     expect((await t.call('GET', '/auth/whoami', { key })).status).toBe(200);
     const routes = API_ROUTES.filter(changesOrganization);
-    // Users, invitations, teams, keys, SSO, sessions, creating a project or an organization, the organization itself.
+    // Users, invitations, teams, keys, SSO, sessions, creating a project or an organization, the organization itself:
+    // named here too, so that the rule above is held against what the contract lists, not only against itself.
+    expect(routes.map(routeKey)).toEqual(
+      expect.arrayContaining([
+        'POST /organizations',
+        'PATCH /organizations/{orgId}',
+        'POST /organizations/{orgId}/users',
+        'PATCH /users/{userId}',
+        'DELETE /invitations/{invitationId}',
+        'POST /organizations/{orgId}/teams',
+        'POST /teams/{teamId}/members',
+        'POST /organizations/{orgId}/api-keys',
+        'DELETE /api-keys/{keyId}',
+        'PUT /organizations/{orgId}/sso',
+        'POST /organizations/{orgId}/sso/tests',
+        'DELETE /users/{userId}/sessions',
+        'POST /organizations/{orgId}/projects',
+      ]),
+    );
     expect(routes.length).toBeGreaterThan(20);
     const before = changes();
     for (const route of routes) {

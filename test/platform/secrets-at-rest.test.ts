@@ -157,19 +157,52 @@ describe('secrets at rest', () => {
     const db = join(dir, 'local.db');
     const fixture = new URL('../fixtures/upgrade/0.2.0/', import.meta.url);
     for (const file of ['local.db', 'local.db.key']) copyFileSync(new URL(file, fixture), join(dir, file));
-    const before = new Database(db, { readonly: true });
+    // The release's three mails, and two hundred more as it wrote them (its schema), some since deleted: pages split,
+    // rows moved and freed, as in a database that has lived.
+    const before = new Database(db);
+    const insert = before.prepare(
+      "INSERT INTO outbox (id, org_id, to_addr, subject, text, links, created_at) VALUES (?, NULL, ?, 'Invitation', ?, ?, '2026-01-01T00:00:00.000Z')",
+    );
+    for (let i = 0; i < 200; i++) {
+      const link = `http://127.0.0.1:8080/v2/auth/invitations/accept?token=${randomBytes(32).toString('base64url')}`;
+      insert.run(
+        `mail_older${String(i).padStart(15, '0')}`,
+        `user${i}@example.com`,
+        `Accept: ${link}\n`,
+        JSON.stringify([link]),
+      );
+    }
+    before.prepare("DELETE FROM outbox WHERE id LIKE 'mail_older%' AND CAST(substr(id, 11) AS INTEGER) % 3 = 0").run();
     const mails = before.prepare('SELECT id, links FROM outbox ORDER BY id').all() as { id: string; links: string }[];
     before.close();
     const tokens = mails.map((m) => new URL(JSON.parse(m.links)[0]).searchParams.get('token') as string);
-    expect(tokens).toHaveLength(3);
+    expect(tokens.length).toBeGreaterThan(130);
     for (const token of tokens) expect(onDisk(db).includes(token)).toBe(true);
 
     const p = await platformAt(db);
     const opened = await p.admin.mailbox({});
+    expect(opened).toHaveLength(mails.length);
     expect(opened.map((m) => m.links[0]).sort()).toEqual(mails.map((m) => JSON.parse(m.links)[0]).sort());
     for (const q of open.splice(0)) await q.close();
     const bytes = onDisk(db);
     for (const token of tokens) expect(bytes.includes(token), token).toBe(false);
+  });
+
+  it('upgrades a database whose key is lost: its mails stay as they were until forget-secrets discards them', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'local.db');
+    copyFileSync(new URL('../fixtures/upgrade/0.2.0/local.db', import.meta.url), db);
+    // It records a key (it has sealed something once), whose file is gone.
+    const raw = new Database(db);
+    raw.prepare("INSERT INTO meta (key, value) VALUES ('secret_key_id', 'k_lost00')").run();
+    raw.close();
+    const p = await platformAt(db);
+    expect(() => internalsOf(p).checkSecretKey()).toThrow(SecretKeyError);
+    // Commands still work (the key is for the sealed secrets only), the mailbox included.
+    expect(await p.admin.mailbox({})).toHaveLength(3);
+    expect(await p.admin.forgetSecrets()).toMatchObject({ mails: 3 });
+    const mailbox = await p.admin.mailbox({});
+    expect(mailbox.every((m) => m.links.length === 0 && /lost/.test(m.text))).toBe(true);
   });
 
   it('takes the key from PLAT_SECRET_KEY instead of a file, and says plainly when the key is another', async () => {

@@ -213,10 +213,11 @@ const reset = verb<Record<string, never>>({
 const forgetSecrets = verb<Record<string, never>>({
   name: 'forget-secrets',
   summary:
-    "Discard the embedded platform's sealed secrets (SSO client secrets, token-signing keys) when the key they were sealed with is lost",
+    "Discard the embedded platform's sealed secrets (SSO client secrets, token-signing keys, mails' links) when the key they were sealed with is lost",
   examples: ['plat local forget-secrets --yes', 'plat --db /srv/plat/plat.db local forget-secrets --yes'],
   parse: () => ({}),
-  confirm: () => 'discard the SSO client secrets and the token-signing keys of the embedded platform',
+  confirm: () =>
+    "discard the SSO client secrets, the token-signing keys and the mails' text and links of the embedded platform",
   run: async (_o, ctx) => {
     const r = await embedded(ctx, 'local forget-secrets');
     if (!isDatabaseUrl(r.db) && !existsSync(r.db)) {

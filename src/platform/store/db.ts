@@ -36,11 +36,34 @@ export function openDatabase(path: string, keySource: SecretKeySource): OpenData
     // the name of PostgreSQL's SQL function for the same, so that both run one SQL text: store/dialects.ts).
     db.function('plat_lower', { deterministic: true }, (s: unknown) => (typeof s === 'string' ? s.toLowerCase() : s));
     const secrets = secretBox(keySource, keyRecordOf(db));
-    if (found < SCHEMA_VERSION) migrate(db, { secrets }, path);
+    if (found < SCHEMA_VERSION) {
+      // Mails an earlier release kept in clear, which migration 9 seals (see `scrubFreeSpace`).
+      const clearMails =
+        found > 0 && found < SEAL_OUTBOX && db.prepare('SELECT 1 FROM outbox LIMIT 1').get() !== undefined;
+      migrate(db, { secrets }, path);
+      if (clearMails) scrubFreeSpace(db);
+    }
     return { db, secrets };
   } catch (err) {
     db.close();
     throw err;
+  }
+}
+
+/** The migration that seals the outbox's mails (0009_seal_outbox). */
+const SEAL_OUTBOX = 9;
+
+/**
+ * Rewrites the database file (`VACUUM`), then empties its write-ahead log, so that no free page keeps what migration 9
+ * sealed (rows an earlier release rewrote, or moved, left their old bytes in pages SQLite then freed). Once, on the
+ * upgrade; a database another process keeps busy meanwhile is left as it is.
+ */
+function scrubFreeSpace(db: Db): void {
+  try {
+    db.exec('VACUUM');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== 'SQLITE_BUSY') throw err;
   }
 }
 

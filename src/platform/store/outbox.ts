@@ -186,8 +186,9 @@ export function outboxStore(q: Q, env: StoreEnv) {
       return rows.map((r) => ({ ...toMail(r), attempt: r.attempts, lastError: r.last_error }));
     },
     /**
-     * Discards the text and links of every sealed mail (the key they were sealed with is lost): each says so instead,
-     * and one not sent yet is given up. Returns how many.
+     * Discards the text and links of every mail (the key they were sealed with is lost; those an earlier release kept
+     * in clear, which could not be sealed without it, go too): each says so instead, and one not sent yet is given up.
+     * Returns how many.
      */
     forgetSealed: async (now: string): Promise<number> => {
       const r = await q
@@ -210,7 +211,7 @@ export function outboxStore(q: Q, env: StoreEnv) {
           next_attempt_at: null,
           lease_owner: null,
         }))
-        .where('text', 'like', 'enc:%')
+        .where('text', '<>', FORGOTTEN_MAIL_TEXT)
         .executeTakeFirst();
       return Number(r.numUpdatedRows);
     },

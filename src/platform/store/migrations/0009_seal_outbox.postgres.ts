@@ -11,6 +11,13 @@ export const migration: PgMigration = {
   name: 'seal_outbox',
   sql: '',
   after: async (q, { secrets }) => {
+    // With another key at hand than the database's nothing can be sealed: the mails stay as they were, for
+    // `plat local forget-secrets` to discard with the sealed secrets.
+    try {
+      secrets.check();
+    } catch {
+      return;
+    }
     const clear = await q
       .selectFrom('outbox')
       .select(['id', 'text', 'links'])
