@@ -124,6 +124,21 @@ function pickRemote(
   return undefined;
 }
 
+/** Whether `url` is one the profile itself names (its URL or its sandbox's), compared in canonical form. */
+function ownUrl(p: Profile, url: string): boolean {
+  const canonical = (u: string): string | undefined => {
+    try {
+      return normalizeBaseUrl(u);
+    } catch {
+      return undefined;
+    }
+  };
+  const wanted = canonical(url);
+  return (
+    wanted !== undefined && [p.baseUrl, p.sandboxBaseUrl].some((own) => own !== undefined && canonical(own) === wanted)
+  );
+}
+
 /**
  * The embedded platform's PostgreSQL database, if one is named: `--database-url`, else `PLAT_DATABASE_URL` unless
  * `--db` names a file (flags win). Checked, never echoed.
@@ -190,7 +205,11 @@ export function resolveSettings(input: ResolveInput): Resolved {
   const liveDb = flags.db && !memory ? resolve(cwd, flags.db) : (flags.db ?? ownDb);
   const foreign =
     postgres !== undefined || (!remote && flags.db !== undefined && (memory || liveDb !== resolve(cwd, ownDb)));
-  const orgSlot = foreign ? undefined : sandbox ? ('sandboxOrg' as const) : ('org' as const);
+  // An instance the profile does not name (--base-url, PLAT_BASE_URL) is not the profile's: nothing of it applies there
+  // — no organization (the credential's own is used unless --org or PLAT_ORG says), and no stored credential
+  // (cli/credential.ts) — so that the CI recipe works on a machine that has used plat before.
+  const elsewhere = remote !== undefined && !ownUrl(p, remote.url);
+  const orgSlot = foreign || elsewhere ? undefined : sandbox ? ('sandboxOrg' as const) : ('org' as const);
   const account = foreign
     ? `${profile}@${postgres ? databaseKey(postgres.url) : liveDb}${sandbox ? ':sandbox' : ''}`
     : sandbox

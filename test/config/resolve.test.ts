@@ -137,6 +137,34 @@ describe('resolveSettings', () => {
       { profile: 'local', kind: 'remote', baseUrl: 'https://ci.example.com/v2' },
     ],
     [
+      "PLAT_BASE_URL naming another instance: none of the profile's organization (the CI recipe on a used machine)",
+      {
+        config: { currentProfile: 'local', profiles: { local: { org: 'org_local' } } },
+        env: { PLAT_BASE_URL: 'https://ci.example.com' },
+      },
+      {
+        kind: 'remote',
+        org: undefined,
+        orgSlot: undefined,
+        why: expect.objectContaining({ org: expect.stringMatching(/^none/) }),
+      },
+    ],
+    [
+      "--base-url naming another instance than the remote profile's: none of its organization",
+      { config, flags: { baseUrl: 'https://elsewhere.example.com/v2' } },
+      { org: undefined, orgSlot: undefined },
+    ],
+    [
+      "--base-url naming the profile's own URL, written otherwise: its organization applies",
+      { config, flags: { baseUrl: 'https://prod.example.com/v2/' } },
+      { org: 'org_prod', orgSlot: 'org' },
+    ],
+    [
+      'PLAT_ORG applies on another instance',
+      { config, env: { PLAT_BASE_URL: 'https://ci.example.com', PLAT_ORG: 'org_ci' } },
+      { org: 'org_ci', why: expect.objectContaining({ org: 'from PLAT_ORG' }) },
+    ],
+    [
       'PLAT_ORG over the profile org',
       { config, env: { PLAT_ORG: 'org_env' } },
       { org: 'org_env', why: expect.objectContaining({ org: 'from PLAT_ORG' }) },
