@@ -125,13 +125,14 @@ export async function openPlatform(
 /**
  * Creates the platform over the database file `db` (its folder made, private, when missing) or the PostgreSQL
  * database `db` names: the one place the CLI loads the platform and SQLite, on demand, so that remote commands never
- * do.
+ * do. Without rate limits: a command's own requests to the platform in its process are not a client to hold back
+ * (docs/rate-limits.md); `plat serve` still limits its clients.
  */
 async function createAt(db: string, opts: Omit<PlatformOptions, 'db'>): Promise<Platform> {
   if (isDatabaseUrl(db)) secretKeyFor({ PLAT_SECRET_KEY: opts.secretKey }, db);
   else if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
   const { createPlatform } = await platformModule();
-  return createPlatform({ db, ...opts }).catch((err: unknown) => {
+  return createPlatform({ db, ...opts, limits: { enabled: false } }).catch((err: unknown) => {
     throw databaseFailure(err, db);
   });
 }

@@ -63,8 +63,9 @@ describe('the embedded default', () => {
       code: 0,
       stdout: 'user_0001\n',
       stderr:
-        '→ GET http://embedded.plat/v2/auth/whoami · 200 · Nms · request req_… · rate limit 29/60 left\n' +
-        '→ GET http://embedded.plat/v2/organizations/org_0001/users?limit=20 · 200 · Nms · request req_… · rate limit 998/6000 left\n',
+        // No rate limit: the embedded platform does not limit its own commands.
+        '→ GET http://embedded.plat/v2/auth/whoami · 200 · Nms · request req_…\n' +
+        '→ GET http://embedded.plat/v2/organizations/org_0001/users?limit=20 · 200 · Nms · request req_…\n',
     });
   });
 
@@ -217,7 +218,9 @@ describe('plat local', () => {
     ]);
     expect((await w.runCli(['local', 'reset'])).code).toBe(2);
     expect(existsSync(join(w.dataDir, 'local.db'))).toBe(true);
-    expect(existsSync(join(w.dataDir, 'local.db.limits'))).toBe(true);
+    // Commands keep no rate-limit file (they are not limited); `plat serve` leaves one, which reset removes too.
+    expect(existsSync(join(w.dataDir, 'local.db.limits'))).toBe(false);
+    writeFileSync(join(w.dataDir, 'local.db.limits'), '');
     expect(await w.runCli(['local', 'reset'], { tty: true, stdin: 'y\n' })).toMatchObject({
       code: 0,
       stdout: '',

@@ -71,7 +71,13 @@ export function cliWorld(): CliWorld {
   // The embedded platform with the world's clock and ids; remote endpoints go through the real undici transport.
   const transport = async (r: Parameters<NonNullable<CliDeps['transport']>>[0]): Promise<Transport> => {
     if (r.kind === 'embedded') {
-      const p = await createPlatform({ db: r.db as string, mode: r.sandbox ? 'sandbox' : 'live', ...platform });
+      // As the CLI opens it (cli/embedded.ts): no rate limits for a command's own requests.
+      const p = await createPlatform({
+        db: r.db as string,
+        mode: r.sandbox ? 'sandbox' : 'live',
+        ...platform,
+        limits: { enabled: false },
+      });
       return { fetch: p.fetch, baseUrl: 'http://embedded.plat/v2', close: () => p.close() };
     }
     const { remoteTransport } = await import('../../src/client/transports.js');
