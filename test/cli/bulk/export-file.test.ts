@@ -67,12 +67,35 @@ describe('plat users export --output FILE', () => {
 describe('a larger organization', () => {
   it('fails midway (rate limited on the third page of users) without touching the file it was to replace', async () => {
     await manyUsers(w, 260, 150);
-    await ok(w, ['orgs', 'update', '--plan', 'free']); // a bucket of ten requests, which a fixed clock never refills
-    for (let i = 0; i < 7; i++) await ok(w, ['users', 'list', '-o', 'ids']);
     writeFileSync(join(w.dir, 'users.jsonl'), 'previous export\n');
-    // The teams and two pages of users: the three requests left; the third page is refused.
+    // The teams and two pages of users served; the third page refused, as a server out of budget answers (the embedded
+    // platform limits no command of its own).
+    let pages = 0;
+    const transport: typeof w.transport = async (r) => {
+      const t = await w.transport(r);
+      const fetch = async (request: Request) => {
+        if (!request.url.includes('/users?') || ++pages < 3) return t.fetch(request);
+        const body = {
+          error: {
+            code: 'rate_limit_exceeded',
+            message: 'rate limit exceeded: 10 requests a minute for this credential',
+            status: 429,
+            requestId: 'req_00000000000000000000',
+          },
+        };
+        return new Response(JSON.stringify(body), {
+          status: 429,
+          headers: {
+            'Content-Type': 'application/json',
+            'Retry-After': '1',
+            'X-Request-Id': 'req_00000000000000000000',
+          },
+        });
+      };
+      return { ...t, fetch };
+    };
     const argv = ['--verbose', 'users', 'export', '--format', 'jsonl', '-o', 'users.jsonl', '--max-retries', '0'];
-    const r = await w.runCli(argv);
+    const r = await w.runCli(argv, { deps: { transport } });
     expect(r.code).toBe(8);
     expect(r.stdout).toBe('');
     const statuses = [...r.stderr.matchAll(/^→ GET \S+ · (\d+) ·/gm)].map((m) => m[1]);
