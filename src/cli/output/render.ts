@@ -1,3 +1,4 @@
+import { neutraliseText } from '../bulk/cells.js';
 import { toCsv } from './csv.js';
 import type { Io } from './io.js';
 import type { Output } from './result.js';
@@ -27,10 +28,12 @@ function cells(io: Io, columns: Column[], record: unknown, colored: boolean): st
 function renderRows(io: Io, view: View, items: unknown[], mode: OutputMode): string {
   const header = view.columns.map((c) => c.header);
   if (mode === 'ids') return items.map((r) => `${recordId(view, r)}\n`).join('');
+  // A cell a spreadsheet would run as a formula (a name someone else chose: `=HYPERLINK(…)`) is neutralised, as
+  // `users export` does.
   if (mode === 'csv')
     return toCsv(
       header,
-      items.map((r) => cells(io, view.columns, r, false)),
+      items.map((r) => cells(io, view.columns, r, false).map(neutraliseText)),
     );
   if (!io.stdoutTty)
     return toTsv(
