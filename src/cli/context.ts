@@ -118,8 +118,8 @@ export function createContext(
     if (!endpointTaken && needsBootstrap(r))
       throw new Error('internal: ctx.endpoint() must be taken before ctx.credential()');
     const stdinKey = globals().apiKeyStdin ? ctx.stdinText : undefined;
-    const { normalizeBaseUrl } = await import('../config/resolve.js');
-    const applies = storeApplies(r, (await ctx.config()).current.profiles[r.profile], (u) => normalizeBaseUrl(u));
+    const { profileNamesUrl } = await import('../config/resolve.js');
+    const applies = storeApplies(r, (await ctx.config()).current.profiles[r.profile], profileNamesUrl);
     const account = r.account;
     const credential = await findCredential({
       stdinKey,

@@ -140,17 +140,14 @@ export async function findCredential(input: {
 
 /**
  * Whether the profile's stored credential may be sent to the resolved endpoint: always for the embedded platform (a
- * local file), and for a remote one only when the profile itself names that URL, so that `--base-url` or
- * `PLAT_BASE_URL` can never carry a stored secret to another server.
+ * local file), and for a remote one only when the profile itself names that URL (`namesUrl`: config/resolve.ts's
+ * `profileNamesUrl`, loaded on demand), so that `--base-url` or `PLAT_BASE_URL` can never carry a stored secret to
+ * another server.
  */
-export function storeApplies(r: Resolved, profile: Profile | undefined, normalize: (url: string) => string): boolean {
-  if (r.kind === 'embedded') return true;
-  const own = [profile?.baseUrl, profile?.sandboxBaseUrl].filter((u): u is string => !!u);
-  return own.some((u) => {
-    try {
-      return normalize(u) === r.baseUrl;
-    } catch {
-      return false;
-    }
-  });
+export function storeApplies(
+  r: Resolved,
+  profile: Profile | undefined,
+  namesUrl: (profile: Profile, url: string) => boolean,
+): boolean {
+  return r.kind === 'embedded' || namesUrl(profile ?? {}, r.baseUrl as string);
 }

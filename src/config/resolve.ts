@@ -124,8 +124,11 @@ function pickRemote(
   return undefined;
 }
 
-/** Whether `url` is one the profile itself names (its URL or its sandbox's), compared in canonical form. */
-function ownUrl(p: Profile, url: string): boolean {
+/**
+ * Whether `url` is one the profile itself names (its URL or its sandbox's), compared in canonical form: where its
+ * organization applies (`resolveSettings`) and its stored credential may be sent (cli/credential.ts).
+ */
+export function profileNamesUrl(p: Profile, url: string): boolean {
   const canonical = (u: string): string | undefined => {
     try {
       return normalizeBaseUrl(u);
@@ -208,7 +211,7 @@ export function resolveSettings(input: ResolveInput): Resolved {
   // An instance the profile does not name (--base-url, PLAT_BASE_URL) is not the profile's: nothing of it applies there
   // — no organization (the credential's own is used unless --org or PLAT_ORG says), and no stored credential
   // (cli/credential.ts) — so that the CI recipe works on a machine that has used plat before.
-  const elsewhere = remote !== undefined && !ownUrl(p, remote.url);
+  const elsewhere = remote !== undefined && !profileNamesUrl(p, remote.url);
   const orgSlot = foreign || elsewhere ? undefined : sandbox ? ('sandboxOrg' as const) : ('org' as const);
   const account = foreign
     ? `${profile}@${postgres ? databaseKey(postgres.url) : liveDb}${sandbox ? ':sandbox' : ''}`
