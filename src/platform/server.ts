@@ -189,26 +189,23 @@ function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   // Encoded once: its length is the bytes' (a string would be measured, then encoded again by Node.js).
   const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
   if (body !== null) headers.push('content-length', String(body.byteLength));
-  const unread = !req.complete;
-  if (unread) {
-    headers.push('connection', 'close');
-    // Node.js ends a `Connection: close` answer by destroying its socket once written, and a client still sending
-    // would then be reset before it reads the answer: the socket is only half-closed here, and closed below.
-    const { socket } = req;
-    socket.destroySoon = () => {
-      socket.end();
-    };
+  if (req.complete) {
+    res.writeHead(reply.status, headers);
+    res.end(body ?? undefined);
+    return;
   }
+  headers.push('connection', 'close');
+  // Node.js ends a `Connection: close` answer by destroying its socket once written (`destroySoon`), and a client
+  // still sending would then be reset before it reads the answer: the socket is only half-closed then, and closed
+  // (Node.js's own way, kept) once the body has arrived or the moment is over.
+  const { socket } = req;
+  const close = socket.destroySoon.bind(socket);
+  socket.destroySoon = () => {
+    socket.end();
+  };
   res.writeHead(reply.status, headers);
   res.end(body ?? undefined);
-  if (!unread) return;
   let discarded = 0;
-  const close = () => {
-    const { socket } = req;
-    socket.end();
-    if (socket.writableFinished) socket.destroy();
-    else socket.once('finish', () => socket.destroy());
-  };
   setTimeout(close, LINGER_MS).unref();
   req.on('data', (chunk: Buffer) => {
     discarded += chunk.length;
