@@ -23,9 +23,9 @@ export interface ServerLimits {
 }
 
 /**
- * The defaults. 256 connections, 32 from one address: each may hold a request body of up to 1 MiB while it is read, so a full listener
- * holds at most a quarter of a gigabyte of bodies, and stays well below the 1,024 open files a process commonly gets
- * (past that limit, accepting fails for everyone).
+ * The defaults. 256 connections, 32 from one address: each may hold a request body of up to 1 MiB while it is read,
+ * so a full listener holds at most a quarter of a gigabyte of bodies, and stays well below the 1,024 open files a
+ * process commonly gets (past that limit, accepting fails for everyone).
  */
 export const SERVER_LIMITS: Readonly<ServerLimits> = {
   headersTimeoutMs: 20_000,

@@ -22,7 +22,7 @@ export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecre
     const now = base.now();
     const signingKeys = await base.stores.auth.retireSigningKeys(now);
     const ssoClientSecrets = await base.stores.sso.forgetClientSecrets(now);
-    const mails = await base.stores.outbox.forgetSealed(now);
+    const mails = await base.stores.outbox.forgetMails(now);
     for (const orgId of ssoClientSecrets) {
       await base.stores.events.insert({
         id: base.ids('event'),

@@ -190,7 +190,7 @@ export function outboxStore(q: Q, env: StoreEnv) {
      * in clear, which could not be sealed without it, go too): each says so instead, and one not sent yet is given up.
      * Returns how many.
      */
-    forgetSealed: async (now: string): Promise<number> => {
+    forgetMails: async (now: string): Promise<number> => {
       const r = await q
         .updateTable('outbox')
         .set((eb) => ({

@@ -66,7 +66,8 @@ export function pgBucketStore(q: Q): BucketStore {
   };
   const store: BucketStore = {
     get,
-    // One statement a bucket (a few buckets a step: the leases that are running low): PostgreSQL keeps each atomic.
+    // One statement a bucket (a step holds the leases running low and the renewals of the last 50 ms), at once:
+    // PostgreSQL keeps each atomic.
     claimMany: (claims, now) => Promise.all(claims.map((c) => store.claim(c.key, c.rule, now, c.want))),
     async claim(key, rule, now, want) {
       // The whole lease when the bucket holds it (nearly always); else one token; else none. (Before PostgreSQL 18,
