@@ -127,18 +127,20 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
   }).catch((err: unknown) => {
     throw listenFailure(err, o.host, o.port) ?? databaseFailure(err, db);
   });
-  ctx.io.err(`Listening on ${server.url}/v2 (${r.sandbox ? 'sandbox' : 'live'}, ${shownDb(db)}); Ctrl-C stops.`);
-  if (isDatabaseUrl(db) && !(await hasOrganization(server.platform).catch(() => true))) {
-    notice(ctx, 'The database holds no organization yet: make its platform with plat local init --database-url URL.');
-  }
-  if (!o.rateLimits) ctx.io.err('Rate limits are off (--no-rate-limits): for local development only.');
-  await new Promise<void>((resolve) => {
+  // Listening for the shutdown signal before saying so: a Ctrl-C while the checks below run still stops the server.
+  const shutdown = new Promise<void>((resolve) => {
     const subscribe = ctx.deps.onShutdown ?? (() => () => {});
     const unsubscribe = subscribe(() => {
       unsubscribe();
       resolve();
     });
   });
+  ctx.io.err(`Listening on ${server.url}/v2 (${r.sandbox ? 'sandbox' : 'live'}, ${shownDb(db)}); Ctrl-C stops.`);
+  if (isDatabaseUrl(db) && !(await hasOrganization(server.platform).catch(() => true))) {
+    notice(ctx, 'The database holds no organization yet: make its platform with plat local init --database-url URL.');
+  }
+  if (!o.rateLimits) ctx.io.err('Rate limits are off (--no-rate-limits): for local development only.');
+  await shutdown;
   ctx.io.err('Shutting down: finishing requests in flight…');
   await server.close();
   accessLog.flush();
