@@ -14,6 +14,7 @@ import type { CliDeps, Transport } from './deps.js';
 import { needsBootstrap, readyEndpoint } from './embedded.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
 import type { GlobalOptions } from './globals.js';
+import { organizationBySlug as bySlug, isOrganizationId } from './names.js';
 import { createIo, type Io } from './output/io.js';
 import { warn } from './output/terminal.js';
 import { readAll } from './prompt.js';
@@ -219,9 +220,13 @@ export function createContext(
       const key = orgId ?? '';
       let client = clients.get(key);
       if (!client) {
-        client = connect().then(({ r, ...c }) =>
-          newClient(c, { orgId: orgId ?? r.org, globals: globals(), deps, log: (line) => ctx.io.err(line) }),
-        );
+        client = connect().then(async ({ r, ...c }) => {
+          const settings = { globals: globals(), deps, log: (line: string) => ctx.io.err(line) };
+          // --org and PLAT_ORG may give a slug: read as an id through a client that names no organization.
+          const org = orgId ?? r.org;
+          const acting = org && !isOrganizationId(org) ? await bySlug(await newClient(c, settings), org) : org;
+          return newClient(c, { ...settings, orgId: acting });
+        });
         clients.set(key, client);
       }
       return client;
@@ -229,7 +234,7 @@ export function createContext(
     orgId: once(async () => {
       const client = await ctx.client(); // first: a bootstrap on the way records the profile's organization
       const r = await ctx.settings();
-      if (r.org) return r.org;
+      if (r.org) return isOrganizationId(r.org) ? r.org : bySlug(client, r.org);
       try {
         return (await client.auth.whoami()).organization.id;
       } catch (err) {

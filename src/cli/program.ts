@@ -121,7 +121,7 @@ export function rootCommand(version: string): Command {
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .option('--profile <name>', 'use this profile (default: PLAT_PROFILE, the current profile, or "local")')
-    .option('--org <orgId>', 'act in this organization (sent as X-Org-Id)')
+    .option('--org <org>', 'act in this organization, by id or slug (its id is sent as X-Org-Id)')
     .option('--base-url <url>', 'talk to the instance at this URL (…/v2)')
     .option('--sandbox', "use the profile's sandbox instance")
     .option('--db <path>', 'embedded platform database file')

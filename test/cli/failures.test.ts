@@ -95,7 +95,7 @@ describe('usage errors → 2', () => {
     });
     expect(await w.runCli(['users', 'get'])).toMatchObject({
       code: 2,
-      stderr: "plat: missing required argument 'id'\n",
+      stderr: "plat: missing required argument 'user'\n",
     });
     expect((await w.runCli(['users', 'list', '-o', 'yaml'])).code).toBe(2);
     expect(await w.runCli(['users', 'list', '--per-page', 'ten'])).toMatchObject({
@@ -191,7 +191,7 @@ describe('help', () => {
       expect(r.stdout).toMatch(/^Usage: plat/);
     }
     expect((await w.runCli(['users', 'invite', '--help'])).stdout).toContain(
-      '\nExamples:\n  $ plat users invite ada@example.com --name "Ada Lovelace" --role admin --team team_3Hn7yR2vKp9Xw4Lc8Qm5\n',
+      '\nExamples:\n  $ plat users invite ada@example.com --name "Ada Lovelace" --role admin --team Engineering\n',
     );
     expect(await w.runCli(['--version'])).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '', raw: expect.anything() });
   });

@@ -29,7 +29,7 @@ describe('projects', () => {
     expect(await w.runCli(['projects', 'get', 'nope'])).toMatchObject({
       code: 5,
       stdout: '',
-      stderr: 'plat: no project with the slug "nope" in this organization\n',
+      stderr: 'plat: no project "nope" in organization Local\n',
     });
   });
 

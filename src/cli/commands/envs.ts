@@ -1,12 +1,19 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { projectId } from '../names.js';
 import { done, list as listOf, record } from '../output/result.js';
 import { keyValue } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { environmentView } from '../views.js';
 
-const P = 'proj_4Rk9mW2xLq7ZpT3vN8cY';
+const P = 'billing-api';
+
+/** The client's environments and the project's id (given by id or slug). */
+async function inProject(ctx: Context, ref: string) {
+  const [client, project] = [await ctx.client(), await projectId(ctx, ref)];
+  return { envs: client.environments, project };
+}
 
 interface EnvRef {
   project: string;
@@ -19,7 +26,10 @@ const list = verb<{ project: string }>({
   summary: 'List the environments of a project',
   examples: [`plat envs list ${P}`],
   parse: ([project]) => ({ project }),
-  run: async (o, ctx) => listOf((await (await ctx.client()).environments.list(o.project)).data, environmentView),
+  run: async (o, ctx) => {
+    const { envs, project } = await inProject(ctx, o.project);
+    return listOf((await envs.list(project)).data, environmentView);
+  },
 });
 
 const get = verb<EnvRef>({
@@ -28,7 +38,10 @@ const get = verb<EnvRef>({
   summary: 'Show an environment and its configuration',
   examples: [`plat envs get ${P} production --json`],
   parse: ([project, env]) => ({ project, env }),
-  run: async (o, ctx) => record(await (await ctx.client()).environments.get(o.project, o.env), environmentView),
+  run: async (o, ctx) => {
+    const { envs, project } = await inProject(ctx, o.project);
+    return record(await envs.get(project, o.env), environmentView);
+  },
 });
 
 const create = verb<EnvRef>({
@@ -38,7 +51,8 @@ const create = verb<EnvRef>({
   examples: [`plat envs create ${P} preview`],
   parse: ([project, env]) => ({ project, env }),
   run: async (o, ctx) => {
-    const env = await (await ctx.client()).environments.create(o.project, { name: o.env });
+    const { envs, project } = await inProject(ctx, o.project);
+    const env = await envs.create(project, { name: o.env });
     return record(env, environmentView, true);
   },
 });
@@ -54,7 +68,8 @@ const set = verb<EnvRef & { config: Record<string, string> }>({
     config: Object.fromEntries((pairs as string[]).map((p) => keyValue(p))),
   }),
   run: async (o, ctx) => {
-    const env = await (await ctx.client()).environments.update(o.project, o.env, { config: o.config });
+    const { envs, project } = await inProject(ctx, o.project);
+    const env = await envs.update(project, o.env, { config: o.config });
     return record(env, environmentView, true);
   },
 });
@@ -71,7 +86,8 @@ const unset = verb<EnvRef & { keys: string[] }>({
   },
   run: async (o, ctx) => {
     const config = Object.fromEntries(o.keys.map((k) => [k, null]));
-    return record(await (await ctx.client()).environments.update(o.project, o.env, { config }), environmentView, true);
+    const { envs, project } = await inProject(ctx, o.project);
+    return record(await envs.update(project, o.env, { config }), environmentView, true);
   },
 });
 
@@ -83,7 +99,8 @@ const remove = verb<EnvRef>({
   parse: ([project, env]) => ({ project, env }),
   confirm: (o) => `delete environment ${o.env} of project ${o.project}`,
   run: async (o, ctx) => {
-    await (await ctx.client()).environments.delete(o.project, o.env);
+    const { envs, project } = await inProject(ctx, o.project);
+    await envs.delete(project, o.env);
     return done(`Deleted environment ${o.env} of project ${o.project}.`);
   },
 });
@@ -99,7 +116,8 @@ const promote = verb<{ project: string; source: string; target: string }>({
   },
   parse: ([project], o) => ({ project, source: o.from, target: o.to }),
   run: async (o, ctx) => {
-    const env = await (await ctx.client()).environments.promote(o.project, { source: o.source, target: o.target });
+    const { envs, project } = await inProject(ctx, o.project);
+    const env = await envs.promote(project, { source: o.source, target: o.target });
     return record(env, environmentView, true);
   },
 });

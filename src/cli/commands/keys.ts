@@ -4,6 +4,7 @@ import { KEY_ENVIRONMENTS } from '../../contract/api-keys.js';
 import { PERMISSIONS } from '../../contract/permissions.js';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
+import { keyId, named, projectId } from '../names.js';
 import { done, record } from '../output/result.js';
 import { notice } from '../output/terminal.js';
 import { collect, isoTimestamp, oneOf } from '../parse.js';
@@ -40,12 +41,12 @@ const create = verb<CreateOptions>({
   summary: 'Create an API key; its secret is printed this once',
   examples: [
     'plat keys create --name ci --permission projects:read --permission resources:write',
-    'plat keys create --name deploy --project proj_4Rk9mW2xLq7ZpT3vN8cY --expires 2026-12-31 --json',
+    'plat keys create --name deploy --project billing-api --expires 2026-12-31 --json',
   ],
   options: (c) => {
     c.requiredOption('--name <name>', 'what the key is for');
     c.option('--env <env>', 'live or test (default: live, or test with --sandbox)');
-    c.option('--project <id>', 'restrict to this project (repeatable)', collect);
+    c.option('--project <project>', 'restrict to this project, by id or slug (repeatable)', collect);
     c.option('--permission <perm>', 'restrict to this permission, e.g. projects:read (repeatable)', collect);
     c.option('--expires <date>', 'expiry date or date-time (UTC)');
   },
@@ -59,22 +60,24 @@ const create = verb<CreateOptions>({
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     const environment = o.environment ?? ((await ctx.settings()).sandbox ? 'test' : 'live');
-    const key = await client.apiKeys.create(org, { ...o, environment });
+    const projectIds = o.projectIds && (await Promise.all(o.projectIds.map((p) => projectId(ctx, p))));
+    const key = await client.apiKeys.create(org, { ...o, environment, projectIds });
     notice(ctx, 'Store the secret now: it is not shown again.');
     return record(key, createdApiKeyView);
   },
 });
 
-const revoke = verb<{ id: string }>({
+const revoke = verb<{ ref: string }>({
   name: 'revoke',
-  args: '<id>',
-  summary: 'Revoke an API key at once',
-  examples: ['plat keys revoke key_9Dm4xW7qNc2Lr8Zt5Kb3 --yes'],
-  parse: ([id]) => ({ id }),
-  confirm: (o) => `revoke API key ${o.id}`,
+  args: '<key>',
+  summary: 'Revoke an API key at once, by id or name (a name among the keys not revoked)',
+  examples: ['plat keys revoke key_9Dm4xW7qNc2Lr8Zt5Kb3 --yes', 'plat keys revoke ci --yes'],
+  parse: ([ref]) => ({ ref }),
+  confirm: (o) => `revoke API key ${o.ref}`,
   run: async (o, ctx) => {
-    await (await ctx.client()).apiKeys.revoke(o.id);
-    return done(`Revoked API key ${o.id}.`);
+    const id = await keyId(ctx, o.ref);
+    await (await ctx.client()).apiKeys.revoke(id);
+    return done(`Revoked API key ${named(o.ref, id)}.`);
   },
 });
 

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { type OrganizationPatch, PLANS } from '../../contract/organizations.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { organizationId } from '../names.js';
 import { list as listOf, record } from '../output/result.js';
 import { notice, warn } from '../output/terminal.js';
 import { oneOf } from '../parse.js';
@@ -18,15 +19,15 @@ const list = verb<Record<string, never>>({
   run: async (_o, ctx) => listOf((await (await ctx.client()).organizations.list()).data, organizationView),
 });
 
-const get = verb<{ id?: string }>({
+const get = verb<{ ref?: string }>({
   name: 'get',
-  args: '[id]',
-  summary: 'Show an organization (default: the current one)',
-  examples: ['plat orgs get', `plat orgs get ${O} --json`],
-  parse: ([id]) => ({ id }),
+  args: '[org]',
+  summary: 'Show an organization, by id or slug (default: the current one)',
+  examples: ['plat orgs get', `plat orgs get ${O} --json`, 'plat orgs get acme-labs'],
+  parse: ([ref]) => ({ ref }),
   run: async (o, ctx) => {
     // Reading another organization acts in it: X-Org-Id follows the id asked for.
-    const id = o.id ?? (await ctx.orgId());
+    const id = o.ref ? await organizationId(ctx, o.ref) : await ctx.orgId();
     return record(await (await ctx.client(id)).organizations.get(id), organizationView);
   },
 });
@@ -41,43 +42,44 @@ const create = verb<{ name: string }>({
     record(await (await ctx.client()).organizations.create({ name: o.name }), organizationView, true),
 });
 
-const update = verb<{ id?: string; patch: OrganizationPatch }>({
+const update = verb<{ ref?: string; patch: OrganizationPatch }>({
   name: 'update',
-  args: '[id]',
+  args: '[org]',
   summary: 'Rename an organization or change its plan (default: the current one)',
   examples: ['plat orgs update --name "Acme Inc"', `plat orgs update ${O} --plan pro`],
   options: (c) => {
     c.option('--name <name>', 'new name');
     c.option('--plan <plan>', `${PLANS.join(', ')} (owners only)`);
   },
-  parse: ([id], o) => {
+  parse: ([ref], o) => {
     const patch: OrganizationPatch = {};
     if (o.name !== undefined) patch.name = o.name;
     if (o.plan !== undefined) patch.plan = oneOf(o.plan, PLANS, 'plan');
     if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --name or --plan');
-    return { id, patch };
+    return { ref, patch };
   },
   run: async (o, ctx) => {
-    const id = o.id ?? (await ctx.orgId());
+    const id = o.ref ? await organizationId(ctx, o.ref) : await ctx.orgId();
     return record(await (await ctx.client(id)).organizations.update(id, o.patch), organizationView, true);
   },
 });
 
-const use = verb<{ id: string }>({
+const use = verb<{ ref: string }>({
   name: 'use',
-  args: '<id>',
-  summary: "Make an organization the profile's default (checked by reading it)",
-  examples: [`plat orgs use ${O}`],
-  parse: ([id]) => ({ id }),
+  args: '<org>',
+  summary: "Make an organization (by id or slug) the profile's default (checked by reading it)",
+  examples: [`plat orgs use ${O}`, 'plat orgs use acme-labs'],
+  parse: ([ref]) => ({ ref }),
   run: async (o, ctx) => {
     const r = await ctx.settings();
     if (!r.orgSlot) {
       throw new UsageError(
         `--db names a database other than profile "${r.profile}"'s own, so there is no profile to record an ` +
-          `organization in: pass --org ${o.id} on each command instead`,
+          `organization in: pass --org ${o.ref} on each command instead`,
       );
     }
-    const org = await (await ctx.client(o.id)).organizations.get(o.id);
+    const id = await organizationId(ctx, o.ref);
+    const org = await (await ctx.client(id)).organizations.get(id);
     const file = await ctx.config();
     const config = file.current;
     const profile = { ...config.profiles[r.profile], [r.orgSlot]: org.id };

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import type { PlatformClient } from '../../client/client.js';
-import { PROJECT_STATUSES, type Project, type ProjectPatch, type ProjectStatus } from '../../contract/projects.js';
+import { PROJECT_STATUSES, type ProjectPatch, type ProjectStatus } from '../../contract/projects.js';
 import type { Context } from '../context.js';
-import { NotFoundError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
+import { findProject, named, projectId } from '../names.js';
 import { done, record } from '../output/result.js';
 import { oneOf } from '../parse.js';
 import { addVerbs, type Verb, verb } from '../verb.js';
@@ -39,22 +39,13 @@ const list = verb<ListOptions>({
   },
 });
 
-/** A project by id (`proj_…`), else by slug through the list's `slug` filter. */
-async function findProject(client: PlatformClient, ctx: Context, ref: string): Promise<Project> {
-  if (/^proj_/.test(ref)) return client.projects.get(ref);
-  const { data } = await client.projects.list(await ctx.orgId(), { slug: ref });
-  const project = data[0];
-  if (!project) throw new NotFoundError(`no project with the slug "${ref}" in this organization`);
-  return project;
-}
-
 const get = verb<{ ref: string }>({
   name: 'get',
   args: '<id-or-slug>',
   summary: 'Show a project, by id or slug',
   examples: ['plat projects get billing-api', 'plat projects get proj_4Rk9mW2xLq7ZpT3vN8cY --json'],
   parse: ([ref]) => ({ ref }),
-  run: async (o, ctx) => record(await findProject(await ctx.client(), ctx, o.ref), projectView),
+  run: async (o, ctx) => record(await findProject(ctx, o.ref), projectView),
 });
 
 /** Settings flags shared by create and update. */
@@ -88,16 +79,16 @@ const create = verb<{ body: { name: string; description?: string; settings?: Pro
   },
 });
 
-const update = verb<{ id: string; patch: ProjectPatch }>({
+const update = verb<{ ref: string; patch: ProjectPatch }>({
   name: 'update',
-  args: '<id>',
-  summary: 'Change a project: name, description, settings (merged)',
-  examples: ['plat projects update proj_4Rk9mW2xLq7ZpT3vN8cY --default-env staging --no-notifications'],
+  args: '<project>',
+  summary: 'Change a project, by id or slug: name, description, settings (merged)',
+  examples: ['plat projects update billing-api --default-env staging --no-notifications'],
   options: (c) => {
     c.option('--name <name>', 'new name (the slug never changes)');
     settingsOptions(c);
   },
-  parse: ([id], o) => {
+  parse: ([ref], o) => {
     const patch: ProjectPatch = {};
     if (o.name !== undefined) patch.name = o.name;
     if (o.description !== undefined) patch.description = o.description;
@@ -105,36 +96,43 @@ const update = verb<{ id: string; patch: ProjectPatch }>({
     if (settings) patch.settings = settings;
     if (Object.keys(patch).length === 0)
       throw new UsageError('nothing to update: give --name, --description or a setting');
-    return { id, patch };
+    return { ref, patch };
   },
-  run: async (o, ctx) => record(await (await ctx.client()).projects.update(o.id, o.patch), projectView, true),
+  run: async (o, ctx) => {
+    const id = await projectId(ctx, o.ref);
+    return record(await (await ctx.client()).projects.update(id, o.patch), projectView, true);
+  },
 });
 
 type Move = 'archive' | 'unarchive' | 'suspend' | 'resume';
 
 /** A status move: `POST /projects/{id}/<move>`. */
-function move(name: Move, summary: string, destructive = false): Verb<{ id: string }> {
-  return verb<{ id: string }>({
+function move(name: Move, summary: string, destructive = false): Verb<{ ref: string }> {
+  return verb<{ ref: string }>({
     name,
-    args: '<id>',
+    args: '<project>',
     summary,
-    examples: [`plat projects ${name} proj_4Rk9mW2xLq7ZpT3vN8cY${destructive ? ' --yes' : ''}`],
-    parse: ([id]) => ({ id }),
-    confirm: destructive ? (o) => `${name} project ${o.id}` : undefined,
-    run: async (o, ctx) => record(await (await ctx.client()).projects[name](o.id), projectView, true),
+    examples: [`plat projects ${name} billing-api${destructive ? ' --yes' : ''}`],
+    parse: ([ref]) => ({ ref }),
+    confirm: destructive ? (o) => `${name} project ${o.ref}` : undefined,
+    run: async (o, ctx) => {
+      const id = await projectId(ctx, o.ref);
+      return record(await (await ctx.client()).projects[name](id), projectView, true);
+    },
   });
 }
 
-const remove = verb<{ id: string }>({
+const remove = verb<{ ref: string }>({
   name: 'delete',
-  args: '<id>',
-  summary: 'Delete a project with its environments and members (irreversible)',
-  examples: ['plat projects delete proj_4Rk9mW2xLq7ZpT3vN8cY --yes'],
-  parse: ([id]) => ({ id }),
-  confirm: (o) => `delete project ${o.id} with its environments and members`,
+  args: '<project>',
+  summary: 'Delete a project, by id or slug, with its environments and members (irreversible)',
+  examples: ['plat projects delete billing-api --yes', 'plat projects delete proj_4Rk9mW2xLq7ZpT3vN8cY --yes'],
+  parse: ([ref]) => ({ ref }),
+  confirm: (o) => `delete project ${o.ref} with its environments and members`,
   run: async (o, ctx) => {
-    await (await ctx.client()).projects.delete(o.id);
-    return done(`Deleted project ${o.id}.`);
+    const id = await projectId(ctx, o.ref);
+    await (await ctx.client()).projects.delete(id);
+    return done(`Deleted project ${named(o.ref, id)}.`);
   },
 });
 
@@ -145,7 +143,7 @@ export function register(noun: Command, ctx: Context): void {
     get,
     create,
     update,
-    move('archive', 'Archive a project (it refuses writes until unarchived)'),
+    move('archive', 'Archive a project, by id or slug (it refuses writes until unarchived)'),
     move('unarchive', 'Return an archived project to active'),
     move('suspend', 'Suspend a project (owners only)', true),
     move('resume', 'Resume a suspended project (owners only)'),

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { userId } from '../names.js';
 import { done, list as listOf, record } from '../output/result.js';
 import { col } from '../output/view.js';
 import { addVerbs, verb } from '../verb.js';
@@ -8,14 +9,14 @@ import { sessionView } from '../views.js';
 
 const U = 'user_8Jq2kX5mN1pR4sT7vW9y';
 
-/** The user a sessions command is about: the one given, else the credential's own (through whoami). */
+/** The user a sessions command is about: the one given (by id or e-mail), else the credential's own (whoami). */
 async function userOf(ctx: Context, given: string | undefined): Promise<string> {
-  if (given) return given;
+  if (given) return userId(ctx, given);
   try {
     return (await (await ctx.client()).auth.whoami()).user.id;
   } catch (err) {
     if ((err as { status?: number }).status !== 404) throw err;
-    throw new UsageError('cannot tell who you are on this instance: give the user id');
+    throw new UsageError('cannot tell who you are on this instance: give the user (id or e-mail)');
   }
 }
 
@@ -39,7 +40,7 @@ const revoke = verb<{ id: string; user?: string }>({
     'plat sessions revoke sess_1Vb6nK3wQz8Tr5Lp2Xm9 --yes',
     `plat sessions revoke sess_1Vb6nK3wQz8Tr5Lp2Xm9 --user ${U}`,
   ],
-  options: (c) => c.option('--user <id>', 'whose session (default: your own)'),
+  options: (c) => c.option('--user <user>', 'whose session, by id or e-mail (default: your own)'),
   parse: ([id], o) => ({ id, user: o.user }),
   confirm: (o) => `revoke session ${o.id}`,
   run: async (o, ctx) => {
@@ -59,7 +60,7 @@ const revokeAll = verb<{ user?: string; keepCurrent: boolean }>({
   summary: 'Revoke every session of a user (default: your own), optionally keeping this one',
   examples: ['plat sessions revoke-all --keep-current --yes', `plat sessions revoke-all --user ${U} --yes`],
   options: (c) => {
-    c.option('--user <id>', 'whose sessions (default: your own)');
+    c.option('--user <user>', 'whose sessions, by id or e-mail (default: your own)');
     c.option('--keep-current', 'keep the session this command runs in');
   },
   parse: (_args, o) => ({ user: o.user, keepCurrent: o.keepCurrent === true }),

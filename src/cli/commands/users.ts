@@ -6,6 +6,7 @@ import { addImportOptions, type ImportOptions, parseImportOptions } from '../bul
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
+import { named, teamIds, userId } from '../names.js';
 import { done, record } from '../output/result.js';
 import { collect, keyValue, oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
@@ -48,13 +49,13 @@ const list = verb<ListOptions>({
   },
 });
 
-const get = verb<{ id: string }>({
+const get = verb<{ ref: string }>({
   name: 'get',
-  args: '<id>',
-  summary: 'Show a user',
-  examples: ['plat users get user_8Jq2kX5mN1pR4sT7vW9y', 'plat users get user_8Jq2kX5mN1pR4sT7vW9y --json'],
-  parse: ([id]) => ({ id }),
-  run: async (o, ctx) => record(await (await ctx.client()).users.get(o.id), userView),
+  args: '<user>',
+  summary: 'Show a user, by id or e-mail',
+  examples: ['plat users get ada@example.com', 'plat users get user_8Jq2kX5mN1pR4sT7vW9y --json'],
+  parse: ([ref]) => ({ ref }),
+  run: async (o, ctx) => record(await (await ctx.client()).users.get(await userId(ctx, o.ref)), userView),
 });
 
 interface InviteOptions {
@@ -68,11 +69,11 @@ const invite = verb<InviteOptions>({
   name: 'invite',
   args: '<email>',
   summary: 'Invite someone by e-mail: creates a pending user and sends the invitation',
-  examples: ['plat users invite ada@example.com --name "Ada Lovelace" --role admin --team team_3Hn7yR2vKp9Xw4Lc8Qm5'],
+  examples: ['plat users invite ada@example.com --name "Ada Lovelace" --role admin --team Engineering'],
   options: (c) => {
     c.option('--name <name>', 'display name');
     c.option('--role <role>', `organization role: ${ORG_ROLES.join(', ')} (default member)`);
-    c.option('--team <teamId>', 'add to this team (repeatable)', collect);
+    c.option('--team <team>', 'add to this team, by id or name (repeatable)', collect);
   },
   parse: ([email], o) => ({
     email,
@@ -82,22 +83,23 @@ const invite = verb<InviteOptions>({
   }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
-    const body = { email: o.email, name: o.name, role: o.role, teams: o.teams };
+    const teams = o.teams && (await teamIds(ctx, o.teams));
+    const body = { email: o.email, name: o.name, role: o.role, teams };
     return record(await client.users.invite(org, body), invitationView, true);
   },
 });
 
 interface UpdateOptions {
-  id: string;
+  ref: string;
   patch: UserPatch;
 }
 
 const update = verb<UpdateOptions>({
   name: 'update',
-  args: '<id>',
-  summary: 'Change a user: name, role, metadata (merged)',
+  args: '<user>',
+  summary: 'Change a user, by id or e-mail: name, role, metadata (merged)',
   examples: [
-    'plat users update user_8Jq2kX5mN1pR4sT7vW9y --role admin',
+    'plat users update ada@example.com --role admin',
     'plat users update user_8Jq2kX5mN1pR4sT7vW9y --metadata plan=gold --unset-metadata trial',
   ],
   options: (c) => {
@@ -106,7 +108,7 @@ const update = verb<UpdateOptions>({
     c.option('--metadata <key=value>', 'set a metadata key (repeatable)', collect);
     c.option('--unset-metadata <key>', 'delete a metadata key (repeatable)', collect);
   },
-  parse: ([id], o) => {
+  parse: ([ref], o) => {
     const patch: UserPatch = {};
     if (o.name !== undefined) patch.name = o.name;
     if (o.role !== undefined) patch.role = oneOf(o.role, ORG_ROLES, 'role');
@@ -120,36 +122,41 @@ const update = verb<UpdateOptions>({
     if (Object.keys(patch).length === 0) {
       throw new UsageError('nothing to update: give --name, --role, --metadata or --unset-metadata');
     }
-    return { id, patch };
+    return { ref, patch };
   },
-  run: async (o, ctx) => record(await (await ctx.client()).users.update(o.id, o.patch), userView, true),
-});
-
-const byId = (name: string, args: string) => ({ name, args, parse: ([id]: string[]) => ({ id: id as string }) });
-
-const suspend = verb<{ id: string }>({
-  ...byId('suspend', '<id>'),
-  summary: 'Suspend a user: revokes all their sessions and API keys at once',
-  examples: ['plat users suspend user_8Jq2kX5mN1pR4sT7vW9y --yes'],
-  confirm: (o) => `suspend user ${o.id} (revoking all their sessions and API keys)`,
-  run: async (o, ctx) => record(await (await ctx.client()).users.suspend(o.id), userView, true),
-});
-
-const unsuspend = verb<{ id: string }>({
-  ...byId('unsuspend', '<id>'),
-  summary: 'Return a suspended user to active (or pending if they never accepted)',
-  examples: ['plat users unsuspend user_8Jq2kX5mN1pR4sT7vW9y'],
-  run: async (o, ctx) => record(await (await ctx.client()).users.unsuspend(o.id), userView, true),
-});
-
-const remove = verb<{ id: string }>({
-  ...byId('delete', '<id>'),
-  summary: 'Remove a user from the organization, with their memberships, sessions and keys (irreversible)',
-  examples: ['plat users delete user_8Jq2kX5mN1pR4sT7vW9y --yes'],
-  confirm: (o) => `delete user ${o.id}`,
   run: async (o, ctx) => {
-    await (await ctx.client()).users.delete(o.id);
-    return done(`Deleted user ${o.id}.`);
+    const id = await userId(ctx, o.ref);
+    return record(await (await ctx.client()).users.update(id, o.patch), userView, true);
+  },
+});
+
+/** A verb about one user, given by id or e-mail. */
+const aUser = (name: string) => ({ name, args: '<user>', parse: ([ref]: string[]) => ({ ref: ref as string }) });
+
+const suspend = verb<{ ref: string }>({
+  ...aUser('suspend'),
+  summary: 'Suspend a user: revokes all their sessions and API keys at once',
+  examples: ['plat users suspend ada@example.com --yes'],
+  confirm: (o) => `suspend user ${o.ref} (revoking all their sessions and API keys)`,
+  run: async (o, ctx) => record(await (await ctx.client()).users.suspend(await userId(ctx, o.ref)), userView, true),
+});
+
+const unsuspend = verb<{ ref: string }>({
+  ...aUser('unsuspend'),
+  summary: 'Return a suspended user to active (or pending if they never accepted)',
+  examples: ['plat users unsuspend ada@example.com'],
+  run: async (o, ctx) => record(await (await ctx.client()).users.unsuspend(await userId(ctx, o.ref)), userView, true),
+});
+
+const remove = verb<{ ref: string }>({
+  ...aUser('delete'),
+  summary: 'Remove a user from the organization, with their memberships, sessions and keys (irreversible)',
+  examples: ['plat users delete user_8Jq2kX5mN1pR4sT7vW9y --yes', 'plat users delete ada@example.com --yes'],
+  confirm: (o) => `delete user ${o.ref}`,
+  run: async (o, ctx) => {
+    const id = await userId(ctx, o.ref);
+    await (await ctx.client()).users.delete(id);
+    return done(`Deleted user ${named(o.ref, id)}.`);
   },
 });
 

@@ -1,0 +1,142 @@
+import type { PlatformClient } from '../client/client.js';
+import type { Project } from '../contract/projects.js';
+import type { Context } from './context.js';
+import { NotFoundError, UsageError } from './errors.js';
+
+/**
+ * Names everywhere (docs/cli.md, "Names and ids"): an argument or flag that names a project takes its id or slug; a
+ * user, its id or e-mail; a team, its id or name; an API key, its id or its name (among keys not revoked); an
+ * organization, its id or slug. Names compare case-insensitively (an exact match wins over one that differs in case).
+ * The CLI resolves a name before it calls the API, with the lists the API has: one that matches nothing is a
+ * not-found (exit 5) naming what was looked for and where; one that matches several is a usage error (exit 2) that
+ * lists them, so that the user can give an id.
+ */
+
+/** An id of the platform's kind `prefix` (`proj_…`): taken as it is, never looked up as a name. */
+const isId = (prefix: string, ref: string) => new RegExp(`^${prefix}_[A-Za-z0-9]+$`).test(ref);
+
+/** `ref (id)`, or the id alone when it was given as one: what a command reports it acted on. */
+export function named(ref: string, id: string): string {
+  return ref === id ? id : `${ref} (${id})`;
+}
+
+/** The acting organization as a person knows it (its name), for messages; its id when it cannot be read. */
+async function organizationLabel(client: PlatformClient, org: string): Promise<string> {
+  try {
+    return (await client.organizations.get(org)).name;
+  } catch {
+    return org;
+  }
+}
+
+/**
+ * The one record among `candidates` whose `key` is `ref`: exact matches first, then ones that differ only in case.
+ * None → not found (exit 5); several → ambiguous (exit 2), listing them.
+ */
+async function pick<T extends { id: string }>(
+  candidates: T[],
+  key: (item: T) => string,
+  ref: string,
+  what: { noun: string; by: string; where: () => Promise<string>; describe?: (item: T) => string },
+): Promise<T> {
+  const exact = candidates.filter((c) => key(c) === ref);
+  const matches = exact.length > 0 ? exact : candidates.filter((c) => key(c).toLowerCase() === ref.toLowerCase());
+  const [only, ...more] = matches;
+  if (!only) throw new NotFoundError(`no ${what.noun} "${ref}" in organization ${await what.where()}`);
+  if (more.length > 0) {
+    const list = matches.map((m) => `  ${what.describe?.(m) ?? m.id}`).join('\n');
+    throw new UsageError(`${matches.length} ${what.noun}s have the ${what.by} "${ref}": give one's id\n${list}`);
+  }
+  return only;
+}
+
+/** The records of a paginated list, all of them (names are resolved against the whole list). */
+async function all<T>(items: AsyncGenerator<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** The acting organization, the client and where a not-found happened. */
+async function scope(ctx: Context) {
+  const [client, org] = [await ctx.client(), await ctx.orgId()];
+  return { client, org, where: () => organizationLabel(client, org) };
+}
+
+/** A project by id (`proj_…`), else by slug. Read either way: `projects get` shows it. */
+export async function findProject(ctx: Context, ref: string): Promise<Project> {
+  const { client, org, where } = await scope(ctx);
+  if (isId('proj', ref)) return client.projects.get(ref);
+  const { data } = await client.projects.list(org, { slug: ref.toLowerCase() });
+  return pick(data, (p) => p.slug, ref, { noun: 'project', by: 'slug', where });
+}
+
+/** A project's id, from its id or slug. */
+export async function projectId(ctx: Context, ref: string): Promise<string> {
+  return isId('proj', ref) ? ref : (await findProject(ctx, ref)).id;
+}
+
+/** A user's id, from its id or e-mail (an e-mail of a member of the acting organization). */
+export async function userId(ctx: Context, ref: string): Promise<string> {
+  if (isId('user', ref)) return ref;
+  const { client, org, where } = await scope(ctx);
+  if (!ref.includes('@')) {
+    throw new NotFoundError(`no user "${ref}" in organization ${await where()} (give a user's id or e-mail)`);
+  }
+  // The search narrows the list to users whose e-mail contains the address; the exact one is picked from them.
+  const found = await all(client.users.listAll(org, { search: ref }));
+  return (await pick(found, (u) => u.email, ref, { noun: 'user', by: 'e-mail', where })).id;
+}
+
+/** Users' ids, from ids or e-mails, all resolved before anything is changed. */
+export async function userIds(ctx: Context, refs: string[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const ref of refs) ids.push(await userId(ctx, ref));
+  return ids;
+}
+
+/** A team's id, from its id or name. */
+export async function teamId(ctx: Context, ref: string): Promise<string> {
+  if (isId('team', ref)) return ref;
+  const { client, org, where } = await scope(ctx);
+  const teams = await all(client.teams.listAll(org));
+  return (await pick(teams, (t) => t.name, ref, { noun: 'team', by: 'name', where })).id;
+}
+
+/** Teams' ids, from ids or names (one list read for all of them). */
+export async function teamIds(ctx: Context, refs: string[]): Promise<string[]> {
+  if (refs.every((r) => isId('team', r))) return refs;
+  const { client, org, where } = await scope(ctx);
+  const teams = await all(client.teams.listAll(org));
+  const ids: string[] = [];
+  for (const ref of refs) {
+    ids.push(isId('team', ref) ? ref : (await pick(teams, (t) => t.name, ref, { noun: 'team', by: 'name', where })).id);
+  }
+  return ids;
+}
+
+/** An API key's id, from its id or its name among the keys not revoked (a rotated key's old name stays usable). */
+export async function keyId(ctx: Context, ref: string): Promise<string> {
+  if (isId('key', ref)) return ref;
+  const { client, org, where } = await scope(ctx);
+  const keys = (await all(client.apiKeys.listAll(org))).filter((k) => k.revokedAt === null);
+  const describe = (k: { id: string; createdAt: string; prefix: string; last4: string }) =>
+    `${k.id}  ${k.prefix}…${k.last4}  created ${k.createdAt}`;
+  return (await pick(keys, (k) => k.name, ref, { noun: 'API key', by: 'name', where, describe })).id;
+}
+
+/** Whether `ref` is an organization's id (else it is taken as a slug). */
+export const isOrganizationId = (ref: string) => isId('org', ref);
+
+/** The id of the organization with the slug `ref` among the ones `client`'s credential can act in. */
+export async function organizationBySlug(client: PlatformClient, ref: string): Promise<string> {
+  const { data } = await client.organizations.list();
+  const org = data.find((o) => o.slug === ref.toLowerCase());
+  if (!org) throw new NotFoundError(`no organization "${ref}" among the ones this credential can act in`);
+  return org.id;
+}
+
+/** An organization's id, from its id or slug. */
+export async function organizationId(ctx: Context, ref: string): Promise<string> {
+  return isOrganizationId(ref) ? ref : organizationBySlug(await ctx.client(), ref);
+}
