@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { Query } from '../client/client.js';
 import type { List } from '../contract/common.js';
-import { PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../contract/limits.js';
+import { PAGE_MAX, PER_PAGE_DEFAULT, PER_PAGE_MAX } from '../contract/limits.js';
 import type { Context } from './context.js';
 import { list as listOf, type Output } from './output/result.js';
 import type { View } from './output/view.js';
-import { intBetween, positiveInt } from './parse.js';
+import { intBetween } from './parse.js';
 
 /** The paging options every paginated list verb takes. */
 export interface PageOptions {
@@ -17,12 +17,12 @@ export interface PageOptions {
 
 /**
  * Adds `--page --per-page --limit --all` (offset paging unless `--limit`, which selects cursor paging). A page size
- * outside the contract's 1–100 is refused here, as 0 always was, rather than sent for the API to refuse.
+ * outside the contract's 1–100, or page 0, is refused here (exit 7, as the API would) rather than sent.
  */
 export function pagingOptions(cmd: Command, opts: { offset?: boolean } = { offset: true }): void {
-  const pageSize = intBetween(1, PER_PAGE_MAX);
+  const pageSize = intBetween(1, PER_PAGE_MAX, { platform: true });
   if (opts.offset) {
-    cmd.option('--page <n>', 'page number (offset paging)', positiveInt);
+    cmd.option('--page <n>', 'page number (offset paging)', intBetween(1, PAGE_MAX, { platform: true }));
     cmd.option('--per-page <n>', `records per page, at most ${PER_PAGE_MAX}`, pageSize);
   }
   cmd.option('--limit <n>', `records per page in cursor paging, at most ${PER_PAGE_MAX}`, pageSize);

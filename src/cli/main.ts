@@ -31,7 +31,11 @@ export async function run(argv: readonly string[], deps: CliDeps): Promise<numbe
       if (CLEAN_EXITS.has(err.code) || err.exitCode === 0) return 0;
       // Help shown because a noun was given without a verb: already printed on stderr by commander.
       if (err.code === 'commander.help') return EXIT_CODES.usage;
-      return report(deps, globals(), err.message.replace(/^error: /, ''), EXIT_CODES.usage, 'usage_error');
+      const message = err.message.replace(/^error: /, '');
+      // A value out of range or not among the choices (parse.ts, RefusedArgumentError): 7; anything else: 2.
+      if (err.exitCode === EXIT_CODES.invalid)
+        return report(deps, globals(), message, err.exitCode, 'validation_error');
+      return report(deps, globals(), message, EXIT_CODES.usage, 'usage_error');
     }
     const failure = toFailure(err);
     if (globals().json) deps.stderr.write(`${JSON.stringify(failure.json)}\n`);

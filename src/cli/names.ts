@@ -2,6 +2,7 @@ import type { PlatformClient } from '../client/client.js';
 import type { Project } from '../contract/projects.js';
 import type { Context } from './context.js';
 import { NotFoundError, UsageError } from './errors.js';
+import { quoted } from './output/quote.js';
 
 /**
  * Names everywhere (docs/cli.md, "Names and ids"): an argument or flag that names a project takes its id or slug; a
@@ -42,10 +43,10 @@ async function pick<T extends { id: string }>(
   const exact = candidates.filter((c) => key(c) === ref);
   const matches = exact.length > 0 ? exact : candidates.filter((c) => key(c).toLowerCase() === ref.toLowerCase());
   const [only, ...more] = matches;
-  if (!only) throw new NotFoundError(`no ${what.noun} "${ref}" in organization ${await what.where()}`);
+  if (!only) throw new NotFoundError(`no ${what.noun} ${quoted(ref)} in organization ${await what.where()}`);
   if (more.length > 0) {
     const list = matches.map((m) => `  ${what.describe?.(m) ?? m.id}`).join('\n');
-    throw new UsageError(`${matches.length} ${what.noun}s have the ${what.by} "${ref}": give one's id\n${list}`);
+    throw new UsageError(`${matches.length} ${what.noun}s have the ${what.by} ${quoted(ref)}: give one's id\n${list}`);
   }
   return only;
 }
@@ -81,7 +82,7 @@ export async function userId(ctx: Context, ref: string): Promise<string> {
   if (isId('user', ref)) return ref;
   const { client, org, where } = await scope(ctx);
   if (!ref.includes('@')) {
-    throw new NotFoundError(`no user "${ref}" in organization ${await where()} (give a user's id or e-mail)`);
+    throw new NotFoundError(`no user ${quoted(ref)} in organization ${await where()} (give a user's id or e-mail)`);
   }
   // The search narrows the list to users whose e-mail contains the address; the exact one is picked from them.
   const found = await all(client.users.listAll(org, { search: ref }));
@@ -132,7 +133,7 @@ export const isOrganizationId = (ref: string) => isId('org', ref);
 export async function organizationBySlug(client: PlatformClient, ref: string): Promise<string> {
   const { data } = await client.organizations.list();
   const org = data.find((o) => o.slug === ref.toLowerCase());
-  if (!org) throw new NotFoundError(`no organization "${ref}" among the ones this credential can act in`);
+  if (!org) throw new NotFoundError(`no organization ${quoted(ref)} among the ones this credential can act in`);
   return org.id;
 }
 

@@ -1,5 +1,17 @@
 import { InvalidArgumentError } from 'commander';
-import { InvalidValueError, UsageError } from './errors.js';
+import { EXIT_CODES, InvalidValueError, UsageError } from './errors.js';
+
+/**
+ * commander's refusal of a well-formed value the platform does not take (`--per-page 1000`): exit 7, as the API's 422
+ * would be. A malformed one (`--per-page ten`), or one only the CLI limits (`--port 70000`), stays a usage error, exit 2
+ * (docs/cli.md, "Exit codes").
+ */
+export class RefusedArgumentError extends InvalidArgumentError {
+  constructor(message: string) {
+    super(message);
+    this.exitCode = EXIT_CODES.invalid;
+  }
+}
 
 /** commander argument parser: a whole number ≥ 0 (a malformed number is a usage error, exit 2). */
 export function nonNegativeInt(value: string): number {
@@ -15,13 +27,14 @@ export function positiveInt(value: string): number {
 }
 
 /**
- * A commander argument parser for a whole number from `min` to `max`: a value out of range is refused like a
- * malformed one (exit 2), with the range in the message, before any command runs.
+ * A commander argument parser for a whole number from `min` to `max`: a value out of range is refused with the range
+ * in the message, before any command runs — exit 7 when the range is the platform's (`platform`), else 2.
  */
-export function intBetween(min: number, max: number): (value: string) => number {
+export function intBetween(min: number, max: number, o: { platform?: boolean } = {}): (value: string) => number {
+  const Refusal = o.platform ? RefusedArgumentError : InvalidArgumentError;
   return (value) => {
     const n = nonNegativeInt(value);
-    if (n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
+    if (n < min || n > max) throw new Refusal(`expected a whole number from ${min} to ${max}.`);
     return n;
   };
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from './context.js';
+import { quoted } from './output/quote.js';
 import type { Output } from './output/result.js';
 import { renderOutput } from './output/terminal.js';
 import { confirm } from './prompt.js';
@@ -23,6 +24,12 @@ export interface Verb<O> {
   confirm?: (opts: O) => string;
   /** Refusals that need the configuration (or other state), made before `confirm` asks anything. */
   check?: (opts: O, ctx: Context) => Promise<void>;
+  /**
+   * How the API's field names read on this command line, so that a refusal speaks in the user's terms: a field path,
+   * or its first segment, → the flag or argument it came from (`domains.1` → `--domain "acme"`, `name` → `--name`).
+   * `--json` keeps the API's own error object.
+   */
+  fields?: (opts: O) => Record<string, string>;
   run: (opts: O, ctx: Context) => Promise<Output>;
 }
 
@@ -44,12 +51,38 @@ export function withExamples(cmd: Command, examples: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${examples.map((e) => `  $ ${e}`).join('\n')}\n`);
 }
 
+/** Terms for a repeatable flag (see `Verb.fields`): `domains.0` → `--domain "acme.com"`, one for each value given. */
+export function eachValue(field: string, flag: string, values: readonly string[] | undefined): Record<string, string> {
+  return Object.fromEntries((values ?? []).map((v, i) => [`${field}.${i}`, `${flag} ${quoted(v)}`]));
+}
+
+/** An API refusal with its fields named as the command line gave them (the error itself, reworded). */
+function inUserTerms(err: unknown, terms: Record<string, string>): unknown {
+  const e = err as Error & { details?: { field: string; message: string }[] };
+  if (!(err instanceof Error) || !Array.isArray(e.details)) return err;
+  let message = e.message;
+  const details = e.details.map((d) => {
+    const term = terms[d.field] ?? terms[d.field.split('.')[0] as string];
+    if (!term) return d;
+    message = message.replace(`${d.field}: `, `${term}: `);
+    return { ...d, field: term };
+  });
+  Object.assign(e, { details, message });
+  return e;
+}
+
 /** Runs a verb as commander's action would: parse, check, confirm, run, render. */
 export async function execute<O>(spec: Verb<O>, cmd: Command, ctx: Context): Promise<void> {
   const opts = spec.parse(cmd.processedArgs, cmd.opts());
   await spec.check?.(opts, ctx);
   if (spec.confirm) await confirm(ctx.io, ctx.globals().yes === true, spec.confirm(opts));
-  renderOutput(ctx, await spec.run(opts, ctx));
+  let output: Output;
+  try {
+    output = await spec.run(opts, ctx);
+  } catch (err) {
+    throw spec.fields ? inUserTerms(err, spec.fields(opts)) : err;
+  }
+  renderOutput(ctx, output);
 }
 
 /** Registers verbs on a command: `plat <noun> <verb>`. */

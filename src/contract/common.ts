@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PER_PAGE_MAX } from './limits.js';
+import { PAGE_MAX, PER_PAGE_MAX } from './limits.js';
 
 /**
  * A schema built when first used, not when its module loads: every object schema of the contract (a record, a body,
@@ -85,7 +85,7 @@ export { PER_PAGE_DEFAULT, PER_PAGE_MAX } from './limits.js';
 
 /** Paging parameters shared by every paginated list (docs/api.md, "Pagination"). */
 export const pagingQueryShape = {
-  page: intParam(1, 999_999_999).optional(),
+  page: intParam(1, PAGE_MAX).optional(),
   per_page: intParam(1, PER_PAGE_MAX).optional(),
   cursor: z.string().min(1).max(2000).optional(),
   limit: intParam(1, PER_PAGE_MAX).optional(),

@@ -4,6 +4,8 @@ export type Plan = (typeof PLANS)[number];
 
 /** A page's size when none is asked for, and the most one may hold (docs/api.md, "Pagination"): in either paging mode. */
 export const PER_PAGE_DEFAULT = 20;
+/** The highest page number of offset paging (nine digits). */
+export const PAGE_MAX = 999_999_999;
 export const PER_PAGE_MAX = 100;
 
 /** One rate limit: a token bucket of `burst` tokens refilled at `perMinute` tokens a minute (docs/rate-limits.md). */

@@ -29,7 +29,8 @@ describe('API errors map to the contract exit codes', () => {
     expect(await w.runCli(['users', 'invite', 'not-an-email'])).toMatchObject({
       code: 7,
       stdout: '',
-      stderr: 'plat: email: Invalid email address [request req_…]\n',
+      // Named as the command line gave it; --json keeps the API's field.
+      stderr: 'plat: e-mail "not-an-email": Invalid email address [request req_…]\n',
     });
     const json = await w.runCli(['users', 'invite', 'not-an-email', '--json']);
     expect(JSON.parse(json.stderr).error).toMatchObject({
@@ -43,7 +44,7 @@ describe('API errors map to the contract exit codes', () => {
     expect(await w.runCli(['users', 'invite', 'x@example.com', '--role', 'superuser'])).toMatchObject({
       code: 7,
       stdout: '',
-      stderr: 'plat: invalid role "superuser": expected one of owner, admin, member\n',
+      stderr: 'plat: invalid --role "superuser": expected one of owner, admin, member\n',
     });
   });
 

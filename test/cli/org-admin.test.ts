@@ -115,7 +115,7 @@ describe('keys', () => {
   it('rejects an unknown permission and a bad date before sending (7)', async () => {
     expect(await w.runCli(['keys', 'create', '--name', 'x', '--permission', 'root'])).toMatchObject({
       code: 7,
-      stderr: expect.stringMatching(/^plat: invalid permission "root": expected one of org:read, /),
+      stderr: expect.stringMatching(/^plat: invalid --permission "root": expected one of org:read, /),
     });
     expect((await w.runCli(['keys', 'create', '--name', 'x', '--expires', 'tomorrow'])).code).toBe(7);
     expect((await w.runCli(['keys', 'create', '--name', 'x', '--env', 'test'])).code).toBe(7);
@@ -203,7 +203,8 @@ describe('sessions, sso, events', () => {
     expect(await w.runCli([...bad, '--map', 'email=mail'])).toMatchObject({
       code: 7,
       stdout: '',
-      stderr: 'plat: metadataXml: the metadata is not SAML 2.0 metadata (no md:EntityDescriptor) [request req_…]\n',
+      stderr:
+        'plat: --metadata-file bad.xml: the metadata is not SAML 2.0 metadata (no md:EntityDescriptor) [request req_…]\n',
     });
     const xml = samlMetadata({ entityId: 'https://idp.acme.test', ssoUrl: 'https://idp.acme.test/sso' });
     writeFileSync(join(w.dir, 'md.xml'), xml);
@@ -214,7 +215,7 @@ describe('sessions, sso, events', () => {
       idpEntityId: 'https://idp.acme.test',
     });
     expect(await w.runCli(samlSet('okta'))).toMatchObject({
-      code: 7,
+      code: 2,
       stderr: 'plat: give at least --map email=ATTRIBUTE\n',
     });
     expect((await w.runCli([...samlSet('okta'), '--metadata-file', 'no.xml', '--map', 'email=m'])).stderr).toBe(

@@ -16,7 +16,7 @@ const sizeError = (flag: string, value: string) =>
   `plat: option '${flag} <n>' argument '${value}' is invalid. expected a whole number from 1 to 100.\n`;
 
 describe('page sizes outside the contract’s 1–100 are refused by the CLI, before anything is done', () => {
-  it('--per-page and --limit: 0 and 101 or 500 alike, exit 2, nothing sent, nothing created', async () => {
+  it('--per-page and --limit: 0 and 101 or 500 alike, exit 7, nothing sent, nothing created', async () => {
     for (const [flag, value] of [
       ['--per-page', '0'],
       ['--per-page', '101'],
@@ -26,7 +26,7 @@ describe('page sizes outside the contract’s 1–100 are refused by the CLI, be
       ['--limit', '500'],
     ] as const) {
       const r = await w.runCli(['users', 'list', flag, value]);
-      expect(r, `${flag} ${value}`).toMatchObject({ code: 2, stdout: '', stderr: sizeError(flag, value) });
+      expect(r, `${flag} ${value}`).toMatchObject({ code: 7, stdout: '', stderr: sizeError(flag, value) });
     }
     // Refused while the command line was read: the embedded platform was not even created.
     expect(existsSync(join(w.dataDir, 'local.db'))).toBe(false);
@@ -43,13 +43,13 @@ describe('page sizes outside the contract’s 1–100 are refused by the CLI, be
       ['members', 'list', 'proj_1', '--limit', '500'],
     ]) {
       const flag = argv.at(-2) as string;
-      expect(await w.runCli(argv), argv.join(' ')).toMatchObject({ code: 2, stderr: sizeError(flag, '500') });
+      expect(await w.runCli(argv), argv.join(' ')).toMatchObject({ code: 7, stderr: sizeError(flag, '500') });
     }
     const json = await w.runCli(['users', 'list', '--per-page', '500', '--json']);
-    expect(json.code).toBe(2);
+    expect(json.code).toBe(7);
     expect(JSON.parse(json.stderr)).toEqual({
       error: {
-        code: 'usage_error',
+        code: 'validation_error',
         message: "option '--per-page <n>' argument '500' is invalid. expected a whole number from 1 to 100.",
         status: null,
       },
@@ -186,7 +186,7 @@ describe('a list that shows one page of several says so on a terminal', () => {
 describe('as its own process', () => {
   const plat = (env: Record<string, string>, argv: string[]) => startPlat(env, argv).done;
 
-  it('refuses --per-page 500 and --limit 500 as it refuses 0 (exit 2)', async () => {
+  it('refuses --per-page 500 and --limit 500 as it refuses 0 (exit 7)', async () => {
     const env = processHome('plat-paging');
     for (const [flag, value] of [
       ['--per-page', '500'],
@@ -194,7 +194,7 @@ describe('as its own process', () => {
       ['--limit', '500'],
     ] as const) {
       expect(await plat(env, ['users', 'list', flag, value])).toMatchObject({
-        code: 2,
+        code: 7,
         stdout: '',
         stderr: sizeError(flag, value),
       });

@@ -124,7 +124,7 @@ describe('members', () => {
   it('a bad role is caught before sending (7); --role is required (2)', async () => {
     expect(await w.runCli(['members', 'add', 'proj_0001', 'user_0002', '--role', 'owner'])).toMatchObject({
       code: 7,
-      stderr: 'plat: invalid project role "owner": expected one of admin, developer, viewer\n',
+      stderr: 'plat: invalid --role "owner": expected one of admin, developer, viewer\n',
     });
     expect(await w.runCli(['members', 'add', 'proj_0001', 'user_0002'])).toMatchObject({
       code: 2,

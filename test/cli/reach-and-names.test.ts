@@ -45,7 +45,10 @@ describe('names', () => {
     expect(await plat(env, ['teams', 'create', '\u200b\u202e'])).toMatchObject({
       code: 7,
       stdout: '',
-      stderr: expect.stringMatching(/^plat: name: must contain a visible character \[request req_\w+\]\n$/),
+      // The name is shown with its invisible characters escaped: the message itself carries no bidi override.
+      stderr: expect.stringMatching(
+        /^plat: team name "\\u200b\\u202e": must contain a visible character \[request req_\w+\]\n$/,
+      ),
     });
     expect((await plat(env, ['teams', 'list', '-o', 'ids'])).stdout).toBe('');
     const made = await plat(env, ['projects', 'create', 'Søren Ærø Straße Łódź', '--json']);

@@ -40,7 +40,7 @@ describe('plat sso set', () => {
       code: 7,
       stdout: '',
       stderr: expect.stringMatching(
-        /^plat: metadataXml: the metadata is not SAML 2\.0 metadata \(no md:EntityDescriptor\) \[request req_\w+\]\n$/,
+        /^plat: --metadata-file \S+idp\.xml: the metadata is not SAML 2\.0 metadata \(no md:EntityDescriptor\) \[request req_\w+\]\n$/,
       ),
     });
   });

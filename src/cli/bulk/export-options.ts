@@ -42,7 +42,7 @@ export function parseExportOptions(raw: Record<string, unknown>): ExportOptions 
   }
   return {
     format,
-    status: raw.status === undefined ? undefined : oneOf(String(raw.status), USER_STATUSES, 'status'),
+    status: raw.status === undefined ? undefined : oneOf(String(raw.status), USER_STATUSES, '--status'),
     output: output === '-' ? undefined : output,
     bom: raw.bom === true,
   };

@@ -3,11 +3,13 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { Query } from '../../client/client.js';
 import type { Context } from '../context.js';
-import { InvalidValueError, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import type { Output } from '../output/result.js';
 import { asLeaf } from '../verb.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+/** `{orgId}` in a path, as the URL parser leaves it. */
+const ORG_PLACEHOLDER = '%7BorgId%7D';
 
 interface ApiOptions {
   method: string;
@@ -37,8 +39,10 @@ async function body(ctx: Context, data: string | undefined): Promise<unknown> {
   }
   try {
     return JSON.parse(text);
-  } catch {
-    throw new InvalidValueError('--data is not valid JSON');
+  } catch (err) {
+    // The command line cannot be understood (exit 2), as a malformed flag; the API would never see it.
+    const what = data.startsWith('@') ? `--data ${data}` : '--data';
+    throw new UsageError(`${what} is not valid JSON (${(err as Error).message})`);
   }
 }
 
@@ -48,14 +52,16 @@ async function run(o: ApiOptions, ctx: Context): Promise<Output> {
     throw new UsageError('--data @- and --api-key-stdin both need stdin; put the body in a file: --data @FILE');
   }
   const client = await ctx.client();
+  // `{orgId}` stands for the acting organization (the URL parser has escaped its braces).
+  const path = o.path.includes(ORG_PLACEHOLDER) ? o.path.replaceAll(ORG_PLACEHOLDER, await ctx.orgId()) : o.path;
   if (o.paginate) {
     const items: unknown[] = [];
-    for await (const item of client.all(o.path, o.query)) items.push(item);
+    for await (const item of client.all(path, o.query)) items.push(item);
     return { kind: 'raw', value: items };
   }
   return {
     kind: 'raw',
-    value: await client.request(o.method, o.path, { query: o.query, body: await body(ctx, o.data) }),
+    value: await client.request(o.method, path, { query: o.query, body: await body(ctx, o.data) }),
   };
 }
 
@@ -63,11 +69,12 @@ async function run(o: ApiOptions, ctx: Context): Promise<Output> {
 export function register(cmd: Command, ctx: Context): void {
   asLeaf<ApiOptions>(cmd, ctx, {
     args: '<method> <path>',
-    summary: "Call any endpoint (path below /v2) with the profile's credential; prints the raw JSON answer",
+    summary:
+      "Call any endpoint (path below /v2; {orgId} is the acting organization) with the profile's credential; prints the raw JSON answer",
     examples: [
       'plat api GET /organizations',
       'plat api PATCH /users/user_8Jq2kX5mN1pR4sT7vW9y --data \'{"name":"Ada"}\'',
-      'plat api GET "/organizations/org_5Wq8nT1zKd4Yb7Hs2Pv6/users?status=active" --paginate',
+      'plat api GET "/organizations/{orgId}/users?status=active" --paginate',
       'plat api POST /organizations/org_5Wq8nT1zKd4Yb7Hs2Pv6/teams --data @team.json',
     ],
     options: (c) => {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { projectId } from '../names.js';
+import { quoted } from '../output/quote.js';
 import { done, list as listOf, record } from '../output/result.js';
 import { keyValue } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
@@ -50,6 +51,7 @@ const create = verb<EnvRef>({
   summary: 'Create an environment (a lower-case slug of at most 32 characters)',
   examples: [`plat envs create ${P} preview`],
   parse: ([project, env]) => ({ project, env }),
+  fields: (o) => ({ name: `environment name ${quoted(o.env)}` }),
   run: async (o, ctx) => {
     const { envs, project } = await inProject(ctx, o.project);
     const env = await envs.create(project, { name: o.env });

@@ -19,7 +19,7 @@ const list = verb<PageOptions & { status?: string }>({
   },
   parse: (_args, o) => ({
     ...pageOptions(o),
-    status: o.status === undefined ? undefined : oneOf(o.status, INVITATION_STATUSES, 'status'),
+    status: o.status === undefined ? undefined : oneOf(o.status, INVITATION_STATUSES, '--status'),
   }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];

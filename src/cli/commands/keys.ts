@@ -52,10 +52,16 @@ const create = verb<CreateOptions>({
   },
   parse: (_args, o) => ({
     name: o.name,
-    environment: o.env === undefined ? undefined : oneOf(o.env, KEY_ENVIRONMENTS, 'key environment'),
+    environment: o.env === undefined ? undefined : oneOf(o.env, KEY_ENVIRONMENTS, '--env'),
     projectIds: o.project,
-    permissions: (o.permission as string[] | undefined)?.map((p) => oneOf(p, PERMISSIONS, 'permission')),
+    permissions: (o.permission as string[] | undefined)?.map((p) => oneOf(p, PERMISSIONS, '--permission')),
     expiresAt: o.expires === undefined ? undefined : isoTimestamp(o.expires, '--expires'),
+  }),
+  fields: (o) => ({
+    name: '--name',
+    expiresAt: `--expires ${o.expiresAt}`,
+    projectIds: '--project',
+    permissions: '--permission',
   }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];

@@ -9,7 +9,7 @@ import { addVerbs, verb } from '../verb.js';
 import { memberView } from '../views.js';
 
 const roleOption = (c: Command) => c.requiredOption('--role <role>', `project role: ${PROJECT_ROLES.join(', ')}`);
-const role = (value: string): ProjectRole => oneOf(value, PROJECT_ROLES, 'project role');
+const role = (value: string): ProjectRole => oneOf(value, PROJECT_ROLES, '--role');
 
 const list = verb<PageOptions & { project: string }>({
   name: 'list',

@@ -3,6 +3,7 @@ import { type OrganizationPatch, PLANS } from '../../contract/organizations.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { organizationId } from '../names.js';
+import { quoted } from '../output/quote.js';
 import { list as listOf, record } from '../output/result.js';
 import { notice, warn } from '../output/terminal.js';
 import { oneOf } from '../parse.js';
@@ -38,6 +39,7 @@ const create = verb<{ name: string }>({
   summary: 'Create an organization (on the free plan) with you as its owner',
   examples: ['plat orgs create "Acme Labs"', 'plat orgs create "Acme Labs" -o ids | xargs plat orgs use'],
   parse: ([name]) => ({ name }),
+  fields: (o) => ({ name: `name ${quoted(o.name)}` }),
   run: async (o, ctx) =>
     record(await (await ctx.client()).organizations.create({ name: o.name }), organizationView, true),
 });
@@ -54,10 +56,11 @@ const update = verb<{ ref?: string; patch: OrganizationPatch }>({
   parse: ([ref], o) => {
     const patch: OrganizationPatch = {};
     if (o.name !== undefined) patch.name = o.name;
-    if (o.plan !== undefined) patch.plan = oneOf(o.plan, PLANS, 'plan');
+    if (o.plan !== undefined) patch.plan = oneOf(o.plan, PLANS, '--plan');
     if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --name or --plan');
     return { ref, patch };
   },
+  fields: () => ({ name: '--name' }),
   run: async (o, ctx) => {
     const id = o.ref ? await organizationId(ctx, o.ref) : await ctx.orgId();
     return record(await (await ctx.client(id)).organizations.update(id, o.patch), organizationView, true);

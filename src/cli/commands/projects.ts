@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { findProject, named, projectId } from '../names.js';
+import { quoted } from '../output/quote.js';
 import { done, record } from '../output/result.js';
 import { oneOf } from '../parse.js';
 import { addVerbs, type Verb, verb } from '../verb.js';
@@ -25,7 +26,7 @@ const list = verb<ListOptions>({
   },
   parse: (_args, o) => ({
     ...pageOptions(o),
-    status: o.status === undefined ? undefined : oneOf(o.status, PROJECT_STATUSES, 'status'),
+    status: o.status === undefined ? undefined : oneOf(o.status, PROJECT_STATUSES, '--status'),
     search: o.search,
   }),
   run: async (o, ctx) => {
@@ -58,6 +59,9 @@ function settingsOptions(c: Command): void {
   c.option('--no-notifications', 'turn notifications off');
 }
 
+/** The flags of the fields settingsOptions sets (see `Verb.fields`). */
+const SETTINGS_FLAGS = { description: '--description', 'settings.defaultEnvironment': '--default-env' };
+
 function settingsOf(o: Record<string, any>): ProjectPatch['settings'] {
   const settings: NonNullable<ProjectPatch['settings']> = {};
   if (o.defaultEnv !== undefined) settings.defaultEnvironment = o.defaultEnv;
@@ -73,6 +77,7 @@ const create = verb<{ body: { name: string; description?: string; settings?: Pro
   examples: ['plat projects create "Billing API" --description "Invoices and payments" --auto-scaling'],
   options: settingsOptions,
   parse: ([name], o) => ({ body: { name, description: o.description, settings: settingsOf(o) } }),
+  fields: (o) => ({ name: `name ${quoted(o.body.name)}`, ...SETTINGS_FLAGS }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return record(await client.projects.create(org, o.body), projectView, true);
@@ -98,6 +103,7 @@ const update = verb<{ ref: string; patch: ProjectPatch }>({
       throw new UsageError('nothing to update: give --name, --description or a setting');
     return { ref, patch };
   },
+  fields: () => ({ name: '--name', ...SETTINGS_FLAGS }),
   run: async (o, ctx) => {
     const id = await projectId(ctx, o.ref);
     return record(await (await ctx.client()).projects.update(id, o.patch), projectView, true);

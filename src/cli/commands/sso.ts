@@ -13,7 +13,7 @@ import type { Context } from '../context.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, record } from '../output/result.js';
 import { collect, keyValue, oneOf, positiveInt } from '../parse.js';
-import { addVerbs, verb } from '../verb.js';
+import { addVerbs, eachValue, verb } from '../verb.js';
 import { ssoServiceProviderView, ssoTestView, ssoView } from '../views.js';
 
 const get = verb<Record<string, never>>({
@@ -56,21 +56,33 @@ const set = verb<SetOptions>({
   },
   parse: (_args, o) => {
     if (o.metadataUrl && o.metadataFile) throw new UsageError('give --metadata-url or --metadata-file, not both');
+    const protocol = oneOf(o.protocol, SSO_PROTOCOLS, '--protocol');
+    const provider = oneOf(o.provider, SSO_PROVIDERS, '--provider');
     const maps = (o.map as string[] | undefined) ?? [];
-    if (maps.length === 0) throw new InvalidValueError('give at least --map email=ATTRIBUTE');
+    if (maps.length === 0) throw new UsageError('give at least --map email=ATTRIBUTE');
     const body: SsoPutDraft = {
-      protocol: oneOf(o.protocol, SSO_PROTOCOLS, 'protocol'),
-      provider: oneOf(o.provider, SSO_PROVIDERS, 'provider'),
+      protocol,
+      provider,
       metadataUrl: o.metadataUrl,
       issuer: o.issuer,
       clientId: o.clientId,
       attributeMapping: Object.fromEntries(maps.map((m) => keyValue(m, 'field=attribute after --map'))),
       domains: o.domain,
       allowIdpInitiated: o.allowIdpInitiated === true ? true : undefined,
-      defaultRole: o.defaultRole === undefined ? undefined : oneOf(o.defaultRole, SSO_DEFAULT_ROLES, 'default role'),
+      defaultRole: o.defaultRole === undefined ? undefined : oneOf(o.defaultRole, SSO_DEFAULT_ROLES, '--default-role'),
     };
     return { body, metadataFile: o.metadataFile, secretFromStdin: o.clientSecretStdin === true };
   },
+  fields: (o) => ({
+    metadataUrl: '--metadata-url',
+    metadataXml: `--metadata-file ${o.metadataFile}`,
+    issuer: '--issuer',
+    clientId: '--client-id',
+    clientSecret: '--client-secret-stdin',
+    attributeMapping: '--map',
+    domains: '--domain',
+    ...eachValue('domains', '--domain', o.body.domains),
+  }),
   run: async (o, ctx) => {
     const body = { ...o.body };
     if (o.metadataFile) body.metadataXml = await readText(ctx, o.metadataFile);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { named, teamId, userIds } from '../names.js';
+import { quoted } from '../output/quote.js';
 import { done, list as listOf, record } from '../output/result.js';
 import { notice } from '../output/terminal.js';
 import { addVerbs, verb } from '../verb.js';
@@ -41,6 +42,7 @@ const create = verb<{ name: string }>({
   summary: 'Create a team',
   examples: ['plat teams create Platform'],
   parse: ([name]) => ({ name }),
+  fields: (o) => ({ name: `team name ${quoted(o.name)}` }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     return record(await client.teams.create(org, { name: o.name }), teamView, true);

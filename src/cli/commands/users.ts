@@ -7,9 +7,10 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { named, teamIds, userId } from '../names.js';
+import { quoted } from '../output/quote.js';
 import { done, record } from '../output/result.js';
 import { collect, keyValue, oneOf } from '../parse.js';
-import { addVerbs, verb } from '../verb.js';
+import { addVerbs, eachValue, verb } from '../verb.js';
 import { invitationView, userView } from '../views.js';
 
 interface ListOptions extends PageOptions {
@@ -32,10 +33,10 @@ const list = verb<ListOptions>({
   },
   parse: (_args, o) => ({
     ...pageOptions(o),
-    status: o.status === undefined ? undefined : oneOf(o.status, USER_STATUSES, 'status'),
+    status: o.status === undefined ? undefined : oneOf(o.status, USER_STATUSES, '--status'),
     search: o.search,
-    sort: o.sort === undefined ? undefined : oneOf(o.sort, USER_SORTS, 'sort field'),
-    order: o.order === undefined ? undefined : oneOf(o.order, ['asc', 'desc'] as const, 'order'),
+    sort: o.sort === undefined ? undefined : oneOf(o.sort, USER_SORTS, '--sort'),
+    order: o.order === undefined ? undefined : oneOf(o.order, ['asc', 'desc'] as const, '--order'),
   }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
@@ -78,8 +79,14 @@ const invite = verb<InviteOptions>({
   parse: ([email], o) => ({
     email,
     name: o.name,
-    role: o.role === undefined ? undefined : oneOf(o.role, ORG_ROLES, 'role'),
+    role: o.role === undefined ? undefined : oneOf(o.role, ORG_ROLES, '--role'),
     teams: o.team,
+  }),
+  fields: (o) => ({
+    email: `e-mail ${quoted(o.email)}`,
+    name: '--name',
+    teams: '--team',
+    ...eachValue('teams', '--team', o.teams),
   }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
@@ -111,7 +118,7 @@ const update = verb<UpdateOptions>({
   parse: ([ref], o) => {
     const patch: UserPatch = {};
     if (o.name !== undefined) patch.name = o.name;
-    if (o.role !== undefined) patch.role = oneOf(o.role, ORG_ROLES, 'role');
+    if (o.role !== undefined) patch.role = oneOf(o.role, ORG_ROLES, '--role');
     const metadata: Record<string, string | null> = {};
     for (const pair of (o.metadata as string[] | undefined) ?? []) {
       const [k, v] = keyValue(pair, 'key=value after --metadata');
@@ -124,6 +131,7 @@ const update = verb<UpdateOptions>({
     }
     return { ref, patch };
   },
+  fields: () => ({ name: '--name', metadata: '--metadata' }),
   run: async (o, ctx) => {
     const id = await userId(ctx, o.ref);
     return record(await (await ctx.client()).users.update(id, o.patch), userView, true);

@@ -76,7 +76,7 @@ describe('plat users export', () => {
     expect(await w.runCli(['users', 'export', '--status', 'gone'])).toMatchObject({
       code: 7,
       stdout: '',
-      stderr: 'plat: invalid status "gone": expected one of active, suspended, pending\n',
+      stderr: 'plat: invalid --status "gone": expected one of active, suspended, pending\n',
     });
   });
 
