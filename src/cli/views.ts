@@ -109,19 +109,26 @@ export const sessionView: View = {
   ],
 };
 
-const keyState = (r: { revokedAt: string | null }) => (r.revokedAt ? 'revoked' : 'active');
+/** A key's state at `now`: revoked, expired (past its expiry: the API refuses it), or active. */
+function keyState(r: { revokedAt: string | null; expiresAt: string | null }, now: Date): string {
+  if (r.revokedAt) return 'revoked';
+  return r.expiresAt !== null && Date.parse(r.expiresAt) <= now.getTime() ? 'expired' : 'active';
+}
 
-export const apiKeyView: View = {
-  columns: [
-    col('ID', 'id'),
-    col('NAME', 'name'),
-    col('ENV', 'environment'),
-    { header: 'KEY', get: (r) => `${r.prefix}…${r.last4}` },
-    { header: 'STATUS', get: keyState, status: true },
-    created,
-    col('EXPIRES', 'expiresAt'),
-  ],
-};
+/** API keys as listed at `now` (the CLI's clock): their state is derived from it. */
+export function apiKeyView(now: Date): View {
+  return {
+    columns: [
+      col('ID', 'id'),
+      col('NAME', 'name'),
+      col('ENV', 'environment'),
+      { header: 'KEY', get: (r) => `${r.prefix}…${r.last4}` },
+      { header: 'STATUS', get: (r) => keyState(r, now), status: true },
+      created,
+      col('EXPIRES', 'expiresAt'),
+    ],
+  };
+}
 
 /** A key just created: the only time its secret is shown. */
 export const createdApiKeyView: View = {

@@ -4,6 +4,7 @@ import { UsageError } from '../errors.js';
 import { projectId } from '../names.js';
 import { quoted } from '../output/quote.js';
 import { done, list as listOf, record } from '../output/result.js';
+import { col, type View } from '../output/view.js';
 import { keyValue } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { environmentView } from '../views.js';
@@ -15,6 +16,12 @@ async function inProject(ctx: Context, ref: string) {
   const [client, project] = [await ctx.client(), await projectId(ctx, ref)];
   return { envs: client.environments, project };
 }
+
+/** An environment's configuration as KEY and VALUE rows (`-o ids`: the keys, for `xargs plat envs unset`). */
+const configView: View<{ key: string; value: unknown }> = {
+  columns: [col('KEY', 'key'), col('VALUE', 'value')],
+  id: (r) => r.key,
+};
 
 interface EnvRef {
   project: string;
@@ -36,12 +43,20 @@ const list = verb<{ project: string }>({
 const get = verb<EnvRef>({
   name: 'get',
   args: '<project> <env>',
-  summary: 'Show an environment and its configuration',
-  examples: [`plat envs get ${P} production --json`],
+  summary: "Show an environment's configuration: its keys and values (--json: the whole environment)",
+  examples: [
+    `plat envs get ${P} production`,
+    `plat envs get ${P} production -o csv`,
+    `plat envs get ${P} staging --json`,
+  ],
   parse: ([project, env]) => ({ project, env }),
   run: async (o, ctx) => {
     const { envs, project } = await inProject(ctx, o.project);
-    return record(await envs.get(project, o.env), environmentView);
+    const env = await envs.get(project, o.env);
+    const entries = Object.entries(env.config ?? {})
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, value]) => ({ key, value }));
+    return { kind: 'list', items: entries, view: configView, json: env };
   },
 });
 

@@ -23,7 +23,7 @@ const list = verb<PageOptions>({
       first: (q) => client.apiKeys.list(org, q),
       query: {},
       what: 'keys',
-      view: apiKeyView,
+      view: apiKeyView(ctx.clock()),
     });
   },
 });
