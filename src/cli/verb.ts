@@ -49,7 +49,7 @@ export async function execute<O>(spec: Verb<O>, cmd: Command, ctx: Context): Pro
   const opts = spec.parse(cmd.processedArgs, cmd.opts());
   await spec.check?.(opts, ctx);
   if (spec.confirm) await confirm(ctx.io, ctx.globals().yes === true, spec.confirm(opts));
-  renderOutput(ctx, await spec.run(opts, ctx));
+  await renderOutput(ctx, await spec.run(opts, ctx));
 }
 
 /** Registers verbs on a command: `plat <noun> <verb>`. */
