@@ -1,6 +1,5 @@
 import {
   closeSync,
-  mkdirSync,
   openSync,
   readFileSync,
   type Stats,
@@ -12,6 +11,7 @@ import {
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { removeQuietly } from '../config/atomic-write.js';
+import { makeDirectory } from '../config/make-directory.js';
 import { AuthError } from './errors.js';
 
 /** How long to wait for the lock, and when a lock left behind counts as abandoned. */
@@ -51,7 +51,7 @@ async function acquire(path: string, opts: LockOptions): Promise<() => void> {
   const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
   const staleMs = opts.staleMs ?? DEFAULT_STALE_MS;
   const sleep = opts.sleep ?? defaultSleep;
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  makeDirectory(dirname(path), 'configuration directory');
   const deadline = Date.now() + waitMs;
   for (;;) {
     const owner = `${JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString() })}\n`;

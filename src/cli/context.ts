@@ -137,6 +137,8 @@ export function createContext(
     const r = await ctx.endpoint();
     const { credential, applies } = await found();
     if (!credential) {
+      // A file that is no plat database (or one plat cannot read or write) is told as such, not as a missing key.
+      if (r.kind === 'embedded') await ctx.transport();
       throw new NotAuthenticatedError(
         r.kind === 'embedded'
           ? // An embedded platform has no sign-in: a file made elsewhere (copied, or by another plat) has no key here.

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { CredentialStore } from '../auth/credential-store.js';
 import type { Fetch } from '../client/client.js';
 import type { ConfigFile } from '../config/config.js';
 import { isDatabaseUrl, shownDb } from '../config/database-url.js';
+import { makeDirectory } from '../config/make-directory.js';
 import type { Resolved } from '../config/resolve.js';
 import type { Platform, PlatformOptions } from '../platform/index.js';
 import { CliError, UsageError } from './errors.js';
@@ -24,8 +25,13 @@ export type OwnPlatformOptions = Pick<PlatformOptions, 'clock' | 'ids' | 'public
 /** What of the command's context opening and creating the embedded platform use (a part of cli/context.ts's). */
 export interface EmbeddedContext extends Terminal {
   /** The run's dependencies (cli/deps.ts) these read. */
-  readonly deps: { readonly env: Record<string, string | undefined>; readonly platform?: OwnPlatformOptions };
+  readonly deps: {
+    readonly env: Record<string, string | undefined>;
+    readonly cwd?: string;
+    readonly platform?: OwnPlatformOptions;
+  };
   config(): Promise<ConfigFile>;
+  configDir(): string;
   settings(): Promise<Resolved>;
   credentials(): Promise<CredentialStore>;
 }
@@ -130,7 +136,7 @@ export async function openPlatform(
  */
 async function createAt(db: string, opts: Omit<PlatformOptions, 'db'>): Promise<Platform> {
   if (isDatabaseUrl(db)) secretKeyFor({ PLAT_SECRET_KEY: opts.secretKey }, db);
-  else if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true, mode: 0o700 });
+  else if (db !== ':memory:') makeDirectory(dirname(db), 'data directory');
   const { createPlatform } = await platformModule();
   return createPlatform({ db, ...opts, limits: { enabled: false } }).catch((err: unknown) => {
     throw databaseFailure(err, db);
@@ -150,6 +156,8 @@ export async function bootstrapEmbedded(
   opts: { orgName?: string; email?: string; password?: string; onlyFirst?: boolean } = {},
 ): Promise<LocalPlatform> {
   const db = r.db as string;
+  // Where its key and organization go, made first: a platform whose key could not be stored would be out of reach.
+  makeDirectory(ctx.configDir(), 'configuration directory');
   const platform = await openPlatform(ctx, db, r.sandbox);
   let made: Omit<LocalPlatform, 'db'>;
   try {
@@ -184,26 +192,47 @@ export async function readyEndpoint(ctx: EmbeddedContext): Promise<Resolved> {
   const r = await ctx.settings();
   if (!needsBootstrap(r)) return r;
   const made = await bootstrapEmbedded(ctx, r);
-  notice(ctx, bootstrapNotice(made, 'admin@localhost', (await ctx.credentials()).location));
+  const store = (await ctx.credentials()).location;
+  notice(ctx, bootstrapNotice(made, 'admin@localhost', store, { command: sameDatabaseCommand(ctx) }));
   return ctx.settings();
+}
+
+/**
+ * `plat` with the global options that named this command's database (`--profile`, `--db` made absolute,
+ * `--sandbox`), for a notice that tells a command to run on it: without them, it would act on the default one.
+ */
+function sameDatabaseCommand(ctx: EmbeddedContext): string {
+  const g = ctx.globals();
+  const words = ['plat'];
+  if (g.profile !== undefined) words.push('--profile', shellWord(g.profile));
+  if (g.db !== undefined) words.push('--db', shellWord(g.db === ':memory:' ? g.db : resolve(ctx.deps.cwd ?? '', g.db)));
+  if (g.sandbox) words.push('--sandbox');
+  return words.join(' ');
+}
+
+/** A word as a POSIX shell reads it back: as it is when it holds nothing special, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
  * The one notice a bootstrap prints on stderr. Names where the key went, never the key, and never a password: after
  * an implicit bootstrap (any command but `local init`) a generated owner password is only mentioned, with how to
- * choose one; `local init` shows its generated password in its own output instead (`passwordShown`).
+ * choose one (`command`: `plat` with the options that name the database); `local init` shows its generated password
+ * in its own output instead (`passwordShown`).
  */
 export function bootstrapNotice(
   made: LocalPlatform,
   email: string,
   storeLocation: string,
-  opts: { passwordShown?: boolean } = {},
+  opts: { passwordShown?: boolean; command?: string } = {},
 ): string {
   const password = !made.password
     ? ''
     : opts.passwordShown
       ? `\nStore the owner's generated sign-in password now: it is not shown again.`
-      : `\nThe owner has a generated sign-in password (not shown); choose one with: plat local init --password-stdin`;
+      : `\nThe owner has a generated sign-in password (not shown); choose one with: ${opts.command ?? 'plat'} local ` +
+        'init --password-stdin';
   return (
     `Created the embedded platform at ${made.db}: organization ${made.organizationId}, owner ${email}.\n` +
     `Its API key is stored in ${storeLocation}.${password}`

@@ -51,8 +51,9 @@ export function pageQuery(o: PageOptions): Query {
 
 /**
  * A list verb's output: one page through the resource's typed method, or with `--all` every page of it through the
- * client's page walker (`pages`), drawing a running count on stderr when it is a terminal. One page of several carries the
- * note that says so (`moreNote`), which the renderer shows under a table on a terminal.
+ * client's page walker (`pages`), each written as it arrives (so `| head` stops the walk), drawing a running count on
+ * stderr when it is a terminal. One page of several carries the note that says so (`moreNote`), which the renderer
+ * shows under a table on a terminal.
  */
 export async function fetchList<T>(
   ctx: Context,
@@ -70,15 +71,21 @@ export async function fetchList<T>(
     return listOf(page.data, list.view, moreNote(page, list.what));
   }
   const draw = ctx.io.stderrTty && !ctx.globals().quiet;
-  const items: T[] = [];
   // Imported here, as the client is everywhere in a command: `plat <noun> --help` loads none of it.
   const { pages } = await import('../client/client.js');
-  for await (const page of pages(list.first, { ...list.query, limit: o.limit })) {
-    items.push(...page);
-    if (draw) ctx.io.stderr.write(`\rFetched ${items.length} ${list.what}…`);
+  async function* counted(): AsyncGenerator<unknown[]> {
+    let count = 0;
+    try {
+      for await (const page of pages(list.first, { ...list.query, limit: o.limit })) {
+        count += page.length;
+        if (draw) ctx.io.stderr.write(`\rFetched ${count} ${list.what}…`);
+        yield page;
+      }
+    } finally {
+      if (draw) ctx.io.stderr.write('\r\x1b[K');
+    }
   }
-  if (draw) ctx.io.stderr.write('\r\x1b[K');
-  return listOf(items, list.view);
+  return { kind: 'pages', pages: counted(), view: list.view };
 }
 
 /**

@@ -3,6 +3,7 @@ import { packageVersion } from '../contract/version.js';
 import { type CliDeps, createContext } from './context.js';
 import { EXIT_CODES, toFailure } from './errors.js';
 import type { GlobalOptions } from './globals.js';
+import { OutputClosed } from './output/io.js';
 import { buildProgram } from './program.js';
 
 export type { CliDeps } from './context.js';
@@ -37,6 +38,8 @@ export async function run(argv: readonly string[], deps: CliDeps): Promise<numbe
         return report(deps, globals(), message, err.exitCode, 'validation_error');
       return report(deps, globals(), message, EXIT_CODES.usage, 'usage_error');
     }
+    // stdout's reader has read what it wanted (`| head -1`): the command stops there, quietly and successfully.
+    if (err instanceof OutputClosed) return 0;
     const failure = toFailure(err);
     if (globals().json) deps.stderr.write(`${JSON.stringify(failure.json)}\n`);
     else deps.stderr.write(`plat: ${failure.message}\n`);

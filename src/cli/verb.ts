@@ -82,7 +82,7 @@ export async function execute<O>(spec: Verb<O>, cmd: Command, ctx: Context): Pro
   } catch (err) {
     throw spec.fields ? inUserTerms(err, spec.fields(opts)) : err;
   }
-  renderOutput(ctx, output);
+  await renderOutput(ctx, output);
 }
 
 /** Registers verbs on a command: `plat <noun> <verb>`. */

@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { makeDirectory } from './make-directory.js';
 
 /**
  * Writes a private file so that readers see the old content or the new, never half of it: a temporary file in the
  * same directory (created 0600, so the secret is never readable by others even for an instant), flushed, renamed
- * over the target. The directory is created 0700 when missing. Synchronous, like all of plat's own file I/O: a
- * command does one thing at a time.
+ * over the target. The directory is created 0700 when missing (`what` names it in the error when it cannot be).
+ * Synchronous, like all of plat's own file I/O: a command does one thing at a time.
  */
-export function writeFileAtomic(path: string, content: string): void {
+export function writeFileAtomic(path: string, content: string, what = 'configuration directory'): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirectory(dir, what);
   const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   let renamed = false;
   try {

@@ -4,7 +4,7 @@ import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, statSync, write
 import { basename, dirname, join, resolve } from 'node:path';
 import { removeQuietly } from '../../config/atomic-write.js';
 import { UsageError } from '../errors.js';
-import type { OutStream } from '../output/io.js';
+import { OutputClosed, type OutStream } from '../output/io.js';
 
 /** Text gathered before one write: large enough that writes cost nothing per row, small enough to stay flat. */
 const CHUNK = 1 << 16;
@@ -48,10 +48,20 @@ export function writeAll(fd: number, bytes: Buffer): void {
   for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
 }
 
-/** stdout, written with backpressure: the export waits while the reader (a pipe, a terminal) catches up. */
+/**
+ * stdout, written with backpressure: the export waits while the reader (a pipe, a terminal) catches up, and stops
+ * (`OutputClosed`) once the reader is gone (`| head`).
+ */
 export function stdoutTarget(stdout: OutStream): Target {
+  const closed = () => stdout.errored != null || stdout.destroyed;
   const out = buffered(async (text) => {
-    if (!stdout.write(text)) await once(stdout, 'drain');
+    try {
+      if (!closed() && !stdout.write(text)) await once(stdout, 'drain');
+    } catch (err) {
+      // The wait for 'drain' ends with the pipe's EPIPE.
+      if (!closed()) throw err;
+    }
+    if (closed()) throw new OutputClosed();
   });
   return { name: 'stdout', dir: undefined, write: out.write, finish: out.drain, abandon: () => {} };
 }

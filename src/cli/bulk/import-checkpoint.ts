@@ -144,7 +144,7 @@ export function recordDone(data: CheckpointData, batch: Batch, totals: Totals, e
 
 /** Writes the checkpoint atomically (a temporary file flushed and renamed over it), readable by its owner only. */
 export function saveCheckpoint(path: string, data: CheckpointData): void {
-  writeFileAtomic(path, `${JSON.stringify(data)}\n`);
+  writeFileAtomic(path, `${JSON.stringify(data)}\n`, 'directory of the checkpoint');
 }
 
 /** Removes the checkpoint once the import is complete. */

@@ -204,7 +204,7 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   const failure = failureOf(state, summary);
   if (!failure) return output;
   // Nothing was read (a refused header, an unreadable checkpoint…): the error says it all.
-  if (state.seen > 0 || state.rows > 0) renderOutput(ctx, output);
+  if (state.seen > 0 || state.rows > 0) await renderOutput(ctx, output);
   throw failure;
 }
 

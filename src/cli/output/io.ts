@@ -31,6 +31,19 @@ export interface Io {
   out(text: string): void;
   /** Writes a line of chatter to stderr. */
   err(line: string): void;
+  /** stdout's reader is gone (`| head` has read enough): a write failed with EPIPE, or the stream was closed. */
+  stdoutClosed(): boolean;
+}
+
+/**
+ * Thrown to stop a command whose stdout's reader is gone (`plat users list --all | head -1`): `run` ends it quietly,
+ * exit 0 (docs/cli.md, "Output").
+ */
+export class OutputClosed extends Error {
+  constructor() {
+    super('stdout was closed');
+    this.name = 'OutputClosed';
+  }
 }
 
 /** Colour only on a terminal, never with `NO_COLOR` (any non-empty value, per no-color.org) or `--no-color`. */
@@ -64,5 +77,8 @@ export function createIo(
     color: new Chalk({ level: colorAllowed(stdoutTty, env, colorFlag) ? 1 : 0 }),
     out: (text) => void streams.stdout.write(text),
     err: (line) => void streams.stderr.write(`${line}\n`),
+    // A failed write to a pipe sets `errored` at once; its 'error' event waits for a turn of the event loop, which
+    // an embedded listing (promises only, no I/O) may not give until it is over.
+    stdoutClosed: () => streams.stdout.errored != null || streams.stdout.destroyed,
   };
 }

@@ -1,6 +1,6 @@
 import { neutraliseText } from '../bulk/cells.js';
 import { toCsv } from './csv.js';
-import type { Io } from './io.js';
+import { type Io, OutputClosed } from './io.js';
 import type { Output } from './result.js';
 import { colorStatus, toDetailTable, toTable, toTsv } from './table.js';
 import { type Column, cellText, recordId, type View } from './view.js';
@@ -25,9 +25,14 @@ function cells(io: Io, columns: Column[], record: unknown, colored: boolean): st
   });
 }
 
-function renderRows(io: Io, view: View, items: unknown[], mode: OutputMode): string {
+function renderRows(io: Io, view: View, items: unknown[], mode: OutputMode, withHeader = true): string {
   const header = view.columns.map((c) => c.header);
   if (mode === 'ids') return items.map((r) => `${recordId(view, r)}\n`).join('');
+  if (!withHeader) {
+    // A later page of a list written page by page (`renderPages`): its rows only, as the first page's header said.
+    const text = renderRows(io, view, items, mode);
+    return text.slice(text.indexOf('\n') + 1);
+  }
   // A cell a spreadsheet would run as a formula (a name someone else chose: `=HYPERLINK(…)`) is neutralised, as
   // `users export` does.
   if (mode === 'csv')
@@ -60,6 +65,8 @@ export function render(io: Io, output: Output, opts: RenderOptions): void {
     case 'done':
       if (!opts.quiet) io.err(output.message);
       return;
+    case 'pages':
+      throw new Error('internal: pages are rendered by renderPages');
     case 'list':
       if (mode === 'json') io.out(toJson(output.json ?? output.items));
       else if (mode === 'table' && io.stdoutTty && output.items.length === 0) {
@@ -89,4 +96,35 @@ function renderRecord(io: Io, output: Extract<Output, { kind: 'record' }>, mode:
       ),
     );
   }
+}
+
+/** A list's pages, as `render` takes them: in `renderPages`. */
+type Pages = Extract<Output, { kind: 'pages' }>;
+
+/**
+ * Writes every page of a list as it arrives, in the bytes `render` would give the whole list (one JSON array, one
+ * header), and stops — `OutputClosed` — as soon as stdout's reader is gone, so that `| head -1` does not fetch the rest.
+ * A table on a terminal needs every row for its widths: it is drawn once all pages have come.
+ */
+export async function renderPages(io: Io, output: Pages, opts: RenderOptions): Promise<void> {
+  const { mode } = opts;
+  if (mode === 'table' && io.stdoutTty) {
+    const items: unknown[] = [];
+    for await (const page of output.pages) items.push(...page);
+    render(io, { kind: 'list', items, view: output.view }, opts);
+    return;
+  }
+  let first = true;
+  for await (const page of output.pages) {
+    io.out(mode === 'json' ? jsonItems(page, first) : renderRows(io, output.view, page, mode, first));
+    if (mode !== 'json' || page.length > 0) first = false;
+    if (io.stdoutClosed()) throw new OutputClosed();
+  }
+  if (mode === 'json') io.out(first ? '[]\n' : '\n]\n');
+}
+
+/** Items of a JSON array written piece by piece, as `toJson` would indent them in the whole array. */
+function jsonItems(items: unknown[], first: boolean): string {
+  const indented = (item: unknown) => JSON.stringify(item, null, 2).replaceAll('\n', '\n  ');
+  return items.map((item, i) => `${first && i === 0 ? '[\n  ' : ',\n  '}${indented(item)}`).join('');
 }

@@ -9,6 +9,11 @@ export type Output =
    * page of several, what it leaves out and how to see the rest (a note under a table on a terminal only).
    */
   | { kind: 'list'; items: unknown[]; view: View; json?: unknown; more?: string }
+  /**
+   * Every page of a list (`--all`), written as each page arrives — but a table on a terminal, drawn once all have
+   * come — so that `| head` stops the listing as soon as it has read enough.
+   */
+  | { kind: 'pages'; pages: AsyncIterable<unknown[]>; view: View }
   /** Nothing to print on stdout (a delete); the message goes to stderr unless `--quiet`. */
   | { kind: 'done'; message: string }
   /** Text printed as is on stdout (a path, a completion script). */

@@ -1,6 +1,6 @@
 import type { GlobalOptions } from '../globals.js';
 import type { Io } from './io.js';
-import { type OutputMode, render } from './render.js';
+import { type OutputMode, render, renderPages } from './render.js';
 import type { Output } from './result.js';
 
 /**
@@ -19,10 +19,15 @@ export function outputMode(g: GlobalOptions): OutputMode {
   return g.json ? 'json' : (g.output ?? 'table');
 }
 
-/** Writes a command's output in the mode of the global options (data on stdout, the "done" notice on stderr). */
-export function renderOutput(ctx: Terminal, output: Output): void {
+/**
+ * Writes a command's output in the mode of the global options (data on stdout, the "done" notice on stderr); a list's
+ * pages as they arrive.
+ */
+export async function renderOutput(ctx: Terminal, output: Output): Promise<void> {
   const g = ctx.globals();
-  render(ctx.io, output, { mode: outputMode(g), quiet: g.quiet === true });
+  const opts = { mode: outputMode(g), quiet: g.quiet === true };
+  if (output.kind === 'pages') await renderPages(ctx.io, output, opts);
+  else render(ctx.io, output, opts);
 }
 
 /** A line of chatter on stderr, unless `--quiet`. */

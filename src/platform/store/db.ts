@@ -1,3 +1,4 @@
+import { checkDatabaseFile, DatabaseFileError, databaseFileFailure } from './database-file.js';
 import { type MigrationEnv, SCHEMA_VERSION, SQLITE_MIGRATIONS } from './migrations/index.js';
 import { type KeyRecord, type SecretBox, type SecretKeySource, secretBox } from './secret-box.js';
 import { type Db, openSqlite } from './sqlite.js';
@@ -14,13 +15,23 @@ export interface OpenDatabase {
  * Opens (creating if needed) the platform database: WAL so readers never block the writer, `synchronous=FULL` so a
  * committed write survives a power cut (several processes may share it: see `openSqlite`), then brings the schema up
  * to date. A database of a newer schema is refused before anything is written to it. Its secrets are sealed with the
- * key of `keySource`, whose id the database records (`meta.secret_key_id`).
+ * key of `keySource`, whose id the database records (`meta.secret_key_id`). A file that cannot be read or written,
+ * or is not a plat database, is a `DatabaseFileError` naming it and why.
  */
 export function openDatabase(path: string, keySource: SecretKeySource): OpenDatabase {
-  const db = openSqlite(path);
+  let db: Db;
+  try {
+    if (path !== ':memory:') checkDatabaseFile(path);
+    db = openSqlite(path);
+  } catch (err) {
+    throw databaseFileFailure(err, path, { errno: true });
+  }
   try {
     const found = versionOf(db);
     if (found > SCHEMA_VERSION) throw new DatabaseTooNewError(path, found);
+    if (found === 0 && hasTables(db)) {
+      throw new DatabaseFileError(path, 'it is not a plat database (a SQLite database of another application)');
+    }
     if (path !== ':memory:') db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
@@ -46,9 +57,12 @@ export function openDatabase(path: string, keySource: SecretKeySource): OpenData
     return { db, secrets };
   } catch (err) {
     db.close();
-    throw err;
+    throw databaseFileFailure(err, path);
   }
 }
+
+/** Whether a database of schema version 0 holds anything: plat's first migration sets the version with its tables. */
+const hasTables = (db: Db) => db.prepare('SELECT 1 FROM sqlite_schema LIMIT 1').get() !== undefined;
 
 /** The migration that seals the outbox's mails (0009_seal_outbox). */
 const SEAL_OUTBOX = 9;
