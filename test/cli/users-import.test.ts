@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliDeps } from '../../src/cli/context.js';
@@ -230,10 +230,6 @@ describe('users import', () => {
       { line: 3, email: 'bob@example.com', code: 'validation_error', message: 'unknown key "nick"' },
     ]);
     const jsonl = '{"email":"cy@example.com","name":"Cy"}\n\n{"email":"dee@example.com",\n';
-    expect(await w.runCli(['users', 'import', '-', '--format', 'jsonl'], { stdin: jsonl })).toMatchObject({
-      code: 2,
-      stderr: 'plat: reading stdin: name the errors file with --errors FILE (it is FILE.errors.jsonl for a file)\n',
-    });
     const r = await w.runCli(['users', 'import', '-', '--format', 'jsonl', '--errors', 'stdin-errors.jsonl'], {
       stdin: jsonl,
     });
@@ -252,6 +248,83 @@ describe('users import', () => {
     for (const [argv, message] of usage) {
       expect(await w.runCli(['users', 'import', ...argv])).toMatchObject({ code: 2, stderr: `plat: ${message}\n` });
     }
+  });
+
+  it('reads stdin without --errors: failed rows on stderr, no errors file or checkpoint, exit 7', async () => {
+    await w.runCli(['users', 'invite', 'dee@example.com', '--name', 'Dee']);
+    const csv =
+      'email,name,role\n' +
+      'ada@example.com,Ada,\n' +
+      ',No Email,\n' +
+      '"bob@example.com\u001b[2J\nx",Bob,\n' +
+      'dee@example.com,Deirdre,\n' +
+      'eve@example.com,Eve,emperor\n';
+    const r = await w.runCli(['users', 'import', '-', '--batch-size', '2', '--concurrency', '1'], { stdin: csv });
+    expect(r).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr:
+        'line 3: email: missing\n' +
+        'line 4 bob@example.com\\x1b[2J\\nx: email: must be an e-mail address\n' +
+        'line 6 dee@example.com: dee@example.com is already a member with another name: upsert to update it\n' +
+        'line 7 eve@example.com: role: Invalid option: expected one of "owner"|"admin"|"member"\n' +
+        'Imported stdin: 5 rows — 1 created, 0 updated, 0 unchanged, 4 failed; failed rows are listed above.\n' +
+        'plat: 4 rows failed: they are listed above\n',
+    });
+    expect(readdirSync(w.dir).filter((f) => f.includes('errors'))).toEqual([]);
+    expect(Object.keys(await users()).sort()).toEqual(['ada@example.com', 'admin@localhost', 'dee@example.com']);
+
+    // --json: the summary on stdout (no errors file to name), the failed rows on stderr still; so with --quiet.
+    const json = await w.runCli(['users', 'import', '-', '--json', '-q'], { stdin: 'email\nada@example.com\nbad\n' });
+    expect(json).toMatchObject({
+      code: 7,
+      stderr:
+        'line 3 bad: email: must be an e-mail address\n' +
+        '{"error":{"code":"validation_error","message":"1 row failed: they are listed above","status":null}}\n',
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({ unchanged: 1, failed: 1, rows: 2, complete: true, errors: null });
+
+    // Nothing failed: the summary alone, exit 0; `--errors -` sends a file's failures to stderr the same way.
+    expect(await w.runCli(['users', 'import', '-'], { stdin: 'email\nfay@example.com\n' })).toMatchObject({
+      code: 0,
+      stderr: 'Imported stdin: 1 row — 1 created, 0 updated, 0 unchanged, 0 failed.\n',
+    });
+    write('people.csv', 'email\nbad\n');
+    expect(await w.runCli(['users', 'import', 'people.csv', '--errors', '-'])).toMatchObject({
+      code: 7,
+      stderr:
+        'line 2 bad: email: must be an e-mail address\n' +
+        'Imported people.csv: 1 row — 0 created, 0 updated, 0 unchanged, 1 failed; failed rows are listed above.\n' +
+        'plat: 1 row failed: they are listed above\n',
+    });
+    expect(readdirSync(w.dir).filter((f) => f.includes('errors'))).toEqual([]);
+  });
+
+  it('--resume needs --errors when failed rows go to stderr: there is no checkpoint without it', async () => {
+    for (const argv of [['-'], ['people.csv', '--errors', '-']]) {
+      expect(await w.runCli(['users', 'import', ...argv, '--resume'], { stdin: people(1) })).toMatchObject({
+        code: 2,
+        stderr:
+          'plat: --resume needs --errors FILE: the checkpoint it resumes from is kept beside the errors file, and ' +
+          'failed rows going to stderr leave none\n',
+      });
+    }
+    expect(Object.keys(await users())).toEqual(['admin@localhost']);
+  });
+
+  it('stopped on stdin without --errors, it says to run it again rather than --resume', async () => {
+    const r = await w.runCli(['users', 'import', '-', '--batch-size', '2'], {
+      stdin: `${people(2)}"broken"x,Y\n`,
+    });
+    expect(r).toMatchObject({
+      code: 7,
+      stderr:
+        'line 4: malformed CSV: a quoted field goes on after its closing quote\n' +
+        'Stopped importing stdin: 3 rows — 2 created, 0 updated, 0 unchanged, 1 failed; failed rows are listed ' +
+        'above; run it again to go on (what was imported comes out unchanged).\n' +
+        'plat: line 4: a quoted field goes on after its closing quote: the rest of the input cannot be read, so ' +
+        'lines 4 on were not sent; fix it, then run it again to go on (what was imported comes out unchanged)\n',
+    });
   });
 
   it('--invite mails the users it creates, and only those', async () => {

@@ -30,8 +30,16 @@ export function addImportOptions(c: Command): void {
   c.option('--dry-run', 'report what would happen, changing nothing');
   c.option('--batch-size <n>', `rows per request, 1 to ${MAX_BATCH_USERS}`, intBetween(1, MAX_BATCH_USERS), 1000);
   c.option('--concurrency <n>', 'requests in flight at once, 1 to 16', intBetween(1, 16), 2);
-  c.option('--resume', 'skip the batches that the checkpoint of an interrupted import says were done');
-  c.option('--errors <file>', 'where failed rows go, as JSON lines (default FILE.errors.jsonl)');
+  c.option(
+    '--resume',
+    'skip the batches that the checkpoint of an interrupted import says were done (kept beside the errors file: ' +
+      'needs one, so with - it needs --errors)',
+  );
+  c.option(
+    '--errors <file>',
+    'where failed rows go, as JSON lines (default FILE.errors.jsonl; with - as the input, or --errors -, they go to ' +
+      'stderr as "line N EMAIL: reason" and there is no checkpoint)',
+  );
 }
 
 /** Reads them; a format that is none of csv, json, jsonl is a usage error (2), as for export. */

@@ -21,7 +21,7 @@ import {
   saveCheckpoint,
   type Totals,
 } from './import-checkpoint.js';
-import { type ErrorLine, ErrorsFile } from './import-errors.js';
+import { type ErrorLine, ErrorsFile, type Failures, StderrFailures } from './import-errors.js';
 import type { ImportOptions } from './import-options.js';
 import { progress } from './import-progress.js';
 import type { Row } from './import-rows.js';
@@ -54,13 +54,20 @@ interface State {
 const zero = (): Totals => ({ created: 0, updated: 0, unchanged: 0, failed: 0 });
 const emptyBatch = (): Batch => ({ seq: -1, firstLine: 0, lastLine: 0, rows: [], items: [], itemRows: [], hash: '' });
 
-/** The errors file's path, and the checkpoint's beside it. */
-function paths(o: ImportOptions): { errors: string; checkpoint: string } {
-  if (o.errors === undefined && o.file === '-') {
-    throw new UsageError('reading stdin: name the errors file with --errors FILE (it is FILE.errors.jsonl for a file)');
+/**
+ * The errors file's path, and the checkpoint's beside it; none when failed rows go to stderr (stdin without
+ * `--errors`, or `--errors -`), and then there is no checkpoint, so nothing to `--resume`.
+ */
+function paths(o: ImportOptions): { errors: string; checkpoint: string } | undefined {
+  const errors = o.errors ?? (o.file === '-' ? '-' : `${o.file}.errors.jsonl`);
+  if (errors !== '-') return { errors, checkpoint: `${errors}.checkpoint` };
+  if (o.resume) {
+    throw new UsageError(
+      '--resume needs --errors FILE: the checkpoint it resumes from is kept beside the errors file, and failed rows ' +
+        'going to stderr leave none',
+    );
   }
-  const errors = o.errors ?? `${o.file}.errors.jsonl`;
-  return { errors, checkpoint: `${errors}.checkpoint` };
+  return undefined;
 }
 
 /** Whether two paths name one file: the same path, or (both existing) the same device and inode. */
@@ -79,6 +86,8 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   if (o.dryRun && o.resume) throw new UsageError('--dry-run changes nothing, so it has nothing to --resume');
   const shown = paths(o);
   const at = (p: string) => resolve(ctx.deps.cwd, p);
+  /** The checkpoint's absolute path; undefined when failures go to stderr. */
+  const checkpointAt = shown && at(shown.checkpoint);
   const format = formatOf(o.file, o.format);
   const options: RunOptions = {
     format,
@@ -88,20 +97,20 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   };
   const input = o.file === '-' ? '-' : at(o.file);
   // The errors file is replaced at the start of a run: never the input, nor the checkpoint.
-  if (input !== '-' && (sameFile(input, at(shown.errors)) || sameFile(input, at(shown.checkpoint)))) {
+  if (shown && input !== '-' && (sameFile(input, at(shown.errors)) || sameFile(input, at(shown.checkpoint)))) {
     throw new UsageError(`--errors ${shown.errors}: that is the file being imported; name another`);
   }
-  const earlier = loadCheckpoint(at(shown.checkpoint));
-  if (earlier && !o.resume) {
+  const earlier = checkpointAt === undefined ? undefined : loadCheckpoint(checkpointAt);
+  if (shown && earlier && !o.resume) {
     throw new UsageError(
       `${shown.checkpoint} records an unfinished import (${earlier.rows} rows done): add --resume to go on with it, ` +
         'or delete it to start over',
     );
   }
-  if (earlier && earlier.input !== input) {
+  if (shown && earlier && earlier.input !== input) {
     throw new UsageError(`${shown.checkpoint} is the checkpoint of another input (${earlier.input}): give that one`);
   }
-  if (earlier && describeOptions(earlier.options) !== describeOptions(options)) {
+  if (shown && earlier && describeOptions(earlier.options) !== describeOptions(options)) {
     throw new UsageError(
       `${shown.checkpoint} was written by an import with ${describeOptions(earlier.options)}: resume with the same ` +
         'options, or delete it to start over',
@@ -110,18 +119,21 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   const earlierRows = earlier?.rows ?? 0;
   const source = await openSource(input, o.file, format, () => ctx.io.stdin);
   const [client, org] = [await ctx.client(), await ctx.orgId()];
-  const errorsFile = earlier
-    ? ErrorsFile.resumed(at(shown.errors), earlier.errorsBytes, () =>
-        warn(
-          ctx,
-          `${shown.errors} holds less than the checkpoint recorded: failures of earlier batches may be missing`,
-        ),
-      )
-    : ErrorsFile.fresh(at(shown.errors));
   const checkpoint = earlier ?? newCheckpoint(input, options);
   const state: State = { totals: { ...checkpoint.totals }, rows: checkpoint.rows, seen: 0, interrupted: false };
   const label = o.file === '-' ? 'stdin' : o.file;
   const bar = progress(ctx.io.stderr, ctx.io.stderrTty && !ctx.globals().quiet, label, () => ctx.clock().getTime());
+  // On stderr, failed rows are printed even with --quiet: they are the only record of what failed.
+  const errorsFile: Failures = !shown
+    ? new StderrFailures(bar.say)
+    : earlier
+      ? ErrorsFile.resumed(at(shown.errors), earlier.errorsBytes, () =>
+          warn(
+            ctx,
+            `${shown.errors} holds less than the checkpoint recorded: failures of earlier batches may be missing`,
+          ),
+        )
+      : ErrorsFile.fresh(at(shown.errors));
   const tick = () =>
     bar.update({ rows: state.seen, failed: state.totals.failed, read: source.read(), size: source.size });
 
@@ -138,14 +150,14 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
     errorsFile.append(lines);
     if (record) {
       recordDone(checkpoint, batch, totals, errorsFile.bytes);
-      if (!o.dryRun) saveCheckpoint(at(shown.checkpoint), checkpoint);
+      if (!o.dryRun && checkpointAt) saveCheckpoint(checkpointAt, checkpoint);
     }
     for (const k of ['created', 'updated', 'unchanged', 'failed'] as const) state.totals[k] += totals[k];
     state.rows += batch.rows.length;
   };
 
   // The filter reads the checkpoint as it was when the run began; the run records its own batches in `checkpoint`.
-  const filter = earlier ? new ResumeFilter(structuredClone(earlier), shown.checkpoint) : undefined;
+  const filter = shown && earlier ? new ResumeFilter(structuredClone(earlier), shown.checkpoint) : undefined;
   const work = pending(source, o.batchSize, filter);
   const stopping = () => state.fatal !== undefined || state.interrupted;
   const unsubscribe = ctx.deps.onShutdown?.(() => {
@@ -188,20 +200,21 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
 
   if (state.halted) settle({ ...emptyBatch(), rows: state.halted.rows }, undefined, false);
   const complete = !stopping() && !state.halted;
-  if (complete && !o.dryRun) removeCheckpoint(at(shown.checkpoint));
+  if (complete && !o.dryRun && checkpointAt) removeCheckpoint(checkpointAt);
   const summary: ImportSummary = {
     ...state.totals,
     rows: state.rows,
     earlier: earlierRows,
     dryRun: o.dryRun,
     complete,
-    errors: state.totals.failed > 0 ? shown.errors : null,
+    errors: state.totals.failed > 0 && shown ? shown.errors : null,
   };
+  const told: Told = { label, listed: !shown };
   const output: Output =
     outputMode(ctx.globals()) === 'json'
       ? { kind: 'raw', value: summary }
-      : { kind: 'done', message: summaryLine(summary, label) };
-  const failure = failureOf(state, summary);
+      : { kind: 'done', message: summaryLine(summary, told) };
+  const failure = failureOf(state, summary, told);
   if (!failure) return output;
   // Nothing was read (a refused header, an unreadable checkpoint…): the error says it all.
   if (state.seen > 0 || state.rows > 0) renderOutput(ctx, output);
@@ -265,8 +278,19 @@ function outcomes(batch: Batch, reply: UserBatchReply | undefined): { totals: To
   return { totals, lines };
 }
 
+/** How the summary speaks of the input (`label`), and whether failed rows were `listed` on stderr (no checkpoint). */
+export interface Told {
+  label: string;
+  listed: boolean;
+}
+
+/** What to do after a run that stopped early: resume from the checkpoint, or (without one) run it all again. */
+const goOn = (t: Told) =>
+  t.listed ? 'run it again to go on (what was imported comes out unchanged)' : 'run the same command with --resume';
+
 /** The summary on stderr: `Imported users.csv: 10 rows — 7 created, 1 updated, 1 unchanged, 1 failed; …`. */
-export function summaryLine(s: ImportSummary, label: string): string {
+export function summaryLine(s: ImportSummary, t: Told): string {
+  const label = t.label;
   const head = s.dryRun
     ? `Dry run of ${label}, nothing changed`
     : s.complete
@@ -274,18 +298,22 @@ export function summaryLine(s: ImportSummary, label: string): string {
       : `Stopped importing ${label}`;
   const counts = `${s.created} created, ${s.updated} updated, ${s.unchanged} unchanged, ${s.failed} failed`;
   const earlier = s.earlier > 0 ? ` (${s.earlier} of them by an earlier run)` : '';
-  const errors = s.errors ? `; failed rows are in ${s.errors}` : '';
-  const resume = s.complete || s.dryRun ? '' : '; run the same command with --resume to go on';
+  const errors = s.errors
+    ? `; failed rows are in ${s.errors}`
+    : s.failed > 0 && t.listed
+      ? '; failed rows are listed above'
+      : '';
+  const resume = s.complete || s.dryRun ? '' : `; ${goOn(t)}${t.listed ? '' : ' to go on'}`;
   return `${head}: ${s.rows} ${s.rows === 1 ? 'row' : 'rows'}${earlier} — ${counts}${errors}${resume}.`;
 }
 
 /** The error an import ends with, if any: the failure that stopped it (its own exit code), Ctrl-C (130), or 7. */
-function failureOf(state: State, s: ImportSummary): unknown {
+function failureOf(state: State, s: ImportSummary, t: Told): unknown {
   if (state.fatal !== undefined) return state.fatal;
   if (state.interrupted) return new CliError('interrupted', 'interrupted');
   if (state.halted) {
     const h = state.halted;
-    const again = s.dryRun ? 'run it again' : 'run the same command with --resume';
+    const again = s.dryRun ? 'run it again' : goOn(t);
     return new InvalidValueError(
       `line ${h.line}: ${h.message}: the rest of the input cannot be read, so lines ${h.from} on were not sent; ` +
         `fix it, then ${again}`,
@@ -293,7 +321,8 @@ function failureOf(state: State, s: ImportSummary): unknown {
   }
   if (s.failed > 0) {
     const rows = s.failed === 1 ? 'row' : 'rows';
-    return new InvalidValueError(`${s.failed} ${rows} failed: see ${s.errors} (line, e-mail, reason)`);
+    const where = s.errors ? `see ${s.errors} (line, e-mail, reason)` : 'they are listed above';
+    return new InvalidValueError(`${s.failed} ${rows} failed: ${where}`);
   }
   return undefined;
 }
