@@ -327,6 +327,38 @@ describe('users import', () => {
     });
   });
 
+  it("reads Excel's Unicode text (UTF-16LE, tab-separated) and UTF-16BE from stdin; refuses a workbook", async () => {
+    const text =
+      'email\tname\trole\tteams\tmetadata.city\r\n' +
+      'zoe@example.com\t"Zoë\t😀"\tadmin\tEngineering;Research\tZürich\r\n' +
+      'amelie@example.com\tAmélie, « Mimi »\t\t\t\r\n';
+    writeFileSync(join(w.dir, 'people.txt'), Buffer.from(`\uFEFF${text}`, 'utf16le'));
+    expect(await w.runCli(['users', 'import', 'people.txt'])).toMatchObject({
+      code: 0,
+      stderr: 'Imported people.txt: 2 rows — 2 created, 0 updated, 0 unchanged, 0 failed.\n',
+    });
+    const u = await users();
+    expect(u['zoe@example.com']).toMatchObject({ name: 'Zoë\t😀', role: 'admin', metadata: { city: 'Zürich' } });
+    expect(u['amelie@example.com']).toMatchObject({ name: 'Amélie, « Mimi »', role: 'member' });
+    expect((await w.runCli(['teams', 'members', 'team_0002', '-o', 'ids'])).stdout).toContain(u['zoe@example.com'].id);
+
+    const be = Buffer.from('\uFEFFemail,name\nbob@example.com,Bøb\n', 'utf16le').swap16();
+    expect(await w.runCli(['users', 'import', '-'], { stdin: be })).toMatchObject({ code: 0 });
+    expect((await users())['bob@example.com']).toMatchObject({ name: 'Bøb' });
+
+    const before = await users();
+    writeFileSync(join(w.dir, 'people.xlsx'), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00]));
+    expect(await w.runCli(['users', 'import', 'people.xlsx'])).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr:
+        'plat: people.xlsx is a zip archive (an Excel workbook, .xlsx?): plat reads text, UTF-8 or UTF-16 (in Excel, ' +
+        'save as "CSV UTF-8" or "Unicode text")\n',
+    });
+    expect(await users()).toEqual(before);
+    expect(readdirSync(w.dir).filter((f) => f.startsWith('people.xlsx.'))).toEqual([]);
+  });
+
   it('--invite mails the users it creates, and only those', async () => {
     write('people.csv', people(2));
     expect((await w.runCli(['users', 'import', 'people.csv', '--invite'])).code).toBe(0);

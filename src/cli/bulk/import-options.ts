@@ -24,7 +24,11 @@ export interface ImportOptions {
 
 /** Adds `--format --upsert --invite --dry-run --batch-size --concurrency --resume --errors`. */
 export function addImportOptions(c: Command): void {
-  c.option('--format <format>', 'csv, json (an array) or jsonl (default: by extension, .json or .jsonl, else csv)');
+  c.option(
+    '--format <format>',
+    'csv, json (an array) or jsonl (default: by extension, .json or .jsonl, else csv; CSV split on the comma, tab or ' +
+      'semicolon its header uses; UTF-8 or UTF-16, as Excel\'s "Unicode text")',
+  );
   c.option('--upsert', 'update users that exist (name, role, teams, metadata) instead of failing those that differ');
   c.option('--invite', 'send the users created their invitation e-mail');
   c.option('--dry-run', 'report what would happen, changing nothing');
