@@ -156,6 +156,42 @@ describe('users import as a process', () => {
     expect(readdirSync(home(env)).filter((f) => f.includes('errors'))).toEqual([]);
   }, 60_000);
 
+  it('an export piped into another platform creates its teams with --create-teams, each once', async () => {
+    const [from, to] = [processHome('plat-export-from'), processHome('plat-import-to')];
+    for (const argv of [
+      ['local', 'init'],
+      ['teams', 'create', 'Sales'],
+      ['teams', 'create', 'R;D'],
+    ]) {
+      expect((await plat(from, argv)).code).toBe(0);
+    }
+    for (const [email, team] of [
+      ['ada@example.com', 'Sales'],
+      ['bob@example.com', 'R;D'],
+    ] as const) {
+      const teams = JSON.parse((await plat(from, ['teams', 'list', '--json'])).stdout) as {
+        id: string;
+        name: string;
+      }[];
+      const id = teams.find((t) => t.name === team)?.id as string;
+      expect((await plat(from, ['users', 'invite', email, '--team', id])).code).toBe(0);
+    }
+    expect((await plat(to, ['local', 'init'])).code).toBe(0);
+    const side = (env: Record<string, string>) =>
+      `HOME='${env.HOME}' PLAT_CONFIG_DIR='${env.PLAT_CONFIG_DIR}' PLAT_DATA_DIR='${env.PLAT_DATA_DIR}'`;
+    const pipe = `${side(from)} sh "$PLAT_BIN" users export | ${side(to)} sh "$PLAT_BIN" users import - --create-teams`;
+    const r = await startProcess('sh', ['-c', pipe], { ...to, PLAT_BIN: BIN }, { cwd: home(to) }).done;
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr:
+        'Exported 3 users to stdout\n' +
+        'Imported stdin: 3 rows — 2 created, 0 updated, 1 unchanged, 0 failed; 2 teams created: R;D, Sales.\n',
+    });
+    const teams = JSON.parse((await plat(to, ['teams', 'list', '--json'])).stdout) as { name: string }[];
+    expect(teams.map((t) => t.name).sort()).toEqual(['R;D', 'Sales']);
+  }, 60_000);
+
   it.runIf(process.platform === 'linux')(
     'streams a million rows in flat memory: peak resident size under 200 MB',
     async () => {

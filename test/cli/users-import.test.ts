@@ -104,6 +104,7 @@ describe('users import', () => {
       dryRun: false,
       complete: true,
       errors: null,
+      teamsCreated: [],
     });
   });
 
@@ -398,6 +399,128 @@ describe('users import', () => {
     expect(pipe.raw.stderr).toBe('Imported people.csv: 5 rows — 0 created, 0 updated, 5 unchanged, 0 failed.\n');
     const quiet = await w.runCli(['users', 'import', 'people.csv', '-q'], { tty: true });
     expect(quiet).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
+describe('users import --create-teams', () => {
+  /** The organization's teams, by name. */
+  const teamNames = async () =>
+    (JSON.parse((await w.runCli(['teams', 'list', '--all', '--json'])).stdout) as { name: string }[])
+      .map((t) => t.name)
+      .sort();
+  const teamEvents = async () =>
+    (JSON.parse((await w.runCli(['events', 'list', '--type', 'team.created', '--all', '--json'])).stdout) as unknown[])
+      .length;
+  // Sales and R\;D do not exist; engineering is Engineering (names compare case-insensitively); Sales is named in
+  // every batch (two at a time), and by a row that fails on its own.
+  const csv =
+    'email,name,teams\n' +
+    'ada@example.com,Ada,engineering;Sales\n' +
+    'bob@example.com,Bob,Sales;R\\;D\n' +
+    'cy@example.com,Cy,sales\n' +
+    'bad,Bad,Sales;Support\n' +
+    'dee@example.com,Dee,\n';
+
+  it('without it, rows naming a team that does not exist fail, and the error says what would create them', async () => {
+    write('people.csv', csv);
+    const r = await w.runCli(['users', 'import', 'people.csv']);
+    expect(r.code).toBe(7);
+    expect(r.stderr.split('\n').slice(-2)).toEqual([
+      'plat: 4 rows failed: see people.csv.errors.jsonl (line, e-mail, reason); 3 of them name teams that do not ' +
+        'exist: add --create-teams to create them',
+      '',
+    ]);
+    expect(errorsOf('people.csv.errors.jsonl').map((e) => e.message)).toEqual([
+      'teams: unknown team: Sales',
+      'teams: unknown teams: Sales, R;D',
+      'teams: unknown team: sales',
+      'email: must be an e-mail address',
+    ]);
+  });
+
+  it('creates each missing team once, across batches sent at once, and says which', async () => {
+    write('people.csv', csv);
+    const before = await teamEvents();
+    const r = await w.runCli(['users', 'import', 'people.csv', '--create-teams', '--batch-size', '2']);
+    expect(r).toMatchObject({
+      code: 7,
+      stderr:
+        'Imported people.csv: 5 rows — 4 created, 0 updated, 0 unchanged, 1 failed; 2 teams created: R;D, Sales; ' +
+        'failed rows are in people.csv.errors.jsonl.\n' +
+        'plat: 1 row failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
+    });
+    expect(await teamNames()).toEqual(['Engineering', 'R;D', 'Research', 'Sales']);
+    expect((await teamEvents()) - before).toBe(2);
+    const u = await users();
+    const sales = JSON.parse((await w.runCli(['teams', 'list', '--json'])).stdout).find((t: any) => t.name === 'Sales');
+    const members = (await w.runCli(['teams', 'members', sales.id, '-o', 'ids'])).stdout.trim().split('\n').sort();
+    expect(members).toEqual(['ada@example.com', 'bob@example.com', 'cy@example.com'].map((e) => u[e].id).sort());
+
+    // Again: the teams are there now; nothing is created, and --json says so.
+    const again = await w.runCli(['users', 'import', 'people.csv', '--create-teams', '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ unchanged: 4, failed: 1, teamsCreated: [] });
+    expect((await teamEvents()) - before).toBe(2);
+  });
+
+  it('with --dry-run, says which teams would be created and creates none; outcomes as if they were', async () => {
+    await w.runCli(['users', 'invite', 'eve@example.com', '--name', 'Eve']);
+    write('people.csv', `${csv}eve@example.com,Eve,Sales\n`);
+    const [teamsBefore, usersBefore] = [await teamNames(), await users()];
+    const r = await w.runCli(['users', 'import', 'people.csv', '--create-teams', '--dry-run', '--upsert']);
+    expect(r.stderr).toBe(
+      'Dry run of people.csv, nothing changed: 6 rows — 4 created, 1 updated, 0 unchanged, 1 failed; 2 teams would ' +
+        'be created: R;D, Sales; failed rows are in people.csv.errors.jsonl.\n' +
+        'plat: 1 row failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
+    );
+    // Without --upsert, Eve (who exists, in no team) differs: a conflict, as the real run would say.
+    const create = await w.runCli(['users', 'import', 'people.csv', '--create-teams', '--dry-run', '--json']);
+    expect(JSON.parse(create.stdout)).toMatchObject({ created: 4, failed: 2, teamsCreated: ['R;D', 'Sales'] });
+    expect(errorsOf('people.csv.errors.jsonl').at(-1)).toEqual({
+      line: 7,
+      email: 'eve@example.com',
+      code: 'conflict',
+      message: 'eve@example.com is already a member with other teams: upsert to update it',
+    });
+    expect([await teamNames(), await users()]).toEqual([teamsBefore, usersBefore]);
+  });
+
+  it('resumed, it creates only what the first run did not, and reports what it created itself', async () => {
+    write('people.csv', csv);
+    let handler: (() => void) | undefined;
+    const stopped = await w.runCli(
+      ['users', 'import', 'people.csv', '--create-teams', '--batch-size', '1', '--concurrency', '1'],
+      {
+        deps: {
+          onShutdown: (h) => {
+            handler = h;
+            return () => {};
+          },
+          transport: async (r) => {
+            const t = await w.transport(r);
+            const fetch = async (request: Request) => {
+              const response = await t.fetch(request);
+              if (request.url.endsWith('/users/batch')) handler?.(); // Ctrl-C once the first batch is done
+              return response;
+            };
+            return { ...t, fetch };
+          },
+        },
+      },
+    );
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain('1 team created: Sales; run the same command with --resume');
+    const resumed = await w.runCli([
+      'users',
+      'import',
+      'people.csv',
+      '--create-teams',
+      '--batch-size',
+      '1',
+      '--resume',
+      '--json',
+    ]);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ created: 4, earlier: 1, teamsCreated: ['R;D'] });
+    expect(await teamNames()).toEqual(['Engineering', 'R;D', 'Research', 'Sales']);
   });
 });
 

@@ -20,9 +20,11 @@ export interface ImportOptions {
   resume: boolean;
   /** The errors file; undefined: `FILE.errors.jsonl`. */
   errors?: string;
+  /** Create the teams rows name that the organization does not have. */
+  createTeams: boolean;
 }
 
-/** Adds `--format --upsert --invite --dry-run --batch-size --concurrency --resume --errors`. */
+/** Adds `--format --upsert --invite --create-teams --dry-run --batch-size --concurrency --resume --errors`. */
 export function addImportOptions(c: Command): void {
   c.option(
     '--format <format>',
@@ -31,6 +33,11 @@ export function addImportOptions(c: Command): void {
   );
   c.option('--upsert', 'update users that exist (name, role, teams, metadata) instead of failing those that differ');
   c.option('--invite', 'send the users created their invitation e-mail');
+  c.option(
+    '--create-teams',
+    'create the teams rows name that do not exist (once each; needs teams:write; with --dry-run, lists them and ' +
+      'creates none)',
+  );
   c.option('--dry-run', 'report what would happen, changing nothing');
   c.option('--batch-size <n>', `rows per request, 1 to ${MAX_BATCH_USERS}`, intBetween(1, MAX_BATCH_USERS), 1000);
   c.option('--concurrency <n>', 'requests in flight at once, 1 to 16', intBetween(1, 16), 2);
@@ -58,5 +65,6 @@ export function parseImportOptions(file: string, raw: Record<string, any>): Impo
     concurrency: raw.concurrency,
     resume: raw.resume === true,
     errors: raw.errors,
+    createTeams: raw.createTeams === true,
   };
 }

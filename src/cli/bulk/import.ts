@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { NetworkError } from '../../client/errors.js';
 import { backoffDelay, isTransient } from '../../client/retry.js';
-import type { UserBatch, UserBatchReply } from '../../contract/users.js';
+import type { UserBatch, UserBatchItem, UserBatchReply } from '../../contract/users.js';
 import type { Context } from '../context.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import type { Output } from '../output/result.js';
@@ -26,6 +26,7 @@ import type { ImportOptions } from './import-options.js';
 import { progress } from './import-progress.js';
 import type { Row } from './import-rows.js';
 import { formatOf, openSource, type Source } from './import-source.js';
+import { TeamMaker, withAbsent, withoutAbsent } from './import-teams.js';
 
 /** What an import did (the `--json` output): outcomes of the whole import, an earlier run's included. */
 export interface ImportSummary extends Totals {
@@ -35,8 +36,10 @@ export interface ImportSummary extends Totals {
   dryRun: boolean;
   /** Every row of the input was read and its batch done. */
   complete: boolean;
-  /** The errors file, when a row failed. */
+  /** The errors file, when a row failed (null when failed rows went to stderr). */
   errors: string | null;
+  /** With `--create-teams`, the teams this run created (in a dry run, would create), A to Z. */
+  teamsCreated: string[];
 }
 
 /** Where the import stands while it runs. */
@@ -49,6 +52,8 @@ interface State {
   fatal?: unknown;
   interrupted: boolean;
   halted?: { line: number; message: string; from: number; rows: Row[] };
+  /** Rows that failed naming a team the organization does not have (for the hint at `--create-teams`). */
+  unknownTeams: number;
 }
 
 const zero = (): Totals => ({ created: 0, updated: 0, unchanged: 0, failed: 0 });
@@ -120,7 +125,13 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   const source = await openSource(input, o.file, format, () => ctx.io.stdin);
   const [client, org] = [await ctx.client(), await ctx.orgId()];
   const checkpoint = earlier ?? newCheckpoint(input, options);
-  const state: State = { totals: { ...checkpoint.totals }, rows: checkpoint.rows, seen: 0, interrupted: false };
+  const state: State = {
+    totals: { ...checkpoint.totals },
+    rows: checkpoint.rows,
+    seen: 0,
+    interrupted: false,
+    unknownTeams: 0,
+  };
   const label = o.file === '-' ? 'stdin' : o.file;
   const bar = progress(ctx.io.stderr, ctx.io.stderrTty && !ctx.globals().quiet, label, () => ctx.clock().getTime());
   // On stderr, failed rows are printed even with --quiet: they are the only record of what failed.
@@ -137,17 +148,32 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   const tick = () =>
     bar.update({ rows: state.seen, failed: state.totals.failed, read: source.read(), size: source.size });
 
-  const body = (batch: Batch): UserBatch => ({
-    users: batch.items,
+  const body = (items: UserBatchItem[]): UserBatch => ({
+    users: items,
     mode: options.mode,
     invite: o.invite,
     dryRun: o.dryRun,
   });
-  const send = sender(ctx, (b: UserBatch) => client.users.batch(org, b));
+  const post = sender(ctx, (b: UserBatch) => client.users.batch(org, b));
+  const teams = o.createTeams
+    ? new TeamMaker(
+        () => client.teams.listAll(org),
+        (name) => client.teams.create(org, { name }),
+        o.dryRun,
+      )
+    : undefined;
+  /** Sends a batch, the teams it names made first with `--create-teams` (in a dry run, left out and accounted for). */
+  const send = async (batch: Batch): Promise<UserBatchReply> => {
+    const absent = (await teams?.prepare(batch.items)) ?? new Set<string>();
+    if (absent.size === 0) return post(body(batch.items));
+    const reply = await post(body(withoutAbsent(batch.items, absent)));
+    return withAbsent(reply, batch.items, absent, options.mode);
+  };
   /** A batch answered (or all failed here): its failures written, its outcomes counted, the checkpoint saved. */
   const settle = (batch: Batch, reply: UserBatchReply | undefined, record: boolean) => {
     const { totals, lines } = outcomes(batch, reply);
     errorsFile.append(lines);
+    state.unknownTeams += lines.filter((l) => l.code === 'validation_error' && UNKNOWN_TEAM.test(l.message)).length;
     if (record) {
       recordDone(checkpoint, batch, totals, errorsFile.bytes);
       if (!o.dryRun && checkpointAt) saveCheckpoint(checkpointAt, checkpoint);
@@ -183,7 +209,7 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
           // is fixed, --resume sends them with the rows that follow. Its failures are written once every other
           // batch is done, after the checkpoint's last word on the errors file.
           state.halted = { ...halt, from: batch.firstLine, rows: batch.rows.filter((r) => 'error' in r) };
-        } else if (!done) settle(batch, batch.items.length > 0 ? await send(body(batch)) : undefined, true);
+        } else if (!done) settle(batch, batch.items.length > 0 ? await send(batch) : undefined, true);
         tick();
       } catch (err) {
         state.fatal ??= err;
@@ -208,6 +234,7 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
     dryRun: o.dryRun,
     complete,
     errors: state.totals.failed > 0 && shown ? shown.errors : null,
+    teamsCreated: teams?.created ?? [],
   };
   const told: Told = { label, listed: !shown };
   const output: Output =
@@ -220,6 +247,9 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   if (state.seen > 0 || state.rows > 0) renderOutput(ctx, output);
   throw failure;
 }
+
+/** The API's message for a row naming teams the organization does not have (operations/invitations.ts). */
+const UNKNOWN_TEAM = /^teams: unknown teams?: /;
 
 /** The batches still to do, each marked `done` when a resumed run's checkpoint says it was. */
 async function* pending(source: Source, size: number, filter: ResumeFilter | undefined) {
@@ -297,6 +327,13 @@ export function summaryLine(s: ImportSummary, t: Told): string {
       ? `Imported ${label}`
       : `Stopped importing ${label}`;
   const counts = `${s.created} created, ${s.updated} updated, ${s.unchanged} unchanged, ${s.failed} failed`;
+  const made = s.teamsCreated;
+  const shownTeams = made.length > 10 ? [...made.slice(0, 10), `and ${made.length - 10} more`] : made;
+  const teams =
+    made.length === 0
+      ? ''
+      : `; ${made.length} ${made.length === 1 ? 'team' : 'teams'} ${s.dryRun ? 'would be ' : ''}created: ` +
+        shownTeams.join(', ');
   const earlier = s.earlier > 0 ? ` (${s.earlier} of them by an earlier run)` : '';
   const errors = s.errors
     ? `; failed rows are in ${s.errors}`
@@ -304,7 +341,7 @@ export function summaryLine(s: ImportSummary, t: Told): string {
       ? '; failed rows are listed above'
       : '';
   const resume = s.complete || s.dryRun ? '' : `; ${goOn(t)}${t.listed ? '' : ' to go on'}`;
-  return `${head}: ${s.rows} ${s.rows === 1 ? 'row' : 'rows'}${earlier} — ${counts}${errors}${resume}.`;
+  return `${head}: ${s.rows} ${s.rows === 1 ? 'row' : 'rows'}${earlier} — ${counts}${teams}${errors}${resume}.`;
 }
 
 /** The error an import ends with, if any: the failure that stopped it (its own exit code), Ctrl-C (130), or 7. */
@@ -322,7 +359,13 @@ function failureOf(state: State, s: ImportSummary, t: Told): unknown {
   if (s.failed > 0) {
     const rows = s.failed === 1 ? 'row' : 'rows';
     const where = s.errors ? `see ${s.errors} (line, e-mail, reason)` : 'they are listed above';
-    return new InvalidValueError(`${s.failed} ${rows} failed: ${where}`);
+    const n = state.unknownTeams;
+    const hint =
+      n === 0
+        ? ''
+        : `; ${n === s.failed ? (n === 1 ? 'it names' : 'they name') : `${n} of them name`} teams that do not exist: ` +
+          'add --create-teams to create them';
+    return new InvalidValueError(`${s.failed} ${rows} failed: ${where}${hint}`);
   }
   return undefined;
 }

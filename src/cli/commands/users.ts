@@ -175,7 +175,7 @@ const importAll = verb<ImportOptions>({
     'plat users import people.csv --dry-run',
     'plat users import people.csv --upsert --invite',
     'plat users import people.jsonl --resume',
-    'plat users export | plat users import -',
+    'plat users export | plat users import - --profile staging --create-teams',
     'plat users import - --errors failed.jsonl --resume < people.csv',
   ],
   parse: ([file], o) => parseImportOptions(file, o),
