@@ -127,7 +127,8 @@ describe('users import', () => {
       stderr:
         'Imported people.csv: 7 rows — 2 created, 0 updated, 1 unchanged, 4 failed; failed rows are in ' +
         'people.csv.errors.jsonl.\n' +
-        'plat: 4 rows failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
+        'plat: 4 rows failed: see people.csv.errors.jsonl (line, e-mail, reason); 1 of them names teams that do not ' +
+        'exist: add --create-teams to create them\n',
     });
     expect(errorsOf('people.csv.errors.jsonl')).toEqual([
       { line: 3, email: null, code: 'validation_error', message: 'email: missing' },

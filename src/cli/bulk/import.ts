@@ -363,7 +363,8 @@ function failureOf(state: State, s: ImportSummary, t: Told): unknown {
     const hint =
       n === 0
         ? ''
-        : `; ${n === s.failed ? (n === 1 ? 'it names' : 'they name') : `${n} of them name`} teams that do not exist: ` +
+        : `; ${n === s.failed ? (n === 1 ? 'it names' : 'they name') : `${n} of them ${n === 1 ? 'names' : 'name'}`} ` +
+          'teams that do not exist: ' +
           'add --create-teams to create them';
     return new InvalidValueError(`${s.failed} ${rows} failed: ${where}${hint}`);
   }
