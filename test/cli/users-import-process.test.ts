@@ -1,10 +1,10 @@
 import { once } from 'node:events';
-import { createWriteStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
+import { BIN, cleanUpProcesses, processHome, type Run, servePlat, startPlat, startProcess } from '../helpers/spawn.js';
 
 // `plat users import` as its own process: killed halfway (SIGKILL) on the embedded platform, interrupted (SIGINT)
 // against `plat serve`, then resumed — every row created exactly once; and a million rows in flat memory.
@@ -131,6 +131,66 @@ describe('users import as a process', () => {
     expectEachOnce(await createdCounts(env), n);
     server.child.kill('SIGTERM');
   }, 120_000);
+
+  it('plat users import - reads a real pipe without --errors: failed rows and the summary on stderr', async () => {
+    const env = processHome('plat-import-pipe');
+    expect((await plat(env, ['local', 'init'])).code).toBe(0);
+    const csv = 'email,name\\nada@example.com,Ada\\nnot-an-address,Bob\\ncy@example.com,Cy\\n';
+    const r = await startProcess(
+      'sh',
+      ['-c', `printf '${csv}' | sh "$PLAT_BIN" users import -`],
+      {
+        ...env,
+        PLAT_BIN: BIN,
+      },
+      { cwd: home(env) },
+    ).done;
+    expect(r).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr:
+        'line 3 not-an-address: email: must be an e-mail address\n' +
+        'Imported stdin: 3 rows — 2 created, 0 updated, 0 unchanged, 1 failed; failed rows are listed above.\n' +
+        'plat: 1 row failed: they are listed above\n',
+    });
+    expect(readdirSync(home(env)).filter((f) => f.includes('errors'))).toEqual([]);
+  }, 60_000);
+
+  it('an export piped into another platform creates its teams with --create-teams, each once', async () => {
+    const [from, to] = [processHome('plat-export-from'), processHome('plat-import-to')];
+    for (const argv of [
+      ['local', 'init'],
+      ['teams', 'create', 'Sales'],
+      ['teams', 'create', 'R;D'],
+    ]) {
+      expect((await plat(from, argv)).code).toBe(0);
+    }
+    for (const [email, team] of [
+      ['ada@example.com', 'Sales'],
+      ['bob@example.com', 'R;D'],
+    ] as const) {
+      const teams = JSON.parse((await plat(from, ['teams', 'list', '--json'])).stdout) as {
+        id: string;
+        name: string;
+      }[];
+      const id = teams.find((t) => t.name === team)?.id as string;
+      expect((await plat(from, ['users', 'invite', email, '--team', id])).code).toBe(0);
+    }
+    expect((await plat(to, ['local', 'init'])).code).toBe(0);
+    const side = (env: Record<string, string>) =>
+      `HOME='${env.HOME}' PLAT_CONFIG_DIR='${env.PLAT_CONFIG_DIR}' PLAT_DATA_DIR='${env.PLAT_DATA_DIR}'`;
+    const pipe = `${side(from)} sh "$PLAT_BIN" users export | ${side(to)} sh "$PLAT_BIN" users import - --create-teams`;
+    const r = await startProcess('sh', ['-c', pipe], { ...to, PLAT_BIN: BIN }, { cwd: home(to) }).done;
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr:
+        'Exported 3 users to stdout\n' +
+        'Imported stdin: 3 rows — 2 created, 0 updated, 1 unchanged, 0 failed; 2 teams created: R;D, Sales.\n',
+    });
+    const teams = JSON.parse((await plat(to, ['teams', 'list', '--json'])).stdout) as { name: string }[];
+    expect(teams.map((t) => t.name).sort()).toEqual(['R;D', 'Sales']);
+  }, 60_000);
 
   it.runIf(process.platform === 'linux')(
     'streams a million rows in flat memory: peak resident size under 200 MB',

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliDeps } from '../../src/cli/context.js';
@@ -104,6 +104,7 @@ describe('users import', () => {
       dryRun: false,
       complete: true,
       errors: null,
+      teamsCreated: [],
     });
   });
 
@@ -126,7 +127,8 @@ describe('users import', () => {
       stderr:
         'Imported people.csv: 7 rows — 2 created, 0 updated, 1 unchanged, 4 failed; failed rows are in ' +
         'people.csv.errors.jsonl.\n' +
-        'plat: 4 rows failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
+        'plat: 4 rows failed: see people.csv.errors.jsonl (line, e-mail, reason); 1 of them names teams that do not ' +
+        'exist: add --create-teams to create them\n',
     });
     expect(errorsOf('people.csv.errors.jsonl')).toEqual([
       { line: 3, email: null, code: 'validation_error', message: 'email: missing' },
@@ -230,10 +232,6 @@ describe('users import', () => {
       { line: 3, email: 'bob@example.com', code: 'validation_error', message: 'unknown key "nick"' },
     ]);
     const jsonl = '{"email":"cy@example.com","name":"Cy"}\n\n{"email":"dee@example.com",\n';
-    expect(await w.runCli(['users', 'import', '-', '--format', 'jsonl'], { stdin: jsonl })).toMatchObject({
-      code: 2,
-      stderr: 'plat: reading stdin: name the errors file with --errors FILE (it is FILE.errors.jsonl for a file)\n',
-    });
     const r = await w.runCli(['users', 'import', '-', '--format', 'jsonl', '--errors', 'stdin-errors.jsonl'], {
       stdin: jsonl,
     });
@@ -252,6 +250,115 @@ describe('users import', () => {
     for (const [argv, message] of usage) {
       expect(await w.runCli(['users', 'import', ...argv])).toMatchObject({ code: 2, stderr: `plat: ${message}\n` });
     }
+  });
+
+  it('reads stdin without --errors: failed rows on stderr, no errors file or checkpoint, exit 7', async () => {
+    await w.runCli(['users', 'invite', 'dee@example.com', '--name', 'Dee']);
+    const csv =
+      'email,name,role\n' +
+      'ada@example.com,Ada,\n' +
+      ',No Email,\n' +
+      '"bob@example.com\u001b[2J\nx",Bob,\n' +
+      'dee@example.com,Deirdre,\n' +
+      'eve@example.com,Eve,emperor\n';
+    const r = await w.runCli(['users', 'import', '-', '--batch-size', '2', '--concurrency', '1'], { stdin: csv });
+    expect(r).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr:
+        'line 3: email: missing\n' +
+        'line 4 bob@example.com\\x1b[2J\\nx: email: must be an e-mail address\n' +
+        'line 6 dee@example.com: dee@example.com is already a member with another name: upsert to update it\n' +
+        'line 7 eve@example.com: role: Invalid option: expected one of "owner"|"admin"|"member"\n' +
+        'Imported stdin: 5 rows — 1 created, 0 updated, 0 unchanged, 4 failed; failed rows are listed above.\n' +
+        'plat: 4 rows failed: they are listed above\n',
+    });
+    expect(readdirSync(w.dir).filter((f) => f.includes('errors'))).toEqual([]);
+    expect(Object.keys(await users()).sort()).toEqual(['ada@example.com', 'admin@localhost', 'dee@example.com']);
+
+    // --json: the summary on stdout (no errors file to name), the failed rows on stderr still; so with --quiet.
+    const json = await w.runCli(['users', 'import', '-', '--json', '-q'], { stdin: 'email\nada@example.com\nbad\n' });
+    expect(json).toMatchObject({
+      code: 7,
+      stderr:
+        'line 3 bad: email: must be an e-mail address\n' +
+        '{"error":{"code":"validation_error","message":"1 row failed: they are listed above","status":null}}\n',
+    });
+    expect(JSON.parse(json.stdout)).toMatchObject({ unchanged: 1, failed: 1, rows: 2, complete: true, errors: null });
+
+    // Nothing failed: the summary alone, exit 0; `--errors -` sends a file's failures to stderr the same way.
+    expect(await w.runCli(['users', 'import', '-'], { stdin: 'email\nfay@example.com\n' })).toMatchObject({
+      code: 0,
+      stderr: 'Imported stdin: 1 row — 1 created, 0 updated, 0 unchanged, 0 failed.\n',
+    });
+    write('people.csv', 'email\nbad\n');
+    expect(await w.runCli(['users', 'import', 'people.csv', '--errors', '-'])).toMatchObject({
+      code: 7,
+      stderr:
+        'line 2 bad: email: must be an e-mail address\n' +
+        'Imported people.csv: 1 row — 0 created, 0 updated, 0 unchanged, 1 failed; failed rows are listed above.\n' +
+        'plat: 1 row failed: they are listed above\n',
+    });
+    expect(readdirSync(w.dir).filter((f) => f.includes('errors'))).toEqual([]);
+  });
+
+  it('--resume needs --errors when failed rows go to stderr: there is no checkpoint without it', async () => {
+    for (const argv of [['-'], ['people.csv', '--errors', '-']]) {
+      expect(await w.runCli(['users', 'import', ...argv, '--resume'], { stdin: people(1) })).toMatchObject({
+        code: 2,
+        stderr:
+          'plat: --resume needs --errors FILE: the checkpoint it resumes from is kept beside the errors file, and ' +
+          'failed rows going to stderr leave none\n',
+      });
+    }
+    expect(Object.keys(await users())).toEqual(['admin@localhost']);
+  });
+
+  it('stopped on stdin without --errors, it says to run it again rather than --resume', async () => {
+    const r = await w.runCli(['users', 'import', '-', '--batch-size', '2'], {
+      stdin: `${people(2)}"broken"x,Y\n`,
+    });
+    expect(r).toMatchObject({
+      code: 7,
+      stderr:
+        'line 4: malformed CSV: a quoted field goes on after its closing quote\n' +
+        'Stopped importing stdin: 3 rows — 2 created, 0 updated, 0 unchanged, 1 failed; failed rows are listed ' +
+        'above; run it again to go on (what was imported comes out unchanged).\n' +
+        'plat: line 4: a quoted field goes on after its closing quote: the rest of the input cannot be read, so ' +
+        'lines 4 on were not sent; fix it, then run it again to go on (what was imported comes out unchanged)\n',
+    });
+  });
+
+  it("reads Excel's Unicode text (UTF-16LE, tab-separated) and UTF-16BE from stdin; refuses a workbook", async () => {
+    const text =
+      'email\tname\trole\tteams\tmetadata.city\r\n' +
+      'zoe@example.com\t"Zoë\t😀"\tadmin\tEngineering;Research\tZürich\r\n' +
+      'amelie@example.com\tAmélie, « Mimi »\t\t\t\r\n';
+    writeFileSync(join(w.dir, 'people.txt'), Buffer.from(`\uFEFF${text}`, 'utf16le'));
+    expect(await w.runCli(['users', 'import', 'people.txt'])).toMatchObject({
+      code: 0,
+      stderr: 'Imported people.txt: 2 rows — 2 created, 0 updated, 0 unchanged, 0 failed.\n',
+    });
+    const u = await users();
+    expect(u['zoe@example.com']).toMatchObject({ name: 'Zoë\t😀', role: 'admin', metadata: { city: 'Zürich' } });
+    expect(u['amelie@example.com']).toMatchObject({ name: 'Amélie, « Mimi »', role: 'member' });
+    expect((await w.runCli(['teams', 'members', 'team_0002', '-o', 'ids'])).stdout).toContain(u['zoe@example.com'].id);
+
+    const be = Buffer.from('\uFEFFemail,name\nbob@example.com,Bøb\n', 'utf16le').swap16();
+    expect(await w.runCli(['users', 'import', '-'], { stdin: be })).toMatchObject({ code: 0 });
+    expect((await users())['bob@example.com']).toMatchObject({ name: 'Bøb' });
+
+    const before = await users();
+    writeFileSync(join(w.dir, 'people.xlsx'), Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00]));
+    expect(await w.runCli(['users', 'import', 'people.xlsx'])).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr:
+        'plat: people.xlsx is a zip archive (an Excel workbook, .xlsx?): plat reads text, UTF-8 or UTF-16 (in Excel, ' +
+        'save as "CSV UTF-8" or "Unicode text")\n',
+    });
+    expect(await users()).toEqual(before);
+    expect(readdirSync(w.dir).filter((f) => f.startsWith('people.xlsx.'))).toEqual([]);
   });
 
   it('--invite mails the users it creates, and only those', async () => {
@@ -293,6 +400,128 @@ describe('users import', () => {
     expect(pipe.raw.stderr).toBe('Imported people.csv: 5 rows — 0 created, 0 updated, 5 unchanged, 0 failed.\n');
     const quiet = await w.runCli(['users', 'import', 'people.csv', '-q'], { tty: true });
     expect(quiet).toMatchObject({ code: 0, stderr: '' });
+  });
+});
+
+describe('users import --create-teams', () => {
+  /** The organization's teams, by name. */
+  const teamNames = async () =>
+    (JSON.parse((await w.runCli(['teams', 'list', '--all', '--json'])).stdout) as { name: string }[])
+      .map((t) => t.name)
+      .sort();
+  const teamEvents = async () =>
+    (JSON.parse((await w.runCli(['events', 'list', '--type', 'team.created', '--all', '--json'])).stdout) as unknown[])
+      .length;
+  // Sales and R\;D do not exist; engineering is Engineering (names compare case-insensitively); Sales is named in
+  // every batch (two at a time), and by a row that fails on its own.
+  const csv =
+    'email,name,teams\n' +
+    'ada@example.com,Ada,engineering;Sales\n' +
+    'bob@example.com,Bob,Sales;R\\;D\n' +
+    'cy@example.com,Cy,sales\n' +
+    'bad,Bad,Sales;Support\n' +
+    'dee@example.com,Dee,\n';
+
+  it('without it, rows naming a team that does not exist fail, and the error says what would create them', async () => {
+    write('people.csv', csv);
+    const r = await w.runCli(['users', 'import', 'people.csv']);
+    expect(r.code).toBe(7);
+    expect(r.stderr.split('\n').slice(-2)).toEqual([
+      'plat: 4 rows failed: see people.csv.errors.jsonl (line, e-mail, reason); 3 of them name teams that do not ' +
+        'exist: add --create-teams to create them',
+      '',
+    ]);
+    expect(errorsOf('people.csv.errors.jsonl').map((e) => e.message)).toEqual([
+      'teams: unknown team: Sales',
+      'teams: unknown teams: Sales, R;D',
+      'teams: unknown team: sales',
+      'email: must be an e-mail address',
+    ]);
+  });
+
+  it('creates each missing team once, across batches sent at once, and says which', async () => {
+    write('people.csv', csv);
+    const before = await teamEvents();
+    const r = await w.runCli(['users', 'import', 'people.csv', '--create-teams', '--batch-size', '2']);
+    expect(r).toMatchObject({
+      code: 7,
+      stderr:
+        'Imported people.csv: 5 rows — 4 created, 0 updated, 0 unchanged, 1 failed; 2 teams created: R;D, Sales; ' +
+        'failed rows are in people.csv.errors.jsonl.\n' +
+        'plat: 1 row failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
+    });
+    expect(await teamNames()).toEqual(['Engineering', 'R;D', 'Research', 'Sales']);
+    expect((await teamEvents()) - before).toBe(2);
+    const u = await users();
+    const sales = JSON.parse((await w.runCli(['teams', 'list', '--json'])).stdout).find((t: any) => t.name === 'Sales');
+    const members = (await w.runCli(['teams', 'members', sales.id, '-o', 'ids'])).stdout.trim().split('\n').sort();
+    expect(members).toEqual(['ada@example.com', 'bob@example.com', 'cy@example.com'].map((e) => u[e].id).sort());
+
+    // Again: the teams are there now; nothing is created, and --json says so.
+    const again = await w.runCli(['users', 'import', 'people.csv', '--create-teams', '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ unchanged: 4, failed: 1, teamsCreated: [] });
+    expect((await teamEvents()) - before).toBe(2);
+  });
+
+  it('with --dry-run, says which teams would be created and creates none; outcomes as if they were', async () => {
+    await w.runCli(['users', 'invite', 'eve@example.com', '--name', 'Eve']);
+    write('people.csv', `${csv}eve@example.com,Eve,Sales\n`);
+    const [teamsBefore, usersBefore] = [await teamNames(), await users()];
+    const r = await w.runCli(['users', 'import', 'people.csv', '--create-teams', '--dry-run', '--upsert']);
+    expect(r.stderr).toBe(
+      'Dry run of people.csv, nothing changed: 6 rows — 4 created, 1 updated, 0 unchanged, 1 failed; 2 teams would ' +
+        'be created: R;D, Sales; failed rows are in people.csv.errors.jsonl.\n' +
+        'plat: 1 row failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
+    );
+    // Without --upsert, Eve (who exists, in no team) differs: a conflict, as the real run would say.
+    const create = await w.runCli(['users', 'import', 'people.csv', '--create-teams', '--dry-run', '--json']);
+    expect(JSON.parse(create.stdout)).toMatchObject({ created: 4, failed: 2, teamsCreated: ['R;D', 'Sales'] });
+    expect(errorsOf('people.csv.errors.jsonl').at(-1)).toEqual({
+      line: 7,
+      email: 'eve@example.com',
+      code: 'conflict',
+      message: 'eve@example.com is already a member with other teams: upsert to update it',
+    });
+    expect([await teamNames(), await users()]).toEqual([teamsBefore, usersBefore]);
+  });
+
+  it('resumed, it creates only what the first run did not, and reports what it created itself', async () => {
+    write('people.csv', csv);
+    let handler: (() => void) | undefined;
+    const stopped = await w.runCli(
+      ['users', 'import', 'people.csv', '--create-teams', '--batch-size', '1', '--concurrency', '1'],
+      {
+        deps: {
+          onShutdown: (h) => {
+            handler = h;
+            return () => {};
+          },
+          transport: async (r) => {
+            const t = await w.transport(r);
+            const fetch = async (request: Request) => {
+              const response = await t.fetch(request);
+              if (request.url.endsWith('/users/batch')) handler?.(); // Ctrl-C once the first batch is done
+              return response;
+            };
+            return { ...t, fetch };
+          },
+        },
+      },
+    );
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain('1 team created: Sales; run the same command with --resume');
+    const resumed = await w.runCli([
+      'users',
+      'import',
+      'people.csv',
+      '--create-teams',
+      '--batch-size',
+      '1',
+      '--resume',
+      '--json',
+    ]);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ created: 4, earlier: 1, teamsCreated: ['R;D'] });
+    expect(await teamNames()).toEqual(['Engineering', 'R;D', 'Research', 'Sales']);
   });
 });
 

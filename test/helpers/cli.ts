@@ -20,8 +20,8 @@ export interface RunOptions {
   /** stdin, stdout and stderr are terminals (tables, colour unless NO_COLOR, prompts). */
   tty?: boolean;
   env?: Record<string, string | undefined>;
-  /** What stdin holds (a confirmation answer, a piped secret). */
-  stdin?: string;
+  /** What stdin holds (a confirmation answer, a piped secret, a file's bytes). */
+  stdin?: string | Buffer;
   /** Extra dependencies (e.g. `onShutdown`). */
   deps?: Partial<CliDeps>;
   /** Called after every write to stderr with everything written so far (to wait for `serve`'s URL). */

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { type CsvError, type Info, type Options, parse } from 'csv-parse';
 import { InvalidValueError } from '../errors.js';
 import { type CsvColumns, csvColumns, csvRow, failedRow, type Halt, type Row } from './import-rows.js';
@@ -23,6 +23,62 @@ const LOST: ReadonlySet<string> = new Set(['CSV_INVALID_CLOSING_QUOTE', 'CSV_QUO
 /** What one parsed record stands for, in file order: the header's columns, or a row (`last`: nothing after it counts). */
 type Parsed = { header: CsvColumns | string; line: number } | { row: Row; last?: boolean };
 
+/** How much of the input is read, at most, to find the header's end and its delimiter. */
+const HEAD_BYTES = 64 * 1024;
+
+/**
+ * The delimiter of a header line: a comma if there is one outside quotes; else a tab (Excel's "Unicode text" is
+ * tab-separated), else a semicolon (Excel's CSV where the decimal mark is a comma); else a comma. No column a header
+ * may name holds one of them, so a header that is not split right would be refused anyway.
+ */
+export function delimiterOf(header: string): ',' | '\t' | ';' {
+  let [quoted, tab, semicolon] = [false, false, false];
+  for (const c of header) {
+    if (c === '"') quoted = !quoted;
+    else if (quoted) continue;
+    else if (c === ',') return ',';
+    else if (c === '\t') tab = true;
+    else if (c === ';') semicolon = true;
+    else if (c === '\n' || c === '\r') break;
+  }
+  return tab ? '\t' : semicolon ? ';' : ',';
+}
+
+/**
+ * The input's first line (or its first 64 KiB), read ahead, and the stream to parse: the input with what was read
+ * put back, or (the input having ended already) what was read.
+ */
+async function head(input: Readable): Promise<{ text: string; rest: Readable }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const chunk = input.read() as Buffer | string | null;
+    if (chunk !== null) {
+      const bytes = Buffer.from(chunk);
+      chunks.push(bytes);
+      size += bytes.length;
+      if (bytes.includes(0x0a) || bytes.includes(0x0d) || size >= HEAD_BYTES) break;
+      continue;
+    }
+    if (input.readableEnded || input.destroyed) break;
+    await new Promise<void>((resolve, reject) => {
+      const settle = (err?: Error) => {
+        input.off('readable', settle).off('end', settle).off('close', settle).off('error', settle);
+        if (err instanceof Error) reject(err);
+        else resolve();
+      };
+      input.on('readable', settle).on('end', settle).on('close', settle).on('error', settle);
+    });
+  }
+  const read = Buffer.concat(chunks);
+  const text = read.toString('utf8');
+  // Given up while the header was awaited (Ctrl-C): there is nothing to parse.
+  if (input.destroyed && !input.readableEnded) throw new Error('the input was closed');
+  if (input.readableEnded) return { text, rest: Readable.from(size > 0 ? [read] : []) };
+  if (size > 0) input.unshift(read);
+  return { text, rest: input };
+}
+
 /** Line breaks inside a record's fields (quoted ones keep theirs). */
 const breaks = (cells: readonly string[]) => cells.reduce((n, c) => n + (c.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
 
@@ -34,7 +90,15 @@ const breaks = (cells: readonly string[]) => cells.reduce((n, c) => n + (c.match
  * with `halt` set.
  */
 export async function* csvRows(open: () => Readable, halt: Halt): AsyncGenerator<Row> {
-  const input = open();
+  const opened = open();
+  let ahead: Awaited<ReturnType<typeof head>>;
+  try {
+    ahead = await head(opened);
+  } catch (err) {
+    opened.destroy();
+    throw err;
+  }
+  const input = ahead.rest;
   // Lines are counted here, from each record's own line breaks and the blank lines csv-parse skipped: its own count
   // takes a CRLF inside quotes for two lines. Its count serves only for a skipped record, whose cells are unknown,
   // corrected by how far it had drifted from ours.
@@ -44,6 +108,7 @@ export async function* csvRows(open: () => Readable, halt: Halt): AsyncGenerator
   let columns: CsvColumns | undefined;
   const options: Options<Parsed, string[]> = {
     bom: true,
+    delimiter: delimiterOf(ahead.text.replace(/^\uFEFF/, '')),
     record_delimiter: ['\r\n', '\n', '\r'],
     skip_empty_lines: true,
     relax_column_count: true,

@@ -8,11 +8,43 @@ export interface ErrorLine {
   message: string;
 }
 
+/** Where failed rows go: the errors file, or stderr. */
+export interface Failures {
+  /** Appends failures (in the order given). */
+  append(lines: readonly ErrorLine[]): void;
+  /** How much was written: what a checkpoint records (always 0 on stderr, where there is no checkpoint). */
+  readonly bytes: number;
+}
+
+/** Escapes of the control characters a row's text may hold: a line break, a tab, an escape sequence's ESC. */
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** Control characters as escapes (`\n`, `\x1b`), so that a row's text stays one inert line on a terminal. */
+const inert = (text: string) =>
+  text.replace(/\p{Cc}/gu, (c) => ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
+/** A failure as stderr shows it: `line 4 bob@example.com: role: …` (`line 3: email: missing` without an e-mail). */
+export const failureLine = (l: ErrorLine) =>
+  inert(`line ${l.line}${l.email === null ? '' : ` ${l.email}`}: ${l.message}`);
+
+/** Failures on stderr, one line each (`plat users import -` without `--errors`): `say` writes a line. */
+export class StderrFailures implements Failures {
+  constructor(private readonly say: (line: string) => void) {}
+
+  append(lines: readonly ErrorLine[]): void {
+    for (const l of lines) this.say(failureLine(l));
+  }
+
+  get bytes(): number {
+    return 0;
+  }
+}
+
 /**
  * The errors file: JSON lines, appended as batches complete (each batch's failures in line order), made on the first
  * failure and readable by its owner only (it holds e-mail addresses).
  */
-export class ErrorsFile {
+export class ErrorsFile implements Failures {
   private constructor(
     readonly path: string,
     private size: number,

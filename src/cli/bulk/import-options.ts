@@ -20,18 +20,37 @@ export interface ImportOptions {
   resume: boolean;
   /** The errors file; undefined: `FILE.errors.jsonl`. */
   errors?: string;
+  /** Create the teams rows name that the organization does not have. */
+  createTeams: boolean;
 }
 
-/** Adds `--format --upsert --invite --dry-run --batch-size --concurrency --resume --errors`. */
+/** Adds `--format --upsert --invite --create-teams --dry-run --batch-size --concurrency --resume --errors`. */
 export function addImportOptions(c: Command): void {
-  c.option('--format <format>', 'csv, json (an array) or jsonl (default: by extension, .json or .jsonl, else csv)');
+  c.option(
+    '--format <format>',
+    'csv, json (an array) or jsonl (default: by extension, .json or .jsonl, else csv; CSV split on the comma, tab or ' +
+      'semicolon its header uses; UTF-8 or UTF-16, as Excel\'s "Unicode text")',
+  );
   c.option('--upsert', 'update users that exist (name, role, teams, metadata) instead of failing those that differ');
   c.option('--invite', 'send the users created their invitation e-mail');
+  c.option(
+    '--create-teams',
+    'create the teams rows name that do not exist (once each; needs teams:write; with --dry-run, lists them and ' +
+      'creates none)',
+  );
   c.option('--dry-run', 'report what would happen, changing nothing');
   c.option('--batch-size <n>', `rows per request, 1 to ${MAX_BATCH_USERS}`, intBetween(1, MAX_BATCH_USERS), 1000);
   c.option('--concurrency <n>', 'requests in flight at once, 1 to 16', intBetween(1, 16), 2);
-  c.option('--resume', 'skip the batches that the checkpoint of an interrupted import says were done');
-  c.option('--errors <file>', 'where failed rows go, as JSON lines (default FILE.errors.jsonl)');
+  c.option(
+    '--resume',
+    'skip the batches that the checkpoint of an interrupted import says were done (kept beside the errors file: ' +
+      'needs one, so with - it needs --errors)',
+  );
+  c.option(
+    '--errors <file>',
+    'where failed rows go, as JSON lines (default FILE.errors.jsonl; with - as the input, or --errors -, they go to ' +
+      'stderr as "line N EMAIL: reason" and there is no checkpoint)',
+  );
 }
 
 /** Reads them; a format that is none of csv, json, jsonl is a usage error (2), as for export. */
@@ -46,5 +65,6 @@ export function parseImportOptions(file: string, raw: Record<string, any>): Impo
     concurrency: raw.concurrency,
     resume: raw.resume === true,
     errors: raw.errors,
+    createTeams: raw.createTeams === true,
   };
 }

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { UsageError } from '../errors.js';
 import type { InStream } from '../output/io.js';
 import { csvRows } from './import-csv.js';
+import { toUtf8 } from './import-decode.js';
 import { jsonArrayRows, jsonLinesRows } from './import-json.js';
 import type { ImportFormat } from './import-options.js';
 import type { Halt, Row } from './import-rows.js';
@@ -28,8 +29,8 @@ export interface Source {
 }
 
 /**
- * Opens `file` (`-`: stdin; `name`: as the user gave it, for messages) as rows of `format`. A file that cannot be
- * read is a usage error (exit 2), found here; the input itself is opened when the first row is asked for, and
+ * Opens `file` (`-`: stdin; `name`: as the user gave it, for messages) as rows of `format`, read as UTF-8 whatever
+ * its encoding (import-decode.ts). A file that cannot be read is a usage error (exit 2), found here; the input itself is opened when the first row is asked for, and
  * closed when the rows end or are given up.
  */
 export async function openSource(
@@ -46,14 +47,16 @@ export async function openSource(
     if (!info.isFile()) throw new UsageError(`cannot read ${name}: not a file`);
     size = info.size;
   }
-  let input: (Readable & { bytesRead?: number }) | undefined;
+  let raw: (Readable & { bytesRead?: number }) | undefined;
+  let input: Readable | undefined;
   const halt: Halt = {};
   const reader = format === 'csv' ? csvRows : format === 'json' ? jsonArrayRows : jsonLinesRows;
   const open = () => {
     // Chunks of 16 KiB: a chunk's rows are all parsed at once, and fewer of them alive at a time means less memory.
-    input = file === '-' ? stdin() : createReadStream(file, { highWaterMark: 16 * 1024 });
+    raw = file === '-' ? stdin() : createReadStream(file, { highWaterMark: 16 * 1024 });
+    input = toUtf8(raw, file === '-' ? 'stdin' : name);
     return input;
   };
   const rows = reader(open, halt);
-  return { rows, halt, read: () => input?.bytesRead ?? 0, size, close: () => input?.destroy() };
+  return { rows, halt, read: () => raw?.bytesRead ?? 0, size, close: () => input?.destroy() };
 }

@@ -190,7 +190,8 @@ const importAll = verb<ImportOptions>({
     'plat users import people.csv --dry-run',
     'plat users import people.csv --upsert --invite',
     'plat users import people.jsonl --resume',
-    'plat users export | plat users import - --errors failed.jsonl',
+    'plat users export | plat users import - --profile staging --create-teams',
+    'plat users import - --errors failed.jsonl --resume < people.csv',
   ],
   parse: ([file], o) => parseImportOptions(file, o),
   // The import's code (and csv-parse) is loaded only when it runs.

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { csvRows } from '../../../src/cli/bulk/import-csv.js';
+import { toUtf8 } from '../../../src/cli/bulk/import-decode.js';
 import { jsonArrayRows, jsonLinesRows } from '../../../src/cli/bulk/import-json.js';
 import type { ImportFormat } from '../../../src/cli/bulk/import-options.js';
 import type { Halt, Row } from '../../../src/cli/bulk/import-rows.js';
@@ -192,6 +193,82 @@ describe('JSON array rows', () => {
       '2 - ✗ invalid_request: the JSON array is never closed',
     ]);
     expect((await read(jsonArrayRows, '')).halt?.message).toBe('the file is empty: expected a JSON array');
+  });
+});
+
+/** UTF-16 of `text`, little- or big-endian, with a byte order mark or not. */
+function utf16(text: string, order: 'le' | 'be', bom = true): Buffer {
+  const le = Buffer.from(`${bom ? '\uFEFF' : ''}${text}`, 'utf16le');
+  return order === 'le' ? le : le.swap16();
+}
+
+/** A reader of what `toUtf8` makes of the input, as `plat users import` reads it. */
+const decoding =
+  (reader: Reader): Reader =>
+  (open, halt) =>
+    reader(() => toUtf8(open(), 'people.txt'), halt);
+
+describe('encodings and delimiters', () => {
+  // Excel's "Unicode text": UTF-16LE with a BOM, tab-separated, CRLF; a field with a tab or line break is quoted.
+  const excel =
+    'email\tname\tteams\r\n' +
+    'zoe@example.com\t"Zoë\t😀\r\nZ"\tR&D;Ops\r\n' +
+    'amelie@example.com\tAmélie, « Mimi »\t\r\n';
+  const rows = [
+    '2 {"email":"zoe@example.com","name":"Zoë\\t😀\\r\\nZ","teams":["R&D","Ops"]}',
+    '4 {"email":"amelie@example.com","name":"Amélie, « Mimi »"}',
+  ];
+
+  it('reads UTF-16 LE and BE, with a BOM or (told by its NULs) without, split anywhere, and tab-separated', async () => {
+    for (const input of [
+      utf16(excel, 'le'),
+      utf16(excel, 'be'),
+      utf16(excel, 'le', false),
+      utf16(excel, 'be', false),
+    ]) {
+      expect(await shown(decoding(csvRows), input)).toEqual(rows);
+    }
+    expect(await shown(decoding(csvRows), Buffer.from(`\uFEFF${excel}`))).toEqual(rows);
+  });
+
+  it('reads JSON and JSON lines in UTF-16 and with a UTF-8 BOM', async () => {
+    const jsonl = '{"email":"zoe@example.com","name":"Zoë 😀"}\r\n{"email":"bob@example.com"}\r\n';
+    const json = `[${jsonl.trim().split('\r\n').join(',\n')}]`;
+    const expected = ['1 {"email":"zoe@example.com","name":"Zoë 😀"}', '2 {"email":"bob@example.com"}'];
+    for (const encode of [
+      (t: string) => utf16(t, 'le'),
+      (t: string) => utf16(t, 'be'),
+      (t: string) => Buffer.from(`\uFEFF${t}`),
+    ]) {
+      expect(await shown(decoding(jsonLinesRows), encode(jsonl))).toEqual(expected);
+      expect(await shown(decoding(jsonArrayRows), encode(json))).toEqual(expected);
+    }
+  });
+
+  it('splits on the delimiter of the header: a comma, else a tab, else a semicolon', async () => {
+    expect(await shown(csvRows, 'email;name;teams\nada@example.com;"Ada; the first";"R&D;Ops"\n')).toEqual([
+      '2 {"email":"ada@example.com","name":"Ada; the first","teams":["R&D","Ops"]}',
+    ]);
+    expect(await shown(csvRows, 'email,name\nada@example.com,Ada\tLovelace; the first\n')).toEqual([
+      '2 {"email":"ada@example.com","name":"Ada\\tLovelace; the first"}',
+    ]);
+    expect(await shown(csvRows, 'email\nada@example.com\n')).toEqual(['2 {"email":"ada@example.com"}']);
+    expect(await shown(csvRows, 'email')).toEqual([]);
+  });
+
+  it('refuses a workbook or UTF-32 as what it is', async () => {
+    const refused = (bytes: number[]) =>
+      read(decoding(csvRows), Buffer.from([...bytes, 0x14, 0x00, 0x06, 0x00])).then(
+        () => 'read',
+        (e: Error) => `${e.name}: ${e.message}`,
+      );
+    expect(await refused([0x50, 0x4b, 0x03, 0x04])).toBe(
+      'InvalidValueError: people.txt is a zip archive (an Excel workbook, .xlsx?): plat reads text, UTF-8 or UTF-16 ' +
+        '(in Excel, save as "CSV UTF-8" or "Unicode text")',
+    );
+    expect(await refused([0xff, 0xfe, 0x00, 0x00])).toMatch(
+      /^InvalidValueError: people.txt is UTF-32 text: plat reads /,
+    );
   });
 });
 
