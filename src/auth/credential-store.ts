@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CredentialStore, StoredCredential } from './credential-types.js';
 import { CREDENTIALS_FILE, FileCredentialStore } from './file-credential-store.js';
@@ -32,18 +32,39 @@ export interface OpenCredentialStoreOptions {
 
 const DEFAULT_TIMEOUT_MS = 1_500;
 
-/** Files already warned about: the fallback is announced once per process, not once per call. */
+/** Files already warned about in this process (also when the note below cannot be written). */
 const warned = new Set<string>();
+
+/**
+ * The note beside the credentials file that its warning was given: the fallback is announced once per config
+ * directory, not at each command that stores a credential there (scripts that add profiles or bootstrap one
+ * database after another stay quiet). It holds the warning, to read again; removing it, or a command that finds the
+ * keychain working, makes the next fallback announce itself again.
+ */
+export const warnedNote = (file: string) => `${file}.warned`;
 
 function warnOnce(warn: (msg: string) => void, file: string, reason: string): void {
   if (warned.has(file)) return;
   warned.add(file);
-  warn(`no usable OS keychain (${reason}); credentials are stored in ${file}, readable only by you`);
+  if (existsSync(warnedNote(file))) return;
+  const message = `no usable OS keychain (${reason}); credentials are stored in ${file}, readable only by you`;
+  warn(message);
+  try {
+    writeFileSync(warnedNote(file), `${message}\n`, { mode: 0o600 });
+  } catch {
+    // Unwritten, the note only makes a later command warn again.
+  }
+}
+
+/** The keychain works: a later fallback is news again. */
+function forgetWarning(file: string): void {
+  warned.delete(file);
+  if (existsSync(warnedNote(file))) rmSync(warnedNote(file), { force: true });
 }
 
 /**
- * The file, used because no keychain works. It says so (once per process) when a profile's credential first lands
- * in it — a bootstrap, `profiles add --api-key-stdin`, a first `plat login` — and keeps quiet when it reads one, or
+ * The file, used because no keychain works. It says so (once per config directory) when a credential first lands in
+ * it — a bootstrap, `profiles add --api-key-stdin`, a first `plat login` — and keeps quiet when it reads one, or
  * replaces one (a token refresh): commands using a stored credential do not repeat it (`plat auth status` names the
  * store).
  */
@@ -186,7 +207,8 @@ export function noSessionBus(env: NodeJS.ProcessEnv, platform: NodeJS.Platform =
 
 /**
  * Opens the credential store: the OS keychain through keytar (loaded lazily, every call bounded by `timeoutMs`),
- * else `<configDir>/credentials.json` (mode 0600), with one warning naming the file when a credential first goes there.
+ * else `<configDir>/credentials.json` (mode 0600), with one warning naming the file when a credential first goes there
+ * (once per config directory: `warnedNote`).
  */
 export async function openCredentialStore(opts: OpenCredentialStoreOptions): Promise<CredentialStore> {
   const file = new FileCredentialStore(join(opts.configDir, CREDENTIALS_FILE));
@@ -203,5 +225,6 @@ export async function openCredentialStore(opts: OpenCredentialStoreOptions): Pro
   } catch (err) {
     return fallBack(err instanceof Error ? err.message : String(err));
   }
+  forgetWarning(file.location);
   return new FallbackCredentialStore(keychain, file, fallBack);
 }

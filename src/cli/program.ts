@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import { completes } from './completion-values.js';
 import type { Context } from './context.js';
 import { OUTPUT_MODES } from './output/render.js';
 
@@ -120,11 +121,16 @@ export function rootCommand(version: string): Command {
     .description('Administer a multi-organization platform, remote or embedded.')
     .version(version, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
-    .option('--profile <name>', 'use this profile (default: PLAT_PROFILE, the current profile, or "local")')
+    .addOption(
+      completes(
+        new Option('--profile <name>', 'use this profile (default: PLAT_PROFILE, the current profile, or "local")'),
+        'profiles',
+      ),
+    )
     .option('--org <org>', 'act in this organization, by id or slug (its id is sent as X-Org-Id)')
     .option('--base-url <url>', 'talk to the instance at this URL (…/v2)')
     .option('--sandbox', "use the profile's sandbox instance")
-    .option('--db <path>', 'embedded platform database file')
+    .addOption(completes(new Option('--db <path>', 'embedded platform database file'), 'files'))
     .option('--database-url <url>', 'embedded platform on this PostgreSQL database (also PLAT_DATABASE_URL)')
     .option('--json', 'print JSON (same as -o json)')
     // Checked before the action (routeOutput), not here: `users export --output FILE` takes it for a file name.

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { type Completion, completes } from './completion-values.js';
 import type { Context } from './context.js';
 import { quoted } from './output/quote.js';
 import type { Output } from './output/result.js';
@@ -16,6 +17,8 @@ export interface Verb<O> {
   summary: string;
   /** At least one; shown under "Examples:" in `--help` and in the reference. */
   examples: string[];
+  /** What completes each positional argument (file names of a `<file>` need no saying). */
+  argValues?: (Completion | undefined)[];
   /** Adds the verb's own options. */
   options?: (cmd: Command) => void;
   /** Positional values (variadic ones as arrays) and option values → the typed options. */
@@ -85,10 +88,18 @@ export async function execute<O>(spec: Verb<O>, cmd: Command, ctx: Context): Pro
   await renderOutput(ctx, output);
 }
 
+function completeArguments(cmd: Command, values: Verb<unknown>['argValues']): void {
+  values?.forEach((v, i) => {
+    const argument = cmd.registeredArguments[i];
+    if (v && argument) completes(argument, v);
+  });
+}
+
 /** Registers verbs on a command: `plat <noun> <verb>`. */
 export function addVerbs(noun: Command, ctx: Context, verbs: Verb<any>[]): void {
   for (const spec of verbs) {
     const cmd = noun.command(spec.args ? `${spec.name} ${spec.args}` : spec.name).description(spec.summary);
+    completeArguments(cmd, spec.argValues);
     spec.options?.(cmd);
     withExamples(cmd, spec.examples);
     cmd.action(async (...params: unknown[]) => execute(spec, params.at(-1) as Command, ctx));
@@ -98,6 +109,7 @@ export function addVerbs(noun: Command, ctx: Context, verbs: Verb<any>[]): void 
 /** Configures a command that is itself the verb (`plat serve`, `plat api`). */
 export function asLeaf<O>(cmd: Command, ctx: Context, spec: Omit<Verb<O>, 'name'>): void {
   if (spec.args) cmd.arguments(spec.args);
+  completeArguments(cmd, spec.argValues);
   cmd.description(spec.summary);
   spec.options?.(cmd);
   withExamples(cmd, spec.examples);

@@ -91,17 +91,25 @@ describe('plat completion', () => {
     expect(complete(r.stdout, ['keys', 'create', '--verb'])).toEqual(['--verbose']);
   });
 
-  it('zsh wraps the bash function; fish lists every verb; an unknown shell is a usage error', async () => {
+  it('zsh shares the bash logic; fish lists every verb; an unknown shell is a usage error', async () => {
     const zsh = (await w.runCli(['completion', 'zsh'])).stdout;
     expect(zsh.split('\n').slice(0, 2)).toEqual([
       '# plat completion for zsh: source <(plat completion zsh)',
-      'autoload -U +X bashcompinit && bashcompinit',
+      '(( $+functions[compdef] )) || { autoload -U +X compinit && compinit; }',
     ]);
+    expect(zsh).toContain('compdef _plat plat\n');
     const fish = (await w.runCli(['completion', 'fish'])).stdout;
     expect(fish).toContain("complete -c plat -n '__fish_use_subcommand' -a users -d 'Users of an organization'");
     expect(fish).toContain(
       "complete -c plat -n '__fish_seen_subcommand_from envs; and not __fish_seen_subcommand_from list get create set unset delete promote' -a promote",
     );
+    expect(fish).toContain(
+      "complete -c plat -n '__fish_seen_subcommand_from users; and __fish_seen_subcommand_from list' -l status -r -a 'active suspended pending'",
+    );
+    expect(fish).toContain(
+      "complete -c plat -n '__fish_seen_subcommand_from users; and __fish_seen_subcommand_from import' -F\n",
+    );
+    expect(fish).toContain("complete -c plat -l profile -r -a '(plat profiles list -o ids 2>/dev/null)'");
     expect(await w.runCli(['completion', 'tcsh'])).toMatchObject({
       code: 2,
       stderr: 'plat: unknown shell "tcsh": use bash, zsh or fish\n',

@@ -16,6 +16,9 @@ const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 const tour = README.slice(README.indexOf('## A short tour'), README.indexOf('## The command line'));
 const blocks = [...tour.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
 const OWNER_PASSWORD = 'a tour password, long enough';
+/** docs/api.md's walk-through with curl, run as written too. */
+const API_GUIDE = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+const curlWalkThrough = API_GUIDE.match(/## Try it with curl\n\n```sh\n([\s\S]*?)```/)?.[1] as string;
 
 const homes: string[] = [];
 afterAll(() => {
@@ -75,6 +78,23 @@ describe.each(['bash', 'zsh'])('the README tour, run as written in %s', (name) =
     expect(r.stdout).toContain('admin@localhost');
     expect(r.stdout).toContain('{"status":"ok"');
     expect(r.stderr).not.toMatch(/plat_live_\w{20,}/);
+  });
+
+  it('docs/api.md: the curl walk-through works as written on a fresh machine', async () => {
+    const h = home();
+    const port = String(await freePort());
+    const r = await run(curlWalkThrough.replaceAll('8080', port), h);
+    expect(r, r.stderr).toMatchObject({ code: 0 });
+    // Its last four commands print the API's answers: health, the users, the changed user, the suspended user.
+    const [health, users, patched, suspended] = r.stdout
+      .trim()
+      .split('\n')
+      .slice(-4)
+      .map((l) => JSON.parse(l));
+    expect(health).toMatchObject({ status: 'ok' });
+    expect(users.data.map((u: { email: string }) => u.email)).toEqual(['admin@localhost']);
+    expect(patched).toMatchObject({ email: 'ada@example.com', status: 'pending', metadata: { team: 'core' } });
+    expect(suspended).toMatchObject({ id: patched.id, status: 'suspended' });
   });
 
   it('sign in to a server: a password typed (here piped), a server, plat login, and back to the embedded platform', async () => {

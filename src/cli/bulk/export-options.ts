@@ -1,9 +1,10 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { USER_STATUSES, type UserStatus } from '../../contract/users.js';
+import { completes } from '../completion-values.js';
 import { UsageError } from '../errors.js';
 import { OUTPUT_MODES } from '../output/render.js';
 import { oneOf } from '../parse.js';
-import { formatOption, isUserFileFormat, type UserFileFormat } from './formats.js';
+import { formatOption, isUserFileFormat, USER_FILE_FORMATS, type UserFileFormat } from './formats.js';
 
 /** What `plat users export` writes. */
 export type ExportFormat = UserFileFormat;
@@ -20,8 +21,11 @@ export interface ExportOptions {
 
 /** Adds `--format --status --output --bom`. */
 export function addExportOptions(c: Command): void {
-  c.option('--format <format>', 'csv (the default; it imports back), json or jsonl (JSON lines)');
-  c.option('--status <status>', `only users in this state: ${USER_STATUSES.join(', ')}`);
+  const format = new Option('--format <format>', 'csv (the default; it imports back), json or jsonl (JSON lines)');
+  c.addOption(completes(format, USER_FILE_FORMATS));
+  c.addOption(
+    completes(new Option('--status <status>', `only users in this state: ${USER_STATUSES.join(', ')}`), USER_STATUSES),
+  );
   c.option('-o, --output <file>', 'write to this file (mode 0600; complete, or not at all) instead of stdout');
   c.option('--bom', 'begin the CSV with a UTF-8 byte order mark (for Excel)');
 }

@@ -1,7 +1,8 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { MAX_BATCH_USERS } from '../../contract/users.js';
+import { completes } from '../completion-values.js';
 import { intBetween } from '../parse.js';
-import { formatOption, type UserFileFormat } from './formats.js';
+import { formatOption, USER_FILE_FORMATS, type UserFileFormat } from './formats.js';
 
 /** What `plat users import` reads. */
 export type ImportFormat = UserFileFormat;
@@ -26,11 +27,12 @@ export interface ImportOptions {
 
 /** Adds `--format --upsert --invite --create-teams --dry-run --batch-size --concurrency --resume --errors`. */
 export function addImportOptions(c: Command): void {
-  c.option(
+  const format = new Option(
     '--format <format>',
     'csv, json (an array) or jsonl (default: by extension, .json or .jsonl, else csv; CSV split on the comma, tab or ' +
       'semicolon its header uses; UTF-8 or UTF-16, as Excel\'s "Unicode text")',
   );
+  c.addOption(completes(format, USER_FILE_FORMATS));
   c.option('--upsert', 'update users that exist (name, role, teams, metadata) instead of failing those that differ');
   c.option('--invite', 'send the users created their invitation e-mail');
   c.option(

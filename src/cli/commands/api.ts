@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { Query } from '../../client/client.js';
+import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { Output } from '../output/result.js';
@@ -69,6 +70,7 @@ async function run(o: ApiOptions, ctx: Context): Promise<Output> {
 export function register(cmd: Command, ctx: Context): void {
   asLeaf<ApiOptions>(cmd, ctx, {
     args: '<method> <path>',
+    argValues: [METHODS],
     summary:
       "Call any endpoint (path below /v2; {orgId} is the acting organization) with the profile's credential; prints the raw JSON answer",
     examples: [
@@ -78,7 +80,7 @@ export function register(cmd: Command, ctx: Context): void {
       'plat api POST /organizations/org_5Wq8nT1zKd4Yb7Hs2Pv6/teams --data @team.json',
     ],
     options: (c) => {
-      c.option('--data <json>', 'request body: JSON, @FILE, or @- for stdin');
+      c.addOption(completes(new Option('--data <json>', 'request body: JSON, @FILE, or @- for stdin'), '@files'));
       c.option('--paginate', 'GET every page of a list and print one JSON array');
     },
     parse: ([method, path], o) => {

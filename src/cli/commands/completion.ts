@@ -11,6 +11,7 @@ type Shell = keyof typeof SHELLS;
 export function register(cmd: Command, ctx: Context): void {
   asLeaf<{ shell: Shell }>(cmd, ctx, {
     args: '<shell>',
+    argValues: [Object.keys(SHELLS)],
     summary: 'Print a completion script for bash, zsh or fish',
     examples: [
       'source <(plat completion bash)',

@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { INVITATION_STATUSES } from '../../contract/users.js';
+import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { done, record } from '../output/result.js';
@@ -14,7 +15,8 @@ const list = verb<PageOptions & { status?: string }>({
   summary: 'List the invitations of the organization',
   examples: ['plat invitations list --status pending'],
   options: (c) => {
-    c.option('--status <status>', `only invitations in this state: ${INVITATION_STATUSES.join(', ')}`);
+    const status = new Option('--status <status>', `only invitations in this state: ${INVITATION_STATUSES.join(', ')}`);
+    c.addOption(completes(status, INVITATION_STATUSES));
     pagingOptions(c);
   },
   parse: (_args, o) => ({

@@ -1,7 +1,8 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { ApiKeyCreate } from '../../contract/api-keys.js';
 import { KEY_ENVIRONMENTS } from '../../contract/api-keys.js';
 import { PERMISSIONS } from '../../contract/permissions.js';
+import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { keyId, named, projectId } from '../names.js';
@@ -45,9 +46,15 @@ const create = verb<CreateOptions>({
   ],
   options: (c) => {
     c.requiredOption('--name <name>', 'what the key is for');
-    c.option('--env <env>', 'live or test (default: live, or test with --sandbox)');
+    c.addOption(
+      completes(new Option('--env <env>', 'live or test (default: live, or test with --sandbox)'), KEY_ENVIRONMENTS),
+    );
     c.option('--project <project>', 'restrict to this project, by id or slug (repeatable)', collect);
-    c.option('--permission <perm>', 'restrict to this permission, e.g. projects:read (repeatable)', collect);
+    const permission = new Option(
+      '--permission <perm>',
+      'restrict to this permission, e.g. projects:read (repeatable)',
+    );
+    c.addOption(completes(permission.argParser(collect), PERMISSIONS));
     c.option('--expires <date>', 'expiry date or date-time (UTC)');
   },
   parse: (_args, o) => ({

@@ -1,8 +1,9 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import type { StoredCredential } from '../../auth/credential-store.js';
 import type { LoginOptions as FlowOptions } from '../../auth/login.js';
 import { PERMISSIONS } from '../../contract/permissions.js';
 import { batchEmailSchema } from '../../contract/users.js';
+import { completes } from '../completion-values.js';
 import { newClient, oauthTransport, openTransport } from '../connection.js';
 import type { Context, Transport } from '../context.js';
 import { InvalidValueError } from '../errors.js';
@@ -204,7 +205,11 @@ export function register(cmd: Command, ctx: Context): void {
         '--device',
         'sign in with a code entered on another device (RFC 8628); the default without a display or over SSH',
       );
-      c.option('--scopes <scopes...>', 'permissions to ask for, comma- or space-separated (default: all of yours)');
+      const scopes = new Option(
+        '--scopes <scopes...>',
+        'permissions to ask for, comma- or space-separated (default: all of yours)',
+      );
+      c.addOption(completes(scopes, PERMISSIONS));
       c.option('--timeout <seconds>', 'how long to wait for the sign-in', positiveInt, DEFAULT_TIMEOUT_SECONDS);
       c.option(
         '--email <email>',

@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { PROJECT_ROLES, type ProjectRole } from '../../contract/permissions.js';
+import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { named, projectId, userId } from '../names.js';
@@ -8,7 +9,13 @@ import { oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
 import { memberView } from '../views.js';
 
-const roleOption = (c: Command) => c.requiredOption('--role <role>', `project role: ${PROJECT_ROLES.join(', ')}`);
+const roleOption = (c: Command) =>
+  c.addOption(
+    completes(
+      new Option('--role <role>', `project role: ${PROJECT_ROLES.join(', ')}`).makeOptionMandatory(),
+      PROJECT_ROLES,
+    ),
+  );
 const role = (value: string): ProjectRole => oneOf(value, PROJECT_ROLES, '--role');
 
 const list = verb<PageOptions & { project: string }>({

@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { type OrganizationPatch, PLANS } from '../../contract/organizations.js';
+import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { organizationId } from '../names.js';
@@ -51,7 +52,7 @@ const update = verb<{ ref?: string; patch: OrganizationPatch }>({
   examples: ['plat orgs update --name "Acme Inc"', `plat orgs update ${O} --plan pro`],
   options: (c) => {
     c.option('--name <name>', 'new name');
-    c.option('--plan <plan>', `${PLANS.join(', ')} (owners only)`);
+    c.addOption(completes(new Option('--plan <plan>', `${PLANS.join(', ')} (owners only)`), PLANS));
   },
   parse: ([ref], o) => {
     const patch: OrganizationPatch = {};

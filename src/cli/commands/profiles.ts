@@ -127,6 +127,7 @@ const list = verb<Record<string, never>>({
 const use = verb<{ name: string }>({
   name: 'use',
   args: '<name>',
+  argValues: ['profiles'],
   summary: 'Make a profile the current one',
   examples: ['plat profiles use prod', 'plat profiles use local'],
   parse: ([name]) => ({ name }),
@@ -144,6 +145,7 @@ const use = verb<{ name: string }>({
 const remove = verb<{ name: string }>({
   name: 'remove',
   args: '<name>',
+  argValues: ['profiles'],
   summary: 'Remove a profile and its stored credentials (an embedded database stays)',
   examples: ['plat profiles remove staging --yes'],
   parse: ([name]) => ({ name }),
@@ -176,6 +178,7 @@ const remove = verb<{ name: string }>({
 const show = verb<{ name?: string }>({
   name: 'show',
   args: '[name]',
+  argValues: ['profiles'],
   summary: 'Show a profile (default: the one in use)',
   examples: ['plat profiles show', 'plat profiles show prod --json'],
   parse: ([name]) => ({ name }),

@@ -1,5 +1,6 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { PROJECT_STATUSES, type ProjectPatch, type ProjectStatus } from '../../contract/projects.js';
+import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
@@ -20,7 +21,12 @@ const list = verb<ListOptions>({
   summary: 'List the projects of the organization',
   examples: ['plat projects list --status active', 'plat projects list --search billing -o ids'],
   options: (c) => {
-    c.option('--status <status>', `only projects in this state: ${PROJECT_STATUSES.join(', ')}`);
+    c.addOption(
+      completes(
+        new Option('--status <status>', `only projects in this state: ${PROJECT_STATUSES.join(', ')}`),
+        PROJECT_STATUSES,
+      ),
+    );
     c.option('--search <text>', 'name or description contains this (case-insensitive)');
     pagingOptions(c);
   },

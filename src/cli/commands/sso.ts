@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import {
   SSO_DEFAULT_ROLES,
   SSO_PROTOCOLS,
@@ -9,6 +9,7 @@ import {
   type SsoPut,
   type SsoPutDraft,
 } from '../../contract/sso.js';
+import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { done, record } from '../output/result.js';
@@ -38,8 +39,12 @@ const set = verb<SetOptions>({
     'printf %s "$SECRET" | plat sso set --protocol oidc --provider custom-oidc --issuer https://id.acme.com --client-id plat --client-secret-stdin --map email=email',
   ],
   options: (c) => {
-    c.requiredOption('--protocol <protocol>', SSO_PROTOCOLS.join(' or '));
-    c.requiredOption('--provider <provider>', SSO_PROVIDERS.join(', '));
+    c.addOption(
+      completes(new Option('--protocol <protocol>', SSO_PROTOCOLS.join(' or ')).makeOptionMandatory(), SSO_PROTOCOLS),
+    );
+    c.addOption(
+      completes(new Option('--provider <provider>', SSO_PROVIDERS.join(', ')).makeOptionMandatory(), SSO_PROVIDERS),
+    );
     c.option('--metadata-url <url>', 'SAML: where the identity provider publishes its metadata');
     c.option('--metadata-file <file>', 'SAML: the metadata XML, from a file');
     c.option('--issuer <url>', 'OIDC: the issuer URL');
@@ -52,7 +57,8 @@ const set = verb<SetOptions>({
     );
     c.option('--domain <domain>', 'an e-mail domain of the organization (repeatable)', collect);
     c.option('--allow-idp-initiated', "SAML: accept sign-ins the identity provider starts (its app dashboard's tile)");
-    c.option('--default-role <role>', `role of a user provisioned at first sign-in: ${SSO_DEFAULT_ROLES.join(' or ')}`);
+    const defaultRole = `role of a user provisioned at first sign-in: ${SSO_DEFAULT_ROLES.join(' or ')}`;
+    c.addOption(completes(new Option('--default-role <role>', defaultRole), SSO_DEFAULT_ROLES));
   },
   parse: (_args, o) => {
     if (o.metadataUrl && o.metadataFile) throw new UsageError('give --metadata-url or --metadata-file, not both');

@@ -1,8 +1,10 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
+import { orderSchema } from '../../contract/common.js';
 import { ORG_ROLES, type OrgRole } from '../../contract/permissions.js';
 import { USER_SORTS, USER_STATUSES, type UserPatch, type UserSort, type UserStatus } from '../../contract/users.js';
 import { addExportOptions, type ExportOptions, parseExportOptions } from '../bulk/export-options.js';
 import { addImportOptions, type ImportOptions, parseImportOptions } from '../bulk/import-options.js';
+import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
@@ -25,10 +27,17 @@ const list = verb<ListOptions>({
   summary: 'List the users of the organization',
   examples: ['plat users list --status active --sort name --order asc', 'plat users list --search ada --all --json'],
   options: (c) => {
-    c.option('--status <status>', `only users in this state: ${USER_STATUSES.join(', ')}`);
+    c.addOption(
+      completes(
+        new Option('--status <status>', `only users in this state: ${USER_STATUSES.join(', ')}`),
+        USER_STATUSES,
+      ),
+    );
     c.option('--search <text>', 'name or e-mail contains this (case-insensitive)');
-    c.option('--sort <field>', `sort by ${USER_SORTS.join(', ')} (default created_at)`);
-    c.option('--order <order>', 'asc or desc (default desc)');
+    c.addOption(
+      completes(new Option('--sort <field>', `sort by ${USER_SORTS.join(', ')} (default created_at)`), USER_SORTS),
+    );
+    c.addOption(completes(new Option('--order <order>', 'asc or desc (default desc)'), orderSchema.options));
     pagingOptions(c);
   },
   parse: (_args, o) => ({
@@ -36,7 +45,7 @@ const list = verb<ListOptions>({
     status: o.status === undefined ? undefined : oneOf(o.status, USER_STATUSES, '--status'),
     search: o.search,
     sort: o.sort === undefined ? undefined : oneOf(o.sort, USER_SORTS, '--sort'),
-    order: o.order === undefined ? undefined : oneOf(o.order, ['asc', 'desc'] as const, '--order'),
+    order: o.order === undefined ? undefined : oneOf(o.order, orderSchema.options, '--order'),
   }),
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
@@ -73,7 +82,9 @@ const invite = verb<InviteOptions>({
   examples: ['plat users invite ada@example.com --name "Ada Lovelace" --role admin --team Engineering'],
   options: (c) => {
     c.option('--name <name>', 'display name');
-    c.option('--role <role>', `organization role: ${ORG_ROLES.join(', ')} (default member)`);
+    c.addOption(
+      completes(new Option('--role <role>', `organization role: ${ORG_ROLES.join(', ')} (default member)`), ORG_ROLES),
+    );
     c.option('--team <team>', 'add to this team, by id or name (repeatable)', collect);
   },
   parse: ([email], o) => ({
@@ -111,7 +122,7 @@ const update = verb<UpdateOptions>({
   ],
   options: (c) => {
     c.option('--name <name>', 'display name');
-    c.option('--role <role>', `organization role: ${ORG_ROLES.join(', ')}`);
+    c.addOption(completes(new Option('--role <role>', `organization role: ${ORG_ROLES.join(', ')}`), ORG_ROLES));
     c.option('--metadata <key=value>', 'set a metadata key (repeatable)', collect);
     c.option('--unset-metadata <key>', 'delete a metadata key (repeatable)', collect);
   },
