@@ -14,7 +14,7 @@ import type { CliDeps, Transport } from './deps.js';
 import { needsBootstrap, readyEndpoint } from './embedded.js';
 import { NotAuthenticatedError, UsageError } from './errors.js';
 import type { GlobalOptions } from './globals.js';
-import { organizationBySlug as bySlug, isOrganizationId } from './names.js';
+import { organizationBySlug as bySlug, isOrganizationId } from './organization-slug.js';
 import { createIo, type Io } from './output/io.js';
 import { warn } from './output/terminal.js';
 import { readAll } from './prompt.js';

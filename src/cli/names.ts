@@ -2,6 +2,7 @@ import type { PlatformClient } from '../client/client.js';
 import type { Project } from '../contract/projects.js';
 import type { Context } from './context.js';
 import { NotFoundError, UsageError } from './errors.js';
+import { isId, isOrganizationId, organizationBySlug } from './organization-slug.js';
 import { quoted } from './output/quote.js';
 
 /**
@@ -12,9 +13,6 @@ import { quoted } from './output/quote.js';
  * not-found (exit 5) naming what was looked for and where; one that matches several is a usage error (exit 2) that
  * lists them, so that the user can give an id.
  */
-
-/** An id of the platform's kind `prefix` (`proj_…`): taken as it is, never looked up as a name. */
-const isId = (prefix: string, ref: string) => new RegExp(`^${prefix}_[A-Za-z0-9]+$`).test(ref);
 
 /** `ref (id)`, or the id alone when it was given as one: what a command reports it acted on. */
 export function named(ref: string, id: string): string {
@@ -124,17 +122,6 @@ export async function keyId(ctx: Context, ref: string): Promise<string> {
   const describe = (k: { id: string; createdAt: string; prefix: string; last4: string }) =>
     `${k.id}  ${k.prefix}…${k.last4}  created ${k.createdAt}`;
   return (await pick(keys, (k) => k.name, ref, { noun: 'API key', by: 'name', where, describe })).id;
-}
-
-/** Whether `ref` is an organization's id (else it is taken as a slug). */
-export const isOrganizationId = (ref: string) => isId('org', ref);
-
-/** The id of the organization with the slug `ref` among the ones `client`'s credential can act in. */
-export async function organizationBySlug(client: PlatformClient, ref: string): Promise<string> {
-  const { data } = await client.organizations.list();
-  const org = data.find((o) => o.slug === ref.toLowerCase());
-  if (!org) throw new NotFoundError(`no organization ${quoted(ref)} among the ones this credential can act in`);
-  return org.id;
 }
 
 /** An organization's id, from its id or slug. */
