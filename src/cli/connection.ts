@@ -59,6 +59,8 @@ export async function openTransport(deps: CliDeps, r: Resolved): Promise<Transpo
       mode: r.sandbox ? 'sandbox' : 'live',
       lightFetch: deps.lightFetch,
       secretKey: secretKeyOf(deps.env),
+      // What the platform logs (an internal error's cause) reaches the user as one line: never a stack trace.
+      logger: (line) => void deps.stderr.write(`plat: ${line.split('\n', 1)[0]}\n`),
     });
   }
   const remote = await (await import('../client/transports.js')).remoteTransport();

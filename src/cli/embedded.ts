@@ -254,9 +254,15 @@ export async function embeddedTransport(opts: {
    * PostgreSQL, a usage error without it).
    */
   secretKey?: string;
+  /** Where the platform's log lines go (default: stderr as they are). */
+  logger?: (line: string) => void;
 }): Promise<{ fetch: Fetch; baseUrl: string; close(): Promise<void> }> {
   await opts.lightFetch?.();
-  const platform = await createAt(opts.db, { mode: opts.mode, secretKey: opts.secretKey });
+  const platform = await createAt(opts.db, {
+    mode: opts.mode,
+    secretKey: opts.secretKey,
+    ...(opts.logger && { logger: opts.logger }),
+  });
   return {
     fetch: (request) => platform.fetch(request),
     baseUrl: EMBEDDED_BASE_URL,

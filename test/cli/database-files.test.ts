@@ -136,3 +136,24 @@ describe('a platform made on first use of --db', () => {
     expect(existsSync(join(env.PLAT_DATA_DIR as string, 'local.db'))).toBe(false);
   });
 });
+
+describe('a database that fails in the middle of a command', () => {
+  it('is told in one line with its cause, never a stack trace', async () => {
+    const env = processHome('plat-locked');
+    expect((await plat(env, ['local', 'init', '-q'])).code).toBe(0);
+    // Another process holds the write lock past the busy timeout: the command reads, then cannot write.
+    const holder = new Database(join(env.PLAT_DATA_DIR as string, 'local.db'));
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const r = await plat(env, ['projects', 'create', 'Locked']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^plat: internal error \(request req_\w+\): SqliteError: database is locked\n/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect((await plat(env, ['projects', 'list', '-o', 'ids'])).stdout).toBe('');
+  });
+});
