@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sequentialIds } from '../../src/platform/clock.js';
-import { type RunningServer, startServer } from '../../src/platform/server.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
+import { type Served, servedPlatform } from '../helpers/served.js';
 
 /**
  * Names everywhere (docs/cli.md, "Names and ids"): every noun's commands take a name where they take an id — a
@@ -174,24 +170,12 @@ describe('names on the embedded platform', () => {
 });
 
 describe('names against plat serve', () => {
-  let server: RunningServer;
-  let dir: string;
-  afterEach(async () => {
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  let served: Served | undefined;
+  afterEach(() => served?.close());
 
   it('are resolved through the API as the embedded platform resolves them', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'plat-cli-names-'));
-    server = await startServer({
-      db: join(dir, 'served.db'),
-      port: 0,
-      clock: w.clock,
-      ids: sequentialIds(),
-      logger: () => {},
-    });
-    const { apiKey } = await server.platform.admin.init();
-    const env = { PLAT_BASE_URL: `${server.url}/v2`, PLAT_API_KEY: apiKey };
+    served = await servedPlatform(w, 'plat-cli-names');
+    const env = served.env;
     const remote = (argv: string[]) => w.runCli(argv, { env });
     for (const argv of [
       ['users', 'invite', 'ada@example.com'],

@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { sequentialIds } from '../../src/platform/clock.js';
-import { type RunningServer, startServer } from '../../src/platform/server.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
+import { type Served, servedPlatform } from '../helpers/served.js';
 import { cleanUpProcesses, processHome, startPlat } from '../helpers/spawn.js';
 
 /**
@@ -15,32 +11,22 @@ import { cleanUpProcesses, processHome, startPlat } from '../helpers/spawn.js';
  */
 describe('rate limits seen from the CLI', () => {
   let w: CliWorld;
-  let server: RunningServer | undefined;
-  let dir: string | undefined;
+  let served: Served | undefined;
   afterEach(async () => {
-    await server?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await served?.close();
     w.cleanup();
   });
 
   /** A served platform on the free plan, and the environment that points the CLI at it with the owner's key. */
   async function freePlanServer(): Promise<{ env: Record<string, string>; url: string }> {
     w = cliWorld();
-    dir = mkdtempSync(join(tmpdir(), 'plat-cli-limits-'));
-    server = await startServer({
-      db: join(dir, 'served.db'),
-      port: 0,
-      clock: w.clock,
-      ids: sequentialIds(),
-      logger: () => {},
-    });
-    const { apiKey, organizationId } = await server.platform.admin.init();
+    served = await servedPlatform(w, 'plat-cli-limits');
     // The organization named, as a CI job would: no whoami first to find it.
-    const env = { PLAT_BASE_URL: `${server.url}/v2`, PLAT_API_KEY: apiKey, PLAT_ORG: organizationId };
+    const env = { ...served.env, PLAT_ORG: served.organizationId };
     const plan = await w.runCli(['orgs', 'update', '--plan', 'free', '--json'], { env });
     expect(plan.code, plan.stderr).toBe(0);
     expect(JSON.parse(plan.stdout).plan).toBe('free');
-    return { env, url: server.url };
+    return { env, url: served.url };
   }
 
   it('exhausts the free burst, then fails with exit 8 when retries are off', async () => {
