@@ -78,11 +78,14 @@ function enableSourceMaps(): void {
  * code that runs it (src/startup/main.ts).
  */
 export async function main(hooks: Pick<CliDeps, 'lightFetch'> = {}): Promise<void> {
-  // `plat users list | head -1` closes the pipe early; that is not a failure worth a stack trace.
+  // `plat users list | head -1` closes the pipe early; that is not a failure worth a stack trace. Any other failure to
+  // write (a full disk) is one: the output is cut short, and the exit code says so.
+  let stdoutFailure: NodeJS.ErrnoException | undefined;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    stdoutFailure ??= err;
   });
-  process.exitCode = await run(process.argv.slice(2), {
+  const code = await run(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: () => process.stdin,
@@ -92,6 +95,12 @@ export async function main(hooks: Pick<CliDeps, 'lightFetch'> = {}): Promise<voi
     enableSourceMaps,
     ...hooks,
   });
+  // A failed write the command did not see (its output went out in one write, whose 'error' may not have come yet):
+  // told here, unless the command said so itself.
+  const failure = stdoutFailure ?? (process.stdout.errored as NodeJS.ErrnoException | null);
+  const failed = failure != null && failure.code !== 'EPIPE' && code === 0;
+  if (failed) process.stderr.write(`plat: cannot write to stdout: ${failure.message}\n`);
+  process.exitCode = failed ? 1 : code;
   // The command is over and has closed what it opened. Once the OS has everything written (stdout and stderr hold
   // nothing back: a pipe on macOS is asynchronous), exit at once rather than let Node.js tear the heap down (~1 ms).
   if (process.stdout.writableLength === 0 && process.stderr.writableLength === 0) process.exit();

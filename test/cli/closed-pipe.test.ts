@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cleanUpProcesses, processHome, servePlat, startPlat } from '../helpers/spawn.js';
@@ -73,4 +73,33 @@ describe('stdout closed early (| head -1)', () => {
       }
     });
   }
+});
+
+describe('stdout that fails otherwise (a full disk: > /dev/full)', () => {
+  /** `plat argv… > /dev/full`. */
+  function toFullDisk(argv: string[]): Promise<{ code: number | null; stderr: string }> {
+    const full = openSync('/dev/full', 'w');
+    const child = spawn('sh', [BIN, ...argv], { env, stdio: ['ignore', full, 'pipe'], timeout: 30_000 });
+    closeSync(full);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
+  }
+
+  it('is a failure, exit 1, saying so — never a success with the output lost', async () => {
+    for (const argv of [
+      ['users', 'list'],
+      ['users', 'list', '--json'],
+      ['users', 'list', '--all', '--limit', String(PAGE), '-o', 'ids'],
+      ['users', 'export', '--format', 'jsonl'],
+      ['users', 'export'],
+    ]) {
+      expect(await toFullDisk(argv), argv.join(' ')).toEqual({
+        code: 1,
+        stderr: 'plat: cannot write to stdout: ENOSPC: no space left on device, write\n',
+      });
+    }
+  });
 });

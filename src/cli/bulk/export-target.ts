@@ -4,7 +4,7 @@ import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, statSync, write
 import { basename, dirname, join, resolve } from 'node:path';
 import { removeQuietly } from '../../config/atomic-write.js';
 import { UsageError } from '../errors.js';
-import { OutputClosed, type OutStream } from '../output/io.js';
+import { checkStdout, type OutStream } from '../output/io.js';
 
 /** Text gathered before one write: large enough that writes cost nothing per row, small enough to stay flat. */
 const CHUNK = 1 << 16;
@@ -58,10 +58,13 @@ export function stdoutTarget(stdout: OutStream): Target {
     try {
       if (!closed() && !stdout.write(text)) await once(stdout, 'drain');
     } catch (err) {
-      // The wait for 'drain' ends with the pipe's EPIPE.
-      if (!closed()) throw err;
+      // The write's failure: on the stream (the wait for 'drain' ends with the pipe's EPIPE), or thrown by the write
+      // itself (stdout a file: a full disk). checkStdout tells the one from the other.
+      checkStdout(stdout);
+      checkStdout({ errored: err as Error });
+      throw err;
     }
-    if (closed()) throw new OutputClosed();
+    checkStdout(stdout);
   });
   return { name: 'stdout', dir: undefined, write: out.write, finish: out.drain, abandon: () => {} };
 }

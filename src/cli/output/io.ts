@@ -31,8 +31,8 @@ export interface Io {
   out(text: string): void;
   /** Writes a line of chatter to stderr. */
   err(line: string): void;
-  /** stdout's reader is gone (`| head` has read enough): a write failed with EPIPE, or the stream was closed. */
-  stdoutClosed(): boolean;
+  /** Throws when stdout takes no more (see `checkStdout`). */
+  checkStdout(): void;
 }
 
 /**
@@ -44,6 +44,18 @@ export class OutputClosed extends Error {
     super('stdout was closed');
     this.name = 'OutputClosed';
   }
+}
+
+/**
+ * Throws when stdout can take no more: `OutputClosed` when its reader is gone (a write failed with EPIPE, or the stream
+ * was closed), and any other failure of a write (a full disk: `> /dev/full`) as what it is — exit 1, never a success
+ * with the output cut short. A failed write sets `errored` at once; its 'error' event waits for a turn of the event
+ * loop, which an embedded listing (promises only, no I/O) may not give until it is over.
+ */
+export function checkStdout(stdout: { errored?: Error | null; destroyed?: boolean }): void {
+  const err = stdout.errored as NodeJS.ErrnoException | null | undefined;
+  if (err && err.code !== 'EPIPE') throw new Error(`cannot write to stdout: ${err.message}`);
+  if (err || stdout.destroyed) throw new OutputClosed();
 }
 
 /** Colour only on a terminal, never with `NO_COLOR` (any non-empty value, per no-color.org) or `--no-color`. */
@@ -77,8 +89,6 @@ export function createIo(
     color: new Chalk({ level: colorAllowed(stdoutTty, env, colorFlag) ? 1 : 0 }),
     out: (text) => void streams.stdout.write(text),
     err: (line) => void streams.stderr.write(`${line}\n`),
-    // A failed write to a pipe sets `errored` at once; its 'error' event waits for a turn of the event loop, which
-    // an embedded listing (promises only, no I/O) may not give until it is over.
-    stdoutClosed: () => streams.stdout.errored != null || streams.stdout.destroyed,
+    checkStdout: () => checkStdout(streams.stdout),
   };
 }

@@ -118,7 +118,7 @@ export async function renderPages(io: Io, output: Pages, opts: RenderOptions): P
   for await (const page of output.pages) {
     io.out(mode === 'json' ? jsonItems(page, first) : renderRows(io, output.view, page, mode, first));
     if (mode !== 'json' || page.length > 0) first = false;
-    if (io.stdoutClosed()) throw new OutputClosed();
+    io.checkStdout();
   }
   if (mode === 'json') io.out(first ? '[]\n' : '\n]\n');
 }
