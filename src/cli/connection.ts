@@ -1,6 +1,7 @@
 import type { OAuthTransport } from '../auth/oidc.js';
 import type { TokenSession } from '../auth/token-session.js';
 import type { PlatformClient } from '../client/client.js';
+import { shownDb } from '../config/database-url.js';
 import type { Resolved } from '../config/resolve.js';
 import type { ActiveCredential } from './credential.js';
 import type { CliDeps, Transport } from './deps.js';
@@ -59,8 +60,10 @@ export async function openTransport(deps: CliDeps, r: Resolved): Promise<Transpo
       mode: r.sandbox ? 'sandbox' : 'live',
       lightFetch: deps.lightFetch,
       secretKey: secretKeyOf(deps.env),
-      // What the platform logs (an internal error's cause) reaches the user as one line: never a stack trace.
-      logger: (line) => void deps.stderr.write(`plat: ${line.split('\n', 1)[0]}\n`),
+      // What the platform logs (an internal error's cause) reaches the user as one line, with the database it is
+      // about: never a stack trace.
+      logger: (line) =>
+        void deps.stderr.write(`plat: ${line.split('\n', 1)[0]} (database ${shownDb(r.db as string)})\n`),
     });
   }
   const remote = await (await import('../client/transports.js')).remoteTransport();

@@ -110,6 +110,16 @@ export function createContext(
   let io: Io | undefined;
   let settings: { of: Config; resolved: Promise<Resolved> } | undefined;
   const clients = new Map<string, Promise<PlatformClient>>();
+  /** Organization slugs read as ids, once each per run. */
+  const slugs = new Map<string, Promise<string>>();
+  const slugId = (slug: string, client: () => Promise<PlatformClient>) => {
+    let id = slugs.get(slug);
+    if (!id) {
+      id = client().then((c) => bySlug(c, slug));
+      slugs.set(slug, id);
+    }
+    return id;
+  };
   let endpointTaken = false;
 
   /** The credential, and whether the profile's stored one may go to the endpoint (for the refusal's wording). */
@@ -224,9 +234,9 @@ export function createContext(
       if (!client) {
         client = connect().then(async ({ r, ...c }) => {
           const settings = { globals: globals(), deps, log: (line: string) => ctx.io.err(line) };
-          // --org and PLAT_ORG may give a slug: read as an id through a client that names no organization.
+          // --org and PLAT_ORG may give a slug: read as an id (once) through a client that names no organization.
           const org = orgId ?? r.org;
-          const acting = org && !isOrganizationId(org) ? await bySlug(await newClient(c, settings), org) : org;
+          const acting = org && !isOrganizationId(org) ? await slugId(org, () => newClient(c, settings)) : org;
           return newClient(c, { ...settings, orgId: acting });
         });
         clients.set(key, client);
@@ -236,7 +246,7 @@ export function createContext(
     orgId: once(async () => {
       const client = await ctx.client(); // first: a bootstrap on the way records the profile's organization
       const r = await ctx.settings();
-      if (r.org) return isOrganizationId(r.org) ? r.org : bySlug(client, r.org);
+      if (r.org) return isOrganizationId(r.org) ? r.org : slugId(r.org, async () => client);
       try {
         return (await client.auth.whoami()).organization.id;
       } catch (err) {

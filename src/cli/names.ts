@@ -14,6 +14,9 @@ import { quoted } from './output/quote.js';
  * lists them, so that the user can give an id.
  */
 
+/** What a project's slug may be: letters, digits and dashes, at most 100 (the list's `slug` filter's bound). */
+const SLUG = /^[A-Za-z0-9-]{1,100}$/;
+
 /** `ref (id)`, or the id alone when it was given as one: what a command reports it acted on. */
 export function named(ref: string, id: string): string {
   return ref === id ? id : `${ref} (${id})`;
@@ -66,7 +69,8 @@ async function scope(ctx: Context) {
 export async function findProject(ctx: Context, ref: string): Promise<Project> {
   const { client, org, where } = await scope(ctx);
   if (isId('proj', ref)) return client.projects.get(ref);
-  const { data } = await client.projects.list(org, { slug: ref.toLowerCase() });
+  // What no slug can be is found in no list: asked for, the API would refuse the query itself (a 400, exit 7).
+  const data = SLUG.test(ref) ? (await client.projects.list(org, { slug: ref.toLowerCase() })).data : [];
   return pick(data, (p) => p.slug, ref, { noun: 'project', by: 'slug', where });
 }
 
@@ -82,8 +86,10 @@ export async function userId(ctx: Context, ref: string): Promise<string> {
   if (!ref.includes('@')) {
     throw new NotFoundError(`no user ${quoted(ref)} in organization ${await where()} (give a user's id or e-mail)`);
   }
-  // The search narrows the list to users whose e-mail contains the address; the exact one is picked from them.
-  const found = await all(client.users.listAll(org, { search: ref }));
+  // The search narrows the list to users whose e-mail contains the address; the exact one is picked from them. An
+  // address too long or with control characters is no member's, and would not be a valid search.
+  const searchable = ref.length <= 200 && !/\p{Cc}/u.test(ref);
+  const found = searchable ? await all(client.users.listAll(org, { search: ref })) : [];
   return (await pick(found, (u) => u.email, ref, { noun: 'user', by: 'e-mail', where })).id;
 }
 

@@ -13,10 +13,20 @@ export const isId = (prefix: string, ref: string) => new RegExp(`^${prefix}_[A-Z
 /** Whether `ref` is an organization's id (else it is taken as a slug). */
 export const isOrganizationId = (ref: string) => isId('org', ref);
 
-/** The id of the organization with the slug `ref` among the ones `client`'s credential can act in. */
+/**
+ * The id of the organization with the slug `ref` among the ones `client`'s credential can act in: the list of them, or,
+ * for a credential that may not read it (a key without `org:read`), its own organization as `whoami` tells it.
+ */
 export async function organizationBySlug(client: PlatformClient, ref: string): Promise<string> {
-  const { data } = await client.organizations.list();
-  const org = data.find((o) => o.slug === ref.toLowerCase());
+  const slug = ref.toLowerCase();
+  let orgs: { id: string; slug: string }[];
+  try {
+    orgs = (await client.organizations.list()).data;
+  } catch (err) {
+    if ((err as { kind?: string }).kind !== 'forbidden') throw err;
+    orgs = [(await client.auth.whoami()).organization];
+  }
+  const org = orgs.find((o) => o.slug === slug);
   if (!org) throw new NotFoundError(`no organization ${quoted(ref)} among the ones this credential can act in`);
   return org.id;
 }

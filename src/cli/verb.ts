@@ -67,7 +67,7 @@ function inUserTerms(err: unknown, terms: Record<string, string>): unknown {
   const details = e.details.map((d) => {
     const term = terms[d.field] ?? terms[d.field.split('.')[0] as string];
     if (!term) return d;
-    message = message.replace(`${d.field}: `, `${term}: `);
+    message = message.replace(`${d.field}: `, () => `${term}: `); // a function: no `$&` patterns in the term
     return { ...d, field: term };
   });
   Object.assign(e, { details, message });

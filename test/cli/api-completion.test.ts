@@ -60,7 +60,7 @@ describe('plat api', () => {
   it('maps failures like every command', async () => {
     expect((await w.runCli(['api', 'GET', '/users/user_9999'])).code).toBe(5);
     expect((await w.runCli(['api', 'PATCH', '/users/user_0002', '--data', '{"name":'])).stderr).toBe(
-      'plat: --data is not valid JSON (Unexpected end of JSON input)\n',
+      'plat: --data is not valid JSON\n',
     );
     // The command line cannot be understood (2); a body the API refuses is 7.
     expect((await w.runCli(['api', 'PATCH', '/users/user_0002', '--data', '{"name":'])).code).toBe(2);

@@ -82,7 +82,7 @@ describe('stdout that fails otherwise (a full disk: > /dev/full)', () => {
     const child = spawn('sh', [BIN, ...argv], { env, stdio: ['ignore', full, 'pipe'], timeout: 30_000 });
     closeSync(full);
     let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
     return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));

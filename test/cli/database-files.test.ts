@@ -148,7 +148,9 @@ describe('a database that fails in the middle of a command', () => {
       const r = await plat(env, ['projects', 'create', 'Locked']);
       expect(r.code).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^plat: internal error \(request req_\w+\): SqliteError: database is locked\n/);
+      expect(r.stderr).toMatch(
+        /^plat: internal error \(request req_\w+\): SqliteError: database is locked \(database \/\S+\/local\.db\)\n/,
+      );
       expect(r.stderr).not.toMatch(/\n\s+at /);
     } finally {
       holder.exec('ROLLBACK');

@@ -65,6 +65,17 @@ describe('names on the embedded platform', () => {
       stderr: 'plat: no project "billing-api" in organization Local\n',
     });
     expect((await plat(['envs', 'list', 'billing-api'])).code).toBe(5);
+    // What no slug can be is not found either (never the API's refusal of the query).
+    for (const ref of ['x'.repeat(101), 'billing api', 'ünïcode']) {
+      expect(await plat(['projects', 'get', ref]), ref).toMatchObject({
+        code: 5,
+        stderr: `plat: no project "${ref}" in organization Local\n`,
+      });
+    }
+    expect(await plat(['users', 'get', `a\u0007@example.com`])).toMatchObject({
+      code: 5,
+      stderr: 'plat: no user "a\\u0007@example.com" in organization Local\n',
+    });
   });
 
   it('users by e-mail, in any case: get, update, suspend, unsuspend, sessions, delete', async () => {
@@ -162,6 +173,12 @@ describe('names on the embedded platform', () => {
       'proj_0001\n',
     );
     expect(await plat(['orgs', 'use', 'local'])).toMatchObject({ code: 0 });
+    // A key that may not list organizations (no org:read) still names its own by slug.
+    const key = JSON.parse(
+      (await plat(['keys', 'create', '--name', 'ci', '--permission', 'projects:read', '--json'])).stdout,
+    ).key;
+    const narrow = { PLAT_API_KEY: key, PLAT_ORG: 'local' };
+    expect((await w.runCli(['projects', 'list', '-o', 'ids'], { env: narrow })).stdout).toBe('proj_0001\n');
     expect(await plat(['--org', 'acme', 'projects', 'list'])).toMatchObject({
       code: 5,
       stderr: 'plat: no organization "acme" among the ones this credential can act in\n',

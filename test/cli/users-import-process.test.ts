@@ -186,7 +186,7 @@ describe('users import as a process', () => {
       stdout: '',
       stderr:
         'Exported 3 users to stdout\n' +
-        'Imported stdin: 3 rows — 2 created, 0 updated, 1 unchanged, 0 failed; 2 teams created: R;D, Sales.\n',
+        'Imported stdin: 3 rows — 2 created, 0 updated, 1 unchanged, 0 failed; 2 teams created: "R;D", "Sales".\n',
     });
     const teams = JSON.parse((await plat(to, ['teams', 'list', '--json'])).stdout) as { name: string }[];
     expect(teams.map((t) => t.name).sort()).toEqual(['R;D', 'Sales']);

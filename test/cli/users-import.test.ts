@@ -446,7 +446,7 @@ describe('users import --create-teams', () => {
     expect(r).toMatchObject({
       code: 7,
       stderr:
-        'Imported people.csv: 5 rows — 4 created, 0 updated, 0 unchanged, 1 failed; 2 teams created: R;D, Sales; ' +
+        'Imported people.csv: 5 rows — 4 created, 0 updated, 0 unchanged, 1 failed; 2 teams created: "R;D", "Sales"; ' +
         'failed rows are in people.csv.errors.jsonl.\n' +
         'plat: 1 row failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
     });
@@ -470,7 +470,7 @@ describe('users import --create-teams', () => {
     const r = await w.runCli(['users', 'import', 'people.csv', '--create-teams', '--dry-run', '--upsert']);
     expect(r.stderr).toBe(
       'Dry run of people.csv, nothing changed: 6 rows — 4 created, 1 updated, 0 unchanged, 1 failed; 2 teams would ' +
-        'be created: R;D, Sales; failed rows are in people.csv.errors.jsonl.\n' +
+        'be created: "R;D", "Sales"; failed rows are in people.csv.errors.jsonl.\n' +
         'plat: 1 row failed: see people.csv.errors.jsonl (line, e-mail, reason)\n',
     );
     // Without --upsert, Eve (who exists, in no team) differs: a conflict, as the real run would say.
@@ -509,7 +509,7 @@ describe('users import --create-teams', () => {
       },
     );
     expect(stopped.code).toBe(130);
-    expect(stopped.stderr).toContain('1 team created: Sales; run the same command with --resume');
+    expect(stopped.stderr).toContain('1 team created: "Sales"; run the same command with --resume');
     const resumed = await w.runCli([
       'users',
       'import',

@@ -5,6 +5,7 @@ import { ApiError } from '../../client/errors.js';
 import type { Team } from '../../contract/teams.js';
 import type { UserBatchItem, UserBatchReply } from '../../contract/users.js';
 import { InvalidValueError } from '../errors.js';
+import { quoted } from '../output/quote.js';
 
 /** A value of `teams` shaped like a team id: never created, since it names a team of another platform. */
 const TEAM_ID = /^team_[0-9A-Za-z]+$/;
@@ -68,7 +69,7 @@ export class TeamMaker {
         // Made meanwhile by someone else: it is there, which is what the rows need.
         if (err instanceof ApiError && err.status === 409) return;
         if (err instanceof ApiError && (err.status === 400 || err.status === 422)) {
-          throw new InvalidValueError(`cannot create the team "${name}": ${err.message}`);
+          throw new InvalidValueError(`cannot create the team ${quoted(name)}: ${err.message}`);
         }
         throw err;
       }

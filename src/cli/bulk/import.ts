@@ -7,6 +7,7 @@ import { backoffDelay, isTransient } from '../../client/retry.js';
 import type { UserBatch, UserBatchItem, UserBatchReply } from '../../contract/users.js';
 import type { Context } from '../context.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
+import { quoted } from '../output/quote.js';
 import type { Output } from '../output/result.js';
 import { outputMode, renderOutput, warn } from '../output/terminal.js';
 import { type Batch, toBatches } from './import-batches.js';
@@ -328,7 +329,9 @@ export function summaryLine(s: ImportSummary, t: Told): string {
       : `Stopped importing ${label}`;
   const counts = `${s.created} created, ${s.updated} updated, ${s.unchanged} unchanged, ${s.failed} failed`;
   const made = s.teamsCreated;
-  const shownTeams = made.length > 10 ? [...made.slice(0, 10), `and ${made.length - 10} more`] : made;
+  // Names from the file, quoted with their control characters escaped: a summary runs nothing on a terminal.
+  const names = made.map(quoted);
+  const shownTeams = names.length > 10 ? [...names.slice(0, 10), `and ${names.length - 10} more`] : names;
   const teams =
     made.length === 0
       ? ''

@@ -42,8 +42,10 @@ async function body(ctx: Context, data: string | undefined): Promise<unknown> {
     return JSON.parse(text);
   } catch (err) {
     // The command line cannot be understood (exit 2), as a malformed flag; the API would never see it.
+    // Where it goes wrong, never what is there: the body may hold a secret (JSON.parse's message quotes the start).
     const what = data.startsWith('@') ? `--data ${data}` : '--data';
-    throw new UsageError(`${what} is not valid JSON (${(err as Error).message})`);
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw new UsageError(`${what} is not valid JSON${at === undefined ? '' : ` (at character ${Number(at) + 1})`}`);
   }
 }
 

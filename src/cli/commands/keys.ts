@@ -64,9 +64,9 @@ const create = verb<CreateOptions>({
     permissions: (o.permission as string[] | undefined)?.map((p) => oneOf(p, PERMISSIONS, '--permission')),
     expiresAt: o.expires === undefined ? undefined : isoTimestamp(o.expires, '--expires'),
   }),
-  fields: (o) => ({
+  fields: () => ({
     name: '--name',
-    expiresAt: `--expires ${o.expiresAt}`,
+    expiresAt: '--expires',
     projectIds: '--project',
     permissions: '--permission',
   }),

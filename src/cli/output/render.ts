@@ -1,6 +1,6 @@
 import { neutraliseText } from '../bulk/cells.js';
 import { toCsv } from './csv.js';
-import { type Io, OutputClosed } from './io.js';
+import type { Io } from './io.js';
 import type { Output } from './result.js';
 import { colorStatus, toDetailTable, toTable, toTsv } from './table.js';
 import { type Column, cellText, recordId, type View } from './view.js';
