@@ -4,6 +4,7 @@ import { type CliDeps, createContext } from './context.js';
 import { EXIT_CODES, toFailure } from './errors.js';
 import type { GlobalOptions } from './globals.js';
 import { OutputClosed } from './output/io.js';
+import { inert } from './output/quote.js';
 import { buildProgram } from './program.js';
 
 export type { CliDeps } from './context.js';
@@ -42,7 +43,8 @@ export async function run(argv: readonly string[], deps: CliDeps): Promise<numbe
     if (err instanceof OutputClosed) return 0;
     const failure = toFailure(err);
     if (globals().json) deps.stderr.write(`${JSON.stringify(failure.json)}\n`);
-    else deps.stderr.write(`plat: ${failure.message}\n`);
+    // A message may quote what others wrote (the API's "a team named … already exists"): made inert.
+    else deps.stderr.write(`plat: ${inert(failure.message)}\n`);
     return failure.exitCode;
   } finally {
     await close().catch(() => {});

@@ -1,6 +1,7 @@
 import { neutraliseText } from '../bulk/cells.js';
 import { toCsv } from './csv.js';
 import type { Io } from './io.js';
+import { inert } from './quote.js';
 import type { Output } from './result.js';
 import { colorStatus, toDetailTable, toTable, toTsv } from './table.js';
 import { type Column, cellText, recordId, type View } from './view.js';
@@ -18,10 +19,12 @@ export interface RenderOptions {
 /** Pretty JSON with a final newline. */
 export const toJson = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-function cells(io: Io, columns: Column[], record: unknown, colored: boolean): string[] {
+/** A record's cells; `terminal`: for a table on one (coloured states, and text others wrote made inert). */
+function cells(io: Io, columns: Column[], record: unknown, terminal: boolean): string[] {
   return columns.map((c) => {
     const text = cellText(c.get(record));
-    return c.status && colored ? colorStatus(io.color, text) : text;
+    if (!terminal) return text;
+    return c.status ? colorStatus(io.color, inert(text)) : inert(text);
   });
 }
 
