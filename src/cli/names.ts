@@ -120,6 +120,14 @@ export async function teamIds(ctx: Context, refs: string[]): Promise<string[]> {
   return ids;
 }
 
+/** An invitation's id, from its id or the invitee's e-mail (among the pending invitations: one each at most). */
+export async function invitationId(ctx: Context, ref: string): Promise<string> {
+  if (isId('inv', ref)) return ref;
+  const { client, org, where } = await scope(ctx);
+  const pending = ref.includes('@') ? await all(client.invitations.listAll(org, { status: 'pending' })) : [];
+  return (await pick(pending, (i) => i.email, ref, { noun: 'pending invitation', by: 'e-mail', where })).id;
+}
+
 /** An API key's id, from its id or its name among the keys not revoked (a rotated key's old name stays usable). */
 export async function keyId(ctx: Context, ref: string): Promise<string> {
   if (isId('key', ref)) return ref;

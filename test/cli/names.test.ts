@@ -145,6 +145,18 @@ describe('names on the embedded platform', () => {
     });
   });
 
+  it("invitations by the invitee's e-mail, among the pending ones: resend, revoke", async () => {
+    expect(await ids(['invitations', 'resend', 'GRACE@example.com'])).toEqual(['inv_0002']);
+    expect(await plat(['invitations', 'revoke', 'grace@example.com', '--yes'])).toMatchObject({
+      code: 0,
+      stderr: 'Revoked invitation grace@example.com (inv_0002).\n',
+    });
+    expect(await plat(['invitations', 'resend', 'grace@example.com'])).toMatchObject({
+      code: 5,
+      stderr: 'plat: no pending invitation "grace@example.com" in organization Local\n',
+    });
+  });
+
   it('keys by name among the ones not revoked; two of one name are listed (2)', async () => {
     const first = (await ids(['keys', 'create', '--name', 'ci']))[0];
     const second = (await ids(['keys', 'create', '--name', 'ci']))[0];

@@ -3,6 +3,7 @@ import { INVITATION_STATUSES } from '../../contract/users.js';
 import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
+import { invitationId, named } from '../names.js';
 import { done, record } from '../output/result.js';
 import { oneOf } from '../parse.js';
 import { addVerbs, verb } from '../verb.js';
@@ -34,25 +35,29 @@ const list = verb<PageOptions & { status?: string }>({
   },
 });
 
-const resend = verb<{ id: string }>({
+const resend = verb<{ ref: string }>({
   name: 'resend',
-  args: '<id>',
-  summary: 'Send the invitation e-mail again',
-  examples: [`plat invitations resend ${I}`],
-  parse: ([id]) => ({ id }),
-  run: async (o, ctx) => record(await (await ctx.client()).invitations.resend(o.id), invitationView, true),
+  args: '<invitation>',
+  summary: "Send the invitation e-mail again (an invitation's id, or the invitee's e-mail)",
+  examples: [`plat invitations resend ${I}`, 'plat invitations resend ada@example.com'],
+  parse: ([ref]) => ({ ref }),
+  run: async (o, ctx) => {
+    const id = await invitationId(ctx, o.ref);
+    return record(await (await ctx.client()).invitations.resend(id), invitationView, true);
+  },
 });
 
-const revoke = verb<{ id: string }>({
+const revoke = verb<{ ref: string }>({
   name: 'revoke',
-  args: '<id>',
-  summary: 'Revoke an invitation (removes the still-pending user)',
-  examples: [`plat invitations revoke ${I} --yes`],
-  parse: ([id]) => ({ id }),
-  confirm: (o) => `revoke invitation ${o.id}`,
+  args: '<invitation>',
+  summary: "Revoke an invitation, by its id or the invitee's e-mail (removes the still-pending user)",
+  examples: [`plat invitations revoke ${I} --yes`, 'plat invitations revoke ada@example.com --yes'],
+  parse: ([ref]) => ({ ref }),
+  confirm: (o) => `revoke invitation ${o.ref}`,
   run: async (o, ctx) => {
-    await (await ctx.client()).invitations.revoke(o.id);
-    return done(`Revoked invitation ${o.id}.`);
+    const id = await invitationId(ctx, o.ref);
+    await (await ctx.client()).invitations.revoke(id);
+    return done(`Revoked invitation ${named(o.ref, id)}.`);
   },
 });
 
