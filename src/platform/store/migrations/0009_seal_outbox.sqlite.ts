@@ -5,8 +5,8 @@ import type { Migration } from './migration.js';
  * one-time link — sealed with the key kept apart from the database, as the store now writes them (store/outbox.ts). No
  * schema change: the same columns hold sealed values. The rewritten rows' old bytes are overwritten (`secure_delete`
  * for this step alone), and the file is rewritten once the migrations are done (store/db.ts), so that no earlier
- * free space keeps them. The additional data each value is bound to is written out here, as the store writes it, so
- * that this migration stays what it is whatever the store becomes.
+ * free space keeps them. The additional data each value is bound to is written out
+ * here, as the store writes it, so that this migration stays what it is whatever the store becomes.
  */
 export const migration: Migration = {
   version: 9,
