@@ -100,14 +100,6 @@ export async function userIds(ctx: Context, refs: string[]): Promise<string[]> {
   return ids;
 }
 
-/** A team's id, from its id or name. */
-export async function teamId(ctx: Context, ref: string): Promise<string> {
-  if (isId('team', ref)) return ref;
-  const { client, org, where } = await scope(ctx);
-  const teams = await all(client.teams.listAll(org));
-  return (await pick(teams, (t) => t.name, ref, { noun: 'team', by: 'name', where })).id;
-}
-
 /** Teams' ids, from ids or names (one list read for all of them). */
 export async function teamIds(ctx: Context, refs: string[]): Promise<string[]> {
   if (refs.every((r) => isId('team', r))) return refs;
@@ -118,6 +110,11 @@ export async function teamIds(ctx: Context, refs: string[]): Promise<string[]> {
     ids.push(isId('team', ref) ? ref : (await pick(teams, (t) => t.name, ref, { noun: 'team', by: 'name', where })).id);
   }
   return ids;
+}
+
+/** A team's id, from its id or name. */
+export async function teamId(ctx: Context, ref: string): Promise<string> {
+  return (await teamIds(ctx, [ref]))[0] as string;
 }
 
 /** An invitation's id, from its id or the invitee's e-mail (among the pending invitations: one each at most). */

@@ -5,10 +5,8 @@ import { ApiError } from '../../client/errors.js';
 import type { Team } from '../../contract/teams.js';
 import type { UserBatchItem, UserBatchReply } from '../../contract/users.js';
 import { InvalidValueError } from '../errors.js';
+import { isId } from '../organization-slug.js';
 import { quoted } from '../output/quote.js';
-
-/** A value of `teams` shaped like a team id: never created, since it names a team of another platform. */
-const TEAM_ID = /^team_[0-9A-Za-z]+$/;
 
 /** A team name as the platform compares it (SQLite's NOCASE: ASCII letters only), and as it trims it. */
 const fold = (name: string) => name.trim().replace(/[A-Z]/g, (c) => c.toLowerCase());
@@ -40,7 +38,8 @@ export class TeamMaker {
     if (named.size === 0) return new Set();
     this.known ??= this.load();
     const known = await this.known;
-    const missing = [...named].filter(([f, name]) => !known.has(f) && !known.has(name) && !TEAM_ID.test(name));
+    // A value shaped like a team id is never created: it names a team of another platform.
+    const missing = [...named].filter(([f, name]) => !known.has(f) && !known.has(name) && !isId('team', name));
     await Promise.all(
       missing.map(([f, name]) => {
         let making = this.making.get(f);
