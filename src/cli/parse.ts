@@ -3,8 +3,8 @@ import { EXIT_CODES, InvalidValueError, UsageError } from './errors.js';
 
 /**
  * commander's refusal of a well-formed value the platform does not take (`--per-page 1000`): exit 7, as the API's 422
- * would be. A malformed one (`--per-page ten`), or one only the CLI limits (`--port 70000`), stays a usage error, exit 2
- * (docs/cli.md, "Exit codes").
+ * would be. A malformed one (`--per-page ten`), or one only the CLI limits (`--port 70000`), stays a usage error,
+ * exit 2 (docs/cli.md, "Exit codes").
  */
 export class RefusedArgumentError extends InvalidArgumentError {
   constructor(message: string) {

@@ -30,8 +30,8 @@ export interface Source {
 
 /**
  * Opens `file` (`-`: stdin; `name`: as the user gave it, for messages) as rows of `format`, read as UTF-8 whatever
- * its encoding (import-decode.ts). A file that cannot be read is a usage error (exit 2), found here; the input itself is opened when the first row is asked for, and
- * closed when the rows end or are given up.
+ * its encoding (import-decode.ts). A file that cannot be read is a usage error (exit 2), found here; the input itself
+ * is opened when the first row is asked for, and closed when the rows end or are given up.
  */
 export async function openSource(
   file: string,

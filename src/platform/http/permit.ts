@@ -24,8 +24,8 @@ const IN_SOME_PROJECT = new Set(Object.values(PROJECT_ROLE_PERMISSIONS).flat());
  * (`404`, operations/projects.ts) — and reads what its permissions allow (docs/api.md, "API keys"). A restricted
  * credential (key permissions, token scopes) must grant the permission; then, for `organization` endpoints, the
  * organization role must include it; for `project` ones, the organization role, or else a project role must be able
- * to grant it (the operation reads the caller's role in that project); `self` endpoints leave the role to the operation (a user's own sessions need none), and `credential` ones
- * need none (creating an organization).
+ * to grant it (the operation reads the caller's role in that project); `self` endpoints leave the role to the
+ * operation (a user's own sessions need none), and `credential` ones need none (creating an organization).
  */
 export function permit(endpoint: Pick<Endpoint, 'access' | 'scope' | 'method' | 'path'>, p: Principal): void {
   const permission = endpoint.access;
