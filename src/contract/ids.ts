@@ -13,5 +13,6 @@ export const ID_PREFIX = {
   request: 'req',
   mail: 'mail',
   ssoTest: 'ssot',
+  domain: 'dom',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;

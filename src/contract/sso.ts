@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { lazySchema, timestampSchema } from './common.js';
+import { DOMAINS_PER_ORGANIZATION, domainNameSchema } from './domains.js';
 
 export const SSO_PROTOCOLS = ['saml', 'oidc'] as const;
 /** The identity providers that speak both protocols; `custom-saml` and `custom-oidc` speak one each. */
@@ -46,12 +47,6 @@ export const ssoConfigSchema = lazySchema(() =>
   }),
 ).meta({ id: 'SsoConfig' });
 export type SsoConfig = z.infer<typeof ssoConfigSchema>;
-
-/** A domain name, in any case (stored in lower case). Written without flags or lookarounds: JSON Schema keeps it as it is. */
-const domainSchema = z
-  .string()
-  .max(253)
-  .regex(/^([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/, 'must be a domain name');
 
 /** What the identity provider's administrator enters on their side: the platform as a SAML SP and an OIDC client. */
 export const ssoServiceProviderSchema = lazySchema(() =>
@@ -110,7 +105,7 @@ const ssoPutCommon = {
       description: 'Claim or attribute names by profile field; `email` is required.',
       propertyNames: { minLength: 1, maxLength: 64 },
     }),
-  domains: z.array(domainSchema).max(50).optional(),
+  domains: z.array(domainNameSchema).max(DOMAINS_PER_ORGANIZATION).optional(),
   allowIdpInitiated: z.boolean().optional(),
   defaultRole: z.enum(SSO_DEFAULT_ROLES).optional(),
 };

@@ -2,6 +2,7 @@ import type { Plan } from '../contract/organizations.js';
 import type { OrgRole, Permission } from '../contract/permissions.js';
 import type { AuthSettings } from './auth/settings.js';
 import type { Clock, IdFactory } from './clock.js';
+import type { TxtLookup } from './dns.js';
 import type { Standing } from './store/api-keys.js';
 import type { Stores } from './store/index.js';
 import type { CursorCodec } from './store/paging.js';
@@ -31,6 +32,8 @@ export interface BaseCtx {
   publicUrl: string;
   /** Sign-in settings: token lifetimes, OAuth clients. */
   auth: AuthSettings;
+  /** Looks a name's TXT records up: domain verification (dns.ts). */
+  txt: TxtLookup;
   /** Now, as the API writes timestamps. */
   now(): string;
   /**

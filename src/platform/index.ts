@@ -3,6 +3,7 @@ import type { BearerVerifier } from './auth/credentials.js';
 import { type AuthOptions, resolveAuthSettings } from './auth/settings.js';
 import { type Clock, type IdFactory, randomIds, systemClock } from './clock.js';
 import type { BaseCtx, FetchBindings, Mode } from './context.js';
+import { txtLookup } from './dns.js';
 import { incomingOf, responseOf } from './http/fetch.js';
 import { type AppDeps, pipelineFor } from './http/pipeline.js';
 import { ROUTES } from './http/routes/index.js';
@@ -63,6 +64,11 @@ export interface PlatformOptions {
    * `plat serve` listens unless told otherwise — so that a link made in-process opens once the platform is served.
    */
   publicUrl?: string;
+  /**
+   * The DNS server domain verification asks (`HOST[:PORT]`, an address: see dns.ts `dnsServerAddress`); default the
+   * system's resolver.
+   */
+  dnsServer?: string;
   /** Where unexpected server errors are reported; default stderr. */
   logger?: (line: string) => void;
   /** Verifies `Authorization: Bearer` tokens; default the platform's own access tokens (auth/bearer.ts). */
@@ -184,6 +190,7 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
   const mode = opts.mode ?? 'live';
   const publicUrl = (opts.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
   const auth = resolveAuthSettings(opts.auth);
+  const txt = txtLookup(opts.dnsServer);
   // What every request's context shares, made once.
   const now = () => clock().toISOString();
   const writes = () => sql.writes();
@@ -207,6 +214,7 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
     requestId,
     publicUrl,
     auth,
+    txt,
     now,
     tx,
     writes,

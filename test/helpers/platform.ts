@@ -98,6 +98,8 @@ export async function testPlatform(
     limits?: LimitsOptions;
     /** Wraps the platform's stores (and each transaction's): to plant a fault. */
     wrapStores?: (stores: Stores) => Stores;
+    /** The DNS server domain verification asks (`HOST:PORT`): a test's own (dns-server.ts). */
+    dnsServer?: string;
   } = {},
 ): Promise<TestPlatform> {
   const clock = fixedClock('2026-01-01T00:00:00.000Z');
@@ -113,6 +115,7 @@ export async function testPlatform(
     logger: () => {},
     limits: opts.limits ?? { enabled: false },
     wrapStores: opts.wrapStores,
+    dnsServer: opts.dnsServer,
   });
   const { organizationId, userId, apiKey } = await bootstrap(baseOf(platform), {
     orgName: 'Acme',

@@ -58,6 +58,8 @@ export async function platformWithSso(at: OidcIdp): Promise<TestPlatform> {
   const t = await testPlatform();
   t.clock.set(new Date().toISOString());
   at.setRedirectUris([callbackOf(t.orgId), callbackOf('org_0002')]);
+  // Single sign-on takes verified domains only: the operator vouches, as `plat local domains verify` does.
+  await t.platform.admin.verifyDomain(t.orgId, 'acme.test');
   const saved = await t.call('PUT', `/organizations/${t.orgId}/sso`, { body: ssoBody(at) });
   expect(saved.status).toBe(200);
   return t;

@@ -155,7 +155,10 @@ export async function samlPlatform(
 ): Promise<SamlPlatform> {
   const t = await testPlatform(opts.platform);
   const idp = await startSamlIdp({ clock: t.clock, ...opts.idp });
-  const put = await t.call('PUT', `/organizations/${t.orgId}/sso`, { body: samlConfigBody(idp, opts.sso) });
+  const body = samlConfigBody(idp, opts.sso);
+  // Single sign-on takes verified domains only: the operator vouches, as `plat local domains verify` does.
+  for (const domain of body.domains ?? []) await t.platform.admin.verifyDomain(t.orgId, domain);
+  const put = await t.call('PUT', `/organizations/${t.orgId}/sso`, { body });
   if (put.status !== 200) throw new Error(`PUT sso answered ${put.status}: ${JSON.stringify(put.body)}`);
   const base = baseOf(t.platform);
   const { spEntityId, acsUrl } = put.body as { spEntityId: string; acsUrl: string };

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import type { ApiRoute, RouteDef } from '../../src/platform/http/route.js';
 import { ROUTES } from '../../src/platform/http/routes/index.js';
+import type { Platform } from '../../src/platform/index.js';
 import { samlMetadata } from './idp-documents.js';
 import type { Reply } from './platform.js';
 import { createSession } from './sessions.js';
@@ -20,6 +21,8 @@ export interface Fixture {
   sessionId: string;
   envName: string;
   ssoTestId: string;
+  /** A domain the organization claimed and verified (its operator vouched: no DNS here). */
+  domainId: string;
 }
 
 type Caller = (method: string, path: string, opts?: { body?: unknown }) => Promise<Reply>;
@@ -32,7 +35,7 @@ function ok(r: Reply, what: string): any {
 /** Builds the fixture with `call` acting as an owner of `orgId`. */
 export async function buildFixture(
   call: Caller,
-  t: { platform: object },
+  t: { platform: Platform },
   orgId: string,
   ownerId: string,
   tag: string,
@@ -76,6 +79,11 @@ export async function buildFixture(
     'sso',
   );
   const ssoTest = ok(await call('POST', `/organizations/${orgId}/sso/tests`), 'sso test');
+  const domain = ok(
+    await call('POST', `/organizations/${orgId}/domains`, { body: { domain: `${tag}.example.test` } }),
+    'domain',
+  );
+  await t.platform.admin.verifyDomain(orgId, domain.domain);
   const sessionId = await createSession(t as never, invited.userId, { orgId });
   return {
     orgId,
@@ -89,6 +97,7 @@ export async function buildFixture(
     sessionId,
     envName: 'staging',
     ssoTestId: ssoTest.id,
+    domainId: domain.id,
   };
 }
 
@@ -114,6 +123,7 @@ export const EXAMPLE_BODIES: Record<string, (f: Fixture) => unknown> = {
   'PATCH /projects/{projectId}/environments/{name}': () => ({ config: { API_URL: 'https://api.example', OLD: null } }),
   'POST /projects/{projectId}/environments/promote': () => ({ source: 'staging', target: 'production' }),
   'POST /organizations/{orgId}/api-keys': () => ({ name: 'ci', environment: 'live', permissions: ['projects:read'] }),
+  'POST /organizations/{orgId}/domains': () => ({ domain: 'another.example.test' }),
   // Uploaded metadata: a configuration the platform can check without fetching anything.
   'PUT /organizations/{orgId}/sso': () => ({
     protocol: 'saml',
@@ -135,6 +145,7 @@ export function pathFor(route: RouteDef, f: Fixture): string {
     sessionId: f.sessionId,
     name: f.envName,
     testId: f.ssoTestId,
+    domainId: f.domainId,
   };
   return route.path.replace(/\{([^}]+)\}/g, (_, p: string) => {
     const id = ids[p];

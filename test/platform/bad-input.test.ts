@@ -56,6 +56,7 @@ describe('bad input on every write route', () => {
         'POST /projects/{projectId}/resume',
         'POST /organizations/{orgId}/sso/refresh',
         'POST /organizations/{orgId}/sso/tests',
+        'POST /domains/{domainId}/verify',
       ].sort(),
     );
     expect(WRITE_ROUTES.every((r) => ['POST', 'PUT', 'PATCH'].includes(r.method))).toBe(true);

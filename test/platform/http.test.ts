@@ -24,7 +24,9 @@ function normalize(r: Reply, opts: { headers?: boolean } = {}): unknown {
     .replace(/"nextCursor":"[^"]*"/g, '"nextCursor":"<cursor>"')
     // A sign-in sent to an identity provider carries a random request id (the SAML request's ID, the OIDC state).
     .replace(/"signInUrl":"[^"]*"/g, '"signInUrl":"<identity provider>"')
-    .replace(/"req_[0-9A-Za-z]+"/g, '"<request id>"');
+    .replace(/"req_[0-9A-Za-z]+"/g, '"<request id>"')
+    // A domain claim's DNS token is random.
+    .replace(/"plat-verification=[0-9a-f]+"/g, '"plat-verification=<token>"');
   const headers = opts.headers ? [...r.headers].filter(([name]) => name !== 'x-request-id') : undefined;
   return { status: r.status, location: r.headers.get('location'), body: JSON.parse(text), headers };
 }

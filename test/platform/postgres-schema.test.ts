@@ -264,6 +264,34 @@ describe('the PostgreSQL schema and its migrations', () => {
     expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
   });
 
+  it('makes a legacy claim of each single sign-on domain a database held before migration 10', async () => {
+    const url = await freshDatabase();
+    await query(url, readFileSync(new URL('../fixtures/postgres/schema-version-1.sql', import.meta.url), 'utf8'));
+    const at = '2026-11-20T10:00:00.000Z';
+    await query(url, "INSERT INTO organizations VALUES ('org_a', 'A', 'a', 'free', $1, $1)", [at]);
+    await query(
+      url,
+      `INSERT INTO sso_configs (org_id, protocol, provider, enabled, attribute_mapping, domains, created_at, updated_at)
+       VALUES ('org_a', 'saml', 'okta', 1, '{"email":"email"}', '["a.test","b.test"]', $1, $1)`,
+      [at],
+    );
+    await query(url, "INSERT INTO sso_domains VALUES ('a.test', 'org_a'), ('b.test', 'org_a')");
+    await open(url);
+    const claims = await query(url, 'SELECT * FROM domains ORDER BY domain');
+    expect(claims).toEqual(
+      ['a.test', 'b.test'].map((domain) => ({
+        id: expect.stringMatching(/^dom_[0-9a-f]{20}$/),
+        org_id: 'org_a',
+        domain,
+        status: 'legacy',
+        token: expect.stringMatching(/^[0-9a-f]{32}$/),
+        created_at: at,
+        verified_at: null,
+      })),
+    );
+    expect(new Set(claims.map((c) => c.token)).size).toBe(2);
+  });
+
   it('refuses a database of a newer schema, and changes nothing in it', async () => {
     const url = await freshDatabase();
     await query(url, 'CREATE TABLE schema_version (version integer NOT NULL)');

@@ -91,6 +91,7 @@ describe('forged or refused answers, each creating nothing', () => {
   it("the state of another organization's sign-in", async () => {
     const t = await platformWithSso(idp);
     const other = await t.otherOrg();
+    await t.platform.admin.verifyDomain(other.orgId, 'other.test');
     const saved = await t.call('PUT', `/organizations/${other.orgId}/sso`, {
       key: other.key,
       body: ssoBody(idp, ['other.test']),

@@ -43,6 +43,7 @@ beforeAll(async () => {
   orgId = boot.organizationId;
   ownerKey = boot.apiKey;
   idp.setRedirectUris([`${server.url}/v2/sso/oidc/${orgId}/callback`]);
+  await server.platform.admin.verifyDomain(orgId, 'acme.test');
   const saved = await call('PUT', `/organizations/${orgId}/sso`, { body: ssoBody(idp) });
   expect(saved.status).toBe(200);
   expect(saved.body.redirectUri).toBe(`${server.url}/v2/sso/oidc/${orgId}/callback`);

@@ -78,6 +78,7 @@ describe('replays and requests', () => {
   it("refuses InResponseTo naming another organization's request, and leaves that request usable", async () => {
     const s = await setup();
     const other = await s.t.otherOrg();
+    await s.t.platform.admin.verifyDomain(other.orgId, 'other.test');
     const put = await s.t.call('PUT', `/organizations/${other.orgId}/sso`, {
       key: other.key,
       body: samlConfigBody(s.idp, { domains: ['other.test'] }),

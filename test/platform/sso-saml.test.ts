@@ -300,6 +300,7 @@ describe('over a real socket (plat serve)', () => {
       const boot = await bootstrap(baseOf(server.platform), { orgName: 'Acme', email: 'owner@acme.test' });
       const call = (method: string, path: string, body?: unknown) =>
         send((r) => fetch(r), server.url, boot.apiKey, method, path, { body });
+      await server.platform.admin.verifyDomain(boot.organizationId, 'acme.test');
       const put = await call('PUT', `/organizations/${boot.organizationId}/sso`, samlConfigBody(idp));
       expect(put.status).toBe(200);
       expect(put.body.acsUrl).toBe(`${server.url}/v2/sso/saml/${boot.organizationId}/acs`);

@@ -54,6 +54,13 @@ function sp(t: TestPlatform) {
   };
 }
 
+/** A platform whose organization verified acme.test and eu.acme.test (as its operator vouches: docs/domains.md). */
+async function acmePlatform(): Promise<TestPlatform> {
+  const t = await testPlatform();
+  for (const domain of ['acme.test', 'eu.acme.test']) await t.platform.admin.verifyDomain(t.orgId, domain);
+  return t;
+}
+
 function path(t: TestPlatform) {
   return `/organizations/${t.orgId}/sso`;
 }
@@ -67,14 +74,14 @@ async function events(t: TestPlatform) {
 
 describe('GET /organizations/{orgId}/sso', () => {
   it('answers 404 while there is no configuration', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const r = await t.call('GET', path(t));
     expect(r.status).toBe(404);
     expect(r.body.error).toMatchObject({ code: 'not_found', message: 'SSO configuration not found' });
   });
 
   it('is for owners and admins (sso:read); members get 403', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
     const member = await t.addUser({ email: 'max@acme.test' });
     await put(t, SAML);
@@ -89,7 +96,7 @@ describe('GET /organizations/{orgId}/sso', () => {
   });
 
   it('tells a member nothing about whether single sign-on is configured: 403 either way', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const member = await t.addUser({ email: 'max@acme.test' });
     expect((await t.call('GET', path(t), { key: member.key })).status).toBe(403);
     expect((await t.call('DELETE', path(t), { key: member.key })).status).toBe(403);
@@ -100,7 +107,7 @@ describe('GET /organizations/{orgId}/sso', () => {
 
 describe('PUT /organizations/{orgId}/sso', () => {
   it('creates a SAML configuration: 200, every field, domains normalized, one event', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const r = await t.call('PUT', path(t), { body: SAML, headers: { 'X-Request-Id': 'sso-1' } });
     expect(r.status).toBe(200);
     const record = {
@@ -129,7 +136,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
     expect((await t.call('GET', path(t))).body).toEqual(record);
     expect(await events(t)).toEqual([
       {
-        id: 'evt_0002',
+        id: 'evt_0004',
         type: 'sso.updated',
         organizationId: t.orgId,
         actor: { type: 'api_key', id: 'key_0001' },
@@ -142,7 +149,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('takes uploaded metadata XML instead of a URL, disabled by default', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const { metadataUrl: _, enabled: __, ...rest } = SAML;
     const xml = samlMetadata({
       entityId: 'https://idp.acme.test',
@@ -165,7 +172,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('keeps the OIDC client secret write-only: never in a response or an event', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const r = await put(t, OIDC);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
@@ -200,7 +207,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('replaces the configuration, keeping createdAt, enabled when omitted, and a stored secret when omitted', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     await put(t, { ...OIDC, enabled: true, domains: ['acme.test'] });
     t.clock.advance(60_000);
     const { clientSecret: _, ...noSecret } = OIDC;
@@ -226,7 +233,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('drops the client secret when switching to SAML, and asks for one again when switching back', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     await put(t, OIDC);
     const saml = await put(t, SAML);
     expect(saml.body).toMatchObject({ protocol: 'saml', clientSecretSet: false, issuer: null, clientId: null });
@@ -238,7 +245,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('enforces the consistency rules with 422 naming the field, writing nothing', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const { metadataUrl: _, ...samlNoMeta } = SAML;
     const cases: [Record<string, unknown>, string][] = [
       // A custom provider fixes the protocol: the provider is what does not fit.
@@ -263,7 +270,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('answers 400 for a missing field or bad JSON and 422 for an invalid one', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const { protocol: _, ...noProtocol } = SAML;
     const { attributeMapping: __, ...noMapping } = SAML;
     const { issuer: ___, ...noIssuer } = OIDC;
@@ -294,7 +301,7 @@ describe('PUT /organizations/{orgId}/sso', () => {
   });
 
   it('is for owners only (sso:write): admins and members get 403, nothing changes', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
     const member = await t.addUser({ email: 'max@acme.test' });
     for (const key of [admin.key, member.key, await t.keyFor(t.ownerId, { permissions: ['sso:read'] })]) {
@@ -322,7 +329,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (do
   const literal = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 
   it('refuses SAML metadata it cannot sign people in with, naming the field and the reason', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const { metadataUrl: _, ...rest } = SAML;
     const xml = (x: string) => ({ ...rest, metadataXml: x });
     const ok = { entityId: 'https://idp.test', ssoUrl: 'https://idp.test/sso' };
@@ -364,7 +371,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (do
   });
 
   it('fetches a metadata URL within its bounds: https or loopback, 5 s, 1 MiB, no redirect, 200 only', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const at = (path: string) => ({ ...SAML, metadataUrl: `${idp.url}${path}` });
     idp.serve('/gone', { status: 404 });
     idp.serve('/moved', { status: 302, headers: { Location: 'https://elsewhere.test/metadata' } });
@@ -404,7 +411,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (do
   });
 
   it('gives up on a metadata URL that does not answer within 5 s', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     idp.serve('/slow', { delayMs: 6_000, body: samlMetadata(IDP) });
     await refused(
       t,
@@ -415,7 +422,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (do
   }, 15_000);
 
   it('refuses an OIDC issuer whose discovery document does not hold (issuer, endpoints, code flow, S256)', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const issuerAt = (name: string, overrides: Record<string, unknown>) => {
       const issuer = `${idp.url}/${name}`;
       idp.serve(`/${name}/.well-known/openid-configuration`, {
@@ -458,33 +465,40 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (do
     );
   });
 
-  it('gives each domain to one organization only (409), and frees it when the configuration goes', async () => {
-    const t = await testPlatform();
+  it("takes the organization's verified domains only: another's is a 422 until it is given up and verified", async () => {
+    const t = await acmePlatform();
     const other = await t.otherOrg();
+    await t.platform.admin.verifyDomain(other.orgId, 'other.test');
     const theirs = `/organizations/${other.orgId}/sso`;
     expect((await put(t, SAML)).status).toBe(200);
     const taken = await t.call('PUT', theirs, {
       body: { ...OIDC, domains: ['other.test', 'EU.acme.test'] },
       key: other.key,
     });
-    expect(taken.status).toBe(409);
-    expect(taken.body.error).toMatchObject({
-      code: 'conflict',
-      message: "the domain eu.acme.test is claimed by another organization's single sign-on",
-    });
+    expect(taken.status).toBe(422);
+    expect(taken.body.error.details).toEqual([
+      {
+        field: 'domains.1',
+        message:
+          'eu.acme.test is not a verified domain of this organization: claim it and verify it first (plat domains add)',
+      },
+    ]);
     expect((await t.call('GET', theirs, { key: other.key })).status).toBe(404);
     // The same organization may save its domains again.
     expect((await put(t, { ...SAML, domains: ['acme.test'] })).status).toBe(200);
+    // Given up by Acme, eu.acme.test is free for the other organization to verify and use.
+    const claims = await t.call('GET', `/organizations/${t.orgId}/domains`);
+    const eu = claims.body.data.find((d: { domain: string }) => d.domain === 'eu.acme.test');
+    expect((await t.call('DELETE', `/domains/${eu.id}`)).status).toBe(204);
+    await t.platform.admin.verifyDomain(other.orgId, 'eu.acme.test');
     expect((await t.call('PUT', theirs, { body: { ...OIDC, domains: ['eu.acme.test'] }, key: other.key })).status).toBe(
       200,
     );
-    expect((await put(t, { ...SAML, domains: ['eu.acme.test'] })).status).toBe(409);
-    expect((await t.call('DELETE', theirs, { key: other.key })).status).toBe(204);
-    expect((await put(t, { ...SAML, domains: ['eu.acme.test'] })).status).toBe(200);
+    expect((await put(t, { ...SAML, domains: ['eu.acme.test'] })).status).toBe(422);
   });
 
   it('sets allowIdpInitiated and defaultRole, never owner', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const r = await put(t, { ...SAML, allowIdpInitiated: true, defaultRole: 'admin' });
     expect(r.body).toMatchObject({ allowIdpInitiated: true, defaultRole: 'admin' });
     const owner = await put(t, { ...SAML, defaultRole: 'owner' });
@@ -497,7 +511,7 @@ describe('PUT /organizations/{orgId}/sso reads the identity provider at once (do
 
 describe('POST /organizations/{orgId}/sso/refresh', () => {
   it('fetches the metadata again: a rotated certificate shows; one event', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     idp.serve('/rotating/metadata', { body: samlMetadata({ ...IDP, certs: [CERT_A] }) });
     await put(t, { ...SAML, metadataUrl: `${idp.url}/rotating/metadata` });
     idp.serve('/rotating/metadata', { body: samlMetadata({ ...IDP, certs: [CERT_A, CERT_B] }) });
@@ -523,7 +537,7 @@ describe('POST /organizations/{orgId}/sso/refresh', () => {
   });
 
   it('parses uploaded metadata again (nothing to fetch), needs sso:write, and 404 without a configuration', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     expect((await t.call('POST', `${path(t)}/refresh`)).status).toBe(404);
     const { metadataUrl: _, ...rest } = SAML;
     await put(t, { ...rest, metadataXml: samlMetadata(IDP) });
@@ -539,7 +553,7 @@ describe('POST /organizations/{orgId}/sso/refresh', () => {
 
 describe('DELETE /organizations/{orgId}/sso', () => {
   it('deletes: 204, then 404; one event; a second delete is 404', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     await put(t, OIDC);
     t.clock.advance(1000);
     const r = await t.call('DELETE', path(t), { headers: { 'X-Request-Id': 'sso-del' } });
@@ -548,7 +562,7 @@ describe('DELETE /organizations/{orgId}/sso', () => {
     expect((await t.call('GET', path(t))).status).toBe(404);
     const [deleted] = await events(t);
     expect(deleted).toEqual({
-      id: 'evt_0003',
+      id: 'evt_0005',
       type: 'sso.deleted',
       organizationId: t.orgId,
       actor: { type: 'api_key', id: 'key_0001' },
@@ -565,7 +579,7 @@ describe('DELETE /organizations/{orgId}/sso', () => {
   });
 
   it('is for owners only: admins get 403 and the configuration stays', async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const admin = await t.addUser({ email: 'ada@acme.test', role: 'admin' });
     await put(t, SAML);
     expect((await t.call('DELETE', path(t), { key: admin.key })).status).toBe(403);
@@ -575,7 +589,7 @@ describe('DELETE /organizations/{orgId}/sso', () => {
 
 describe('tenancy', () => {
   it("never shows or touches another organization's configuration (404)", async () => {
-    const t = await testPlatform();
+    const t = await acmePlatform();
     const other = await t.otherOrg();
     const theirs = `/organizations/${other.orgId}/sso`;
     expect((await t.call('PUT', theirs, { body: OIDC, key: other.key })).status).toBe(200);

@@ -108,6 +108,28 @@ describe.each(RELEASES)('a database made by plat %s', (release) => {
     expect(await baseOf(platform).stores.outbox.list({})).toMatchObject(a.mail);
   });
 
+  it('holds its single sign-on domains as legacy claims (migration 10): routed as before, until verified', async () => {
+    const domains = await call('GET', `${org}/domains`);
+    expect(domains.status).toBe(200);
+    expect(domains.body.data).toEqual([
+      {
+        id: expect.stringMatching(/^dom_[0-9a-f]{20}$/),
+        organizationId: m.organizationId,
+        domain: 'example.com',
+        status: 'legacy',
+        verification: {
+          type: 'dns_txt',
+          name: '_plat-challenge.example.com',
+          value: expect.stringMatching(/^plat-verification=[0-9a-f]{32}$/),
+        },
+        createdAt: m.answers.sso.createdAt,
+        verifiedAt: null,
+      },
+    ]);
+    expect((await call('GET', `${org}/sso`)).body.domains).toEqual(['example.com']);
+    expect((await baseOf(platform).stores.domains.holder('example.com'))?.organizationId).toBe(m.organizationId);
+  });
+
   it('counts the members it had, in each status (migration 7 fills the counts the users list reads)', async () => {
     const users = m.answers.users.data as { status: string }[];
     for (const status of ['active', 'pending', 'suspended']) {
@@ -344,6 +366,13 @@ describe('single sign-on saved by plat 0.1.0, enabled, and a domain two organiza
     expect(first.body.domains).toEqual(['example.com']);
     const second = await call('GET', `/organizations/${m.secondOrganizationId}/sso`);
     expect(second.body.domains).toEqual(['second.test']);
+  });
+
+  it('makes each domain left in a configuration a legacy claim of its organization, and no other', async () => {
+    const first = await call('GET', `/organizations/${m.organizationId}/domains`);
+    expect(first.body.data.map((d: any) => [d.domain, d.status])).toEqual([['example.com', 'legacy']]);
+    const second = await call('GET', `/organizations/${m.secondOrganizationId}/domains`);
+    expect(second.body.data.map((d: any) => [d.domain, d.status])).toEqual([['second.test', 'legacy']]);
   });
 
   it('still offers members of the domain their password', async () => {

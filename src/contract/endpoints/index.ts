@@ -1,5 +1,6 @@
 import { apiKeys } from './api-keys.js';
 import { auth, oauth } from './auth.js';
+import { domains } from './domains.js';
 import { environments } from './environments.js';
 import { events } from './events.js';
 import { invitations } from './invitations.js';
@@ -28,6 +29,7 @@ export const API = {
   sessions,
   apiKeys,
   sso,
+  domains,
   events,
   auth,
 } as const;

@@ -33,7 +33,8 @@ export const sso = {
       'DELETE does (people are linked again by e-mail). Fetches ' +
       'take at most 5 s and 1 MiB, over https (plain http to a loopback address only). Omitted optional fields are ' +
       'cleared, except `enabled` (kept; false for a new configuration) and an OIDC `clientSecret` already stored ' +
-      "(kept). Each domain belongs to one organization's single sign-on at most (409).",
+      '(kept). Each domain must be one the organization verified (`POST …/domains`, then verify) or holds as ' +
+      '`legacy` from an earlier release (422 naming it).',
     tag,
     access: 'sso:write',
     accessNote: 'Owners only (admins lack sso:write).',

@@ -254,6 +254,7 @@ const TAGS: Record<string, string> = {
   sessions: 'Sign-in sessions',
   'api-keys': 'API keys',
   sso: 'Single sign-on through SAML 2.0 or OpenID Connect',
+  domains: 'Domains an organization proves it owns, by a DNS TXT record: where its single sign-on applies',
   events: 'The audit log',
 };
 

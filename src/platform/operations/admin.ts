@@ -1,7 +1,9 @@
+import type { Domain } from '../../contract/domains.js';
 import type { BaseCtx } from '../context.js';
 import { PlatformError } from '../errors.js';
 import type { Delivery, Mail } from '../store/outbox.js';
 import { type BootstrapOptions, type BootstrapResult, bootstrap } from './bootstrap.js';
+import { vouchForDomain } from './domains.js';
 import { type ForgottenSecrets, forgetSealedSecrets } from './secrets.js';
 
 /** An account of the platform, as `plat local init` reports it. */
@@ -29,6 +31,11 @@ export interface AdminOperations {
   mailbox(opts: { to?: string; limit?: number; delivery?: boolean }): Promise<(Mail & { delivery?: Delivery })[]>;
   /** Discards every sealed secret, when the key they were sealed with is lost (`plat local forget-secrets`). */
   forgetSecrets(): Promise<ForgottenSecrets>;
+  /**
+   * Vouches for a domain of an organization (by id or slug) without DNS (`plat local domains verify`): its claim,
+   * made if need be, becomes verified; `409` when another organization verified it, `404` for no organization.
+   */
+  verifyDomain(org: string, domain: string): Promise<Domain>;
 }
 
 /** The administrative operations over a platform's base context. */
@@ -69,5 +76,6 @@ export function adminOperations(base: () => BaseCtx): AdminOperations {
       return opts.delivery ? ctx.stores.outbox.listWithDelivery(which, ctx.now()) : ctx.stores.outbox.list(which);
     },
     forgetSecrets: () => forgetSealedSecrets(base()),
+    verifyDomain: (org, domain) => vouchForDomain(base(), org, domain),
   };
 }

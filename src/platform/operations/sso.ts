@@ -140,12 +140,19 @@ function sameProvider(stored: StoredSso, idp: IdentityProvider, input: SsoPutFie
   return input.protocol === 'oidc' ? stored.issuer === input.issuer : stored.idpEntityId === idp.idpEntityId;
 }
 
-/** `409` when another organization's single sign-on claims one of these domains. */
+/**
+ * `422` naming the first domain the organization does not hold — verified, or `legacy` from an earlier release
+ * (docs/domains.md): single sign-on applies to proven domains only. One organization at most holds a domain, so no
+ * two configurations ever route the same one.
+ */
 async function checkDomains(ctx: BaseCtx, orgId: string, domains: readonly string[]): Promise<void> {
-  for (const domain of domains) {
-    const owner = await ctx.stores.sso.domainOwner(domain);
-    if (owner !== undefined && owner !== orgId) {
-      throw conflict(`the domain ${domain} is claimed by another organization's single sign-on`);
+  for (const [i, domain] of domains.entries()) {
+    const holder = await ctx.stores.domains.holder(domain);
+    if (holder?.organizationId !== orgId) {
+      throw invalidField(
+        `domains.${i}`,
+        `${domain} is not a verified domain of this organization: claim it and verify it first (plat domains add)`,
+      );
     }
   }
 }
@@ -154,7 +161,7 @@ async function checkDomains(ctx: BaseCtx, orgId: string, domains: readonly strin
  * `PUT /organizations/{orgId}/sso` (owners): creates or replaces the configuration, after reading the identity provider
  * it names (`422` naming the field when that fails: nothing is saved). Omitted optional fields are cleared, except
  * `enabled` (kept; `false` for a new configuration) and an OIDC `clientSecret` (kept when stored). Each domain
- * belongs to one organization at most (`409`).
+ * must be one the organization verified (`422`).
  */
 export async function putSso(ctx: Ctx, orgId: string, input: SsoPutFields): Promise<SsoConfig> {
   // `sso:write` was checked before this runs (the pipeline): only an owner makes the platform fetch an address.

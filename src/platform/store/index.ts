@@ -1,5 +1,6 @@
 import { apiKeysStore } from './api-keys.js';
 import { authStore } from './auth.js';
+import { domainsStore } from './domains.js';
 import { eventsStore } from './events.js';
 import { invitationsStore } from './invitations.js';
 import { organizationsStore } from './organizations.js';
@@ -23,6 +24,7 @@ const FACTORIES = {
   apiKeys: apiKeysStore,
   events: eventsStore,
   sso: ssoStore,
+  domains: domainsStore,
   ssoSignIn: ssoSignInStore,
   auth: authStore,
 };
@@ -32,7 +34,7 @@ export type Stores = { readonly [K in keyof typeof FACTORIES]: ReturnType<(typeo
 
 /**
  * Every store, running its queries on `q` (the database, or a transaction), each built on first use and then kept:
- * a transaction that touches two stores does not build all twelve.
+ * a transaction that touches two stores does not build them all.
  */
 export function createStores(q: Q, env: StoreEnv): Stores {
   const stores = {} as Record<string, unknown>;

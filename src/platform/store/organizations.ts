@@ -21,6 +21,16 @@ export function organizationsStore(q: Q, _env: StoreEnv) {
       const r = await q.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
       return r !== undefined;
     },
+    /** The organization with this slug, or undefined. */
+    bySlug: async (slug: string): Promise<Organization | undefined> => {
+      const r = await q
+        .selectFrom('organizations')
+        .selectAll()
+        .where('slug', '=', slug)
+        .$narrowType<{ plan: Plan }>()
+        .executeTakeFirst();
+      return r && toOrganization(r);
+    },
     slugTaken: async (slug: string): Promise<boolean> => {
       const r = await q.selectFrom('organizations').select('id').where('slug', '=', slug).executeTakeFirst();
       return r !== undefined;

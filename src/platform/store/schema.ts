@@ -70,6 +70,16 @@ export interface DeviceCodesTable {
   method: string | null;
 }
 
+export interface DomainsTable {
+  id: string;
+  org_id: string;
+  domain: string;
+  status: string;
+  token: string;
+  created_at: string;
+  verified_at: string | null;
+}
+
 export interface EnvironmentsTable {
   id: string;
   project_id: string;
@@ -322,6 +332,7 @@ export interface Tables {
   api_keys: ApiKeysTable;
   authorization_codes: AuthorizationCodesTable;
   device_codes: DeviceCodesTable;
+  domains: DomainsTable;
   environments: EnvironmentsTable;
   event_projects: EventProjectsTable;
   events: EventsTable;

@@ -160,6 +160,22 @@ export function ssoStore(q: Q, env: StoreEnv) {
       const r = await q.deleteFrom('sso_configs').where('org_id', '=', orgId).executeTakeFirst();
       return r.numDeletedRows === 1n;
     },
+    /**
+     * Takes a domain (lower case) out of the organization's configuration, when its claim was given up or taken by
+     * another organization; whether the configuration held it.
+     */
+    dropDomain: async (orgId: string, domain: string, now: string): Promise<boolean> => {
+      await q.deleteFrom('sso_domains').where('org_id', '=', orgId).where('domain', '=', domain).execute();
+      const r = await byOrg(orgId);
+      const domains = r ? (JSON.parse(r.domains) as string[]) : [];
+      if (!domains.includes(domain)) return false;
+      await q
+        .updateTable('sso_configs')
+        .set({ domains: JSON.stringify(domains.filter((d) => d !== domain)), updated_at: now })
+        .where('org_id', '=', orgId)
+        .execute();
+      return true;
+    },
     /** The organization that claims an e-mail domain (lower-case), if any. */
     domainOwner: async (domain: string) => {
       const r = await q.selectFrom('sso_domains').select('org_id').where('domain', '=', domain).executeTakeFirst();

@@ -23,6 +23,7 @@ const REFUSED =
 /** An organization's SAML single sign-on for acme.test through `idp` (uploaded metadata: nothing to fetch). */
 async function claimAcme(t: AuthTestPlatform, orgId: string, idp: string, enabled: boolean): Promise<void> {
   const metadataXml = samlMetadata({ entityId: `https://${idp}`, ssoUrl: `https://${idp}/sso` });
+  await t.platform.admin.verifyDomain(orgId, 'acme.test');
   const r = await t.call('PUT', `/organizations/${orgId}/sso`, {
     body: {
       protocol: 'saml',

@@ -1,6 +1,7 @@
 import type { RouteDef } from '../route.js';
 import { apiKeysRoutes } from './api-keys.js';
 import { authRoutes, oauthRoutes } from './auth.js';
+import { domainsRoutes } from './domains.js';
 import { environmentsRoutes } from './environments.js';
 import { eventsRoutes } from './events.js';
 import { invitationsRoutes } from './invitations.js';
@@ -30,5 +31,6 @@ export const ROUTES: readonly RouteDef[] = [
   ...apiKeysRoutes,
   ...ssoRoutes,
   ...ssoSignInRoutes,
+  ...domainsRoutes,
   ...eventsRoutes,
 ];
