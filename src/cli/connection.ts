@@ -60,6 +60,7 @@ export async function openTransport(deps: CliDeps, r: Resolved): Promise<Transpo
       mode: r.sandbox ? 'sandbox' : 'live',
       lightFetch: deps.lightFetch,
       secretKey: secretKeyOf(deps.env),
+      dnsServer: deps.env.PLAT_DNS_SERVER,
       // What the platform logs (an internal error's cause) reaches the user as one line, with the database it is
       // about: never a stack trace.
       logger: (line) =>

@@ -125,7 +125,25 @@ export async function openPlatform(
   sandbox: boolean,
 ): Promise<Platform> {
   const { env, platform } = ctx.deps;
-  return createAt(db, { mode: sandbox ? 'sandbox' : 'live', secretKey: secretKeyFor(env, db), ...platform });
+  return createAt(db, {
+    mode: sandbox ? 'sandbox' : 'live',
+    secretKey: secretKeyFor(env, db),
+    dnsServer: await dnsServer(env.PLAT_DNS_SERVER, 'PLAT_DNS_SERVER'),
+    ...platform,
+  });
+}
+
+/**
+ * The DNS server domain verification asks (`--dns-server`, PLAT_DNS_SERVER: docs/domains.md), as `node:dns` takes
+ * it; undefined for the system's resolver. A usage error naming `source` when it is not an address.
+ */
+export async function dnsServer(value: string | undefined, source: string): Promise<string | undefined> {
+  if (!value) return undefined;
+  const address = (await platformModule()).dnsServerAddress(value);
+  if (!address) {
+    throw new UsageError(`${source} must be an IP address with an optional port: HOST[:PORT], or [IPv6]:PORT`);
+  }
+  return address;
 }
 
 /**
@@ -256,11 +274,14 @@ export async function embeddedTransport(opts: {
   secretKey?: string;
   /** Where the platform's log lines go (default: stderr as they are). */
   logger?: (line: string) => void;
+  /** PLAT_DNS_SERVER, unchecked: the DNS server domain verification asks. */
+  dnsServer?: string;
 }): Promise<{ fetch: Fetch; baseUrl: string; close(): Promise<void> }> {
   await opts.lightFetch?.();
   const platform = await createAt(opts.db, {
     mode: opts.mode,
     secretKey: opts.secretKey,
+    dnsServer: await dnsServer(opts.dnsServer, 'PLAT_DNS_SERVER'),
     ...(opts.logger && { logger: opts.logger }),
   });
   return {

@@ -7,8 +7,8 @@ import { quoted } from './output/quote.js';
 
 /**
  * Names everywhere (docs/cli.md, "Names and ids"): an argument or flag that names a project takes its id or slug; a
- * user, its id or e-mail; a team, its id or name; an API key, its id or its name (among keys not revoked); an
- * organization, its id or slug. Names compare case-insensitively (an exact match wins over one that differs in case).
+ * user, its id or e-mail; a team, its id or name; an API key, its id or its name (among keys not revoked); a domain
+ * claim, its id or the domain; an organization, its id or slug. Names compare case-insensitively (an exact match wins over one that differs in case).
  * The CLI resolves a name before it calls the API, with the lists the API has: one that matches nothing is a
  * not-found (exit 5) naming what was looked for and where; one that matches several is a usage error (exit 2) that
  * lists them, so that the user can give an id.
@@ -133,6 +133,14 @@ export async function keyId(ctx: Context, ref: string): Promise<string> {
   const describe = (k: { id: string; createdAt: string; prefix: string; last4: string }) =>
     `${k.id}  ${k.prefix}…${k.last4}  created ${k.createdAt}`;
   return (await pick(keys, (k) => k.name, ref, { noun: 'API key', by: 'name', where, describe })).id;
+}
+
+/** A domain claim's id, from its id or the domain's name (among the organization's claims: one each at most). */
+export async function domainId(ctx: Context, ref: string): Promise<string> {
+  if (isId('dom', ref)) return ref;
+  const { client, org, where } = await scope(ctx);
+  const claims = (await client.domains.list(org)).data;
+  return (await pick(claims, (d) => d.domain, ref.replace(/\.$/, ''), { noun: 'domain', by: 'name', where })).id;
 }
 
 /** An organization's id, from its id or slug. */

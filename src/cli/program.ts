@@ -65,6 +65,11 @@ export const NOUNS: readonly NounEntry[] = [
   },
   { name: 'sessions', summary: 'Sign-in sessions of a user', load: () => import('./commands/sessions.js') },
   { name: 'sso', summary: 'Single sign-on of an organization', load: () => import('./commands/sso.js') },
+  {
+    name: 'domains',
+    summary: 'Domains an organization proves by DNS (where its single sign-on applies)',
+    load: () => import('./commands/domains.js'),
+  },
   { name: 'keys', summary: 'API keys', load: () => import('./commands/keys.js') },
   { name: 'events', summary: 'The audit log', load: () => import('./commands/events.js') },
   { name: 'api', summary: 'Call any endpoint, raw JSON out', load: () => import('./commands/api.js') },

@@ -164,6 +164,26 @@ const ssoColumns: View['columns'] = [
 ];
 
 /** An SSO configuration: a row of its settings; one record shows also what was read from the IdP, and the SP's side. */
+export const domainView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('DOMAIN', 'domain'),
+    col('STATUS', 'status', { status: true }),
+    { header: 'TXT NAME', get: (r) => r.verification?.name },
+    { header: 'TXT VALUE', get: (r) => r.verification?.value },
+    col('VERIFIED', 'verifiedAt'),
+  ],
+  detail: [
+    col('ID', 'id'),
+    col('DOMAIN', 'domain'),
+    col('STATUS', 'status', { status: true }),
+    { header: 'TXT NAME', get: (r) => r.verification?.name },
+    { header: 'TXT VALUE', get: (r) => r.verification?.value },
+    created,
+    col('VERIFIED', 'verifiedAt'),
+  ],
+};
+
 export const ssoView: View = {
   columns: ssoColumns,
   detail: [

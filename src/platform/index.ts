@@ -22,6 +22,7 @@ export { hashPassword } from './auth/passwords.js';
 export type { AuthOptions, OAuthClient } from './auth/settings.js';
 export type { Clock, IdFactory } from './clock.js';
 export type { FetchBindings, Mode } from './context.js';
+export { dnsServerAddress } from './dns.js';
 export type { LimitsOptions } from './limits/index.js';
 export { type MailFrom, parseMailFrom, parseSmtpUrl, type SmtpTarget } from './mail/settings.js';
 export type { AccountReport, AdminOperations } from './operations/admin.js';

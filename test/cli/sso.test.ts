@@ -15,6 +15,9 @@ describe('plat sso set', () => {
     const env = processHome('plat-sso');
     const file = join(env.HOME as string, 'idp.xml');
     writeFileSync(file, samlMetadata({ entityId: 'https://idp.acme.test', ssoUrl: 'https://idp.acme.test/sso' }));
+    // Single sign-on takes verified domains only: the operator vouches (docs/domains.md).
+    expect((await plat(env, ['local', 'init'])).code).toBe(0);
+    expect((await plat(env, ['local', 'domains', 'verify', 'acme.test'])).code).toBe(0);
     const set = [
       'sso',
       'set',
@@ -54,6 +57,7 @@ describe('plat sso sp and plat sso test', () => {
     try {
       const serverEnv = processHome('plat-sso-test');
       const init = JSON.parse((await plat(serverEnv, ['local', 'init', '--json'])).stdout);
+      expect((await plat(serverEnv, ['local', 'domains', 'verify', 'acme.test'])).code).toBe(0);
       const server = await servePlat(serverEnv);
       const env = { ...serverEnv, PLAT_BASE_URL: server.url, PLAT_API_KEY: init.apiKey };
       const sp = await plat(env, ['sso', 'sp', '--json']);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { isDatabaseUrl, shownDb } from '../../config/database-url.js';
 import type { Resolved } from '../../config/resolve.js';
+import { failureKindOfStatus } from '../../contract/errors.js';
 import { passwordProblem } from '../../contract/passwords.js';
 import type { Context } from '../context.js';
 import {
@@ -15,13 +16,14 @@ import {
   platformModule,
 } from '../embedded.js';
 import { CliError, InvalidValueError, UsageError } from '../errors.js';
+import { quoted } from '../output/quote.js';
 import { done, list as listOf, record } from '../output/result.js';
 import { notice } from '../output/terminal.js';
 import { col } from '../output/view.js';
 import { positiveInt } from '../parse.js';
 import { askSecret, readText } from '../prompt.js';
-import { addVerbs, verb } from '../verb.js';
-import { mailView } from '../views.js';
+import { addVerbs, verb, withExamples } from '../verb.js';
+import { domainView, mailView } from '../views.js';
 
 /** The embedded settings, or a usage error naming the remote endpoint that was chosen instead. */
 async function embedded(ctx: Context, what: string): Promise<Resolved & { db: string }> {
@@ -310,7 +312,54 @@ const path = verb<Record<string, never>>({
   },
 });
 
+/**
+ * An administrative operation's refusal (the platform's coded error: its status) as the CLI's failure of that kind,
+ * its field named as the command line gave it; anything else as it is.
+ */
+function refusal(err: unknown, terms: Record<string, string>): unknown {
+  const status = (err as { status?: unknown } | null)?.status;
+  if (!(err instanceof Error) || err.name !== 'PlatformError' || typeof status !== 'number') return err;
+  const message = err.message.replace(/^(\w+): /, (_whole, field: string) => `${terms[field] ?? field}: `);
+  return new CliError(failureKindOfStatus(status), message);
+}
+
+const verifyDomain = verb<{ domain: string }>({
+  name: 'verify',
+  args: '<domain>',
+  summary:
+    "Vouch for a domain of an organization (--org) as the instance's operator, without DNS: air-gapped installs, tests",
+  examples: [
+    'plat local domains verify acme.com --org acme',
+    'plat --database-url "$PLAT_DATABASE_URL" local domains verify acme.com --org org_4f8b2c1d9e7a6b5c3d2e',
+  ],
+  parse: ([domain]) => ({ domain: domain.trim().replace(/\.$/, '') }),
+  run: async (o, ctx) => {
+    const r = await embedded(ctx, 'local domains verify');
+    if (!isDatabaseUrl(r.db) && !existsSync(r.db)) {
+      throw new CliError('not_found', `there is no embedded platform at ${r.db}`);
+    }
+    if (!r.org) {
+      throw new UsageError('local domains verify needs the organization: give --org ORG (its id or slug)');
+    }
+    const platform = await openPlatform(ctx, r.db, r.sandbox);
+    try {
+      const verified = await platform.admin.verifyDomain(r.org, o.domain);
+      notice(ctx, `Vouched for ${verified.domain} as verified by ${verified.organizationId}.`);
+      return record(verified, domainView, true);
+    } catch (err) {
+      throw refusal(err, { domain: `domain ${quoted(o.domain)}` });
+    } finally {
+      await platform.close();
+    }
+  },
+});
+
 /** `plat local …` */
 export function register(noun: Command, ctx: Context): void {
   addVerbs(noun, ctx, [init, reset, forgetSecrets, mail, path]);
+  const domains = noun
+    .command('domains')
+    .description("Domains, as the instance's operator vouches for them (plat domains proves them by DNS)");
+  withExamples(domains, ['plat local domains verify acme.com --org acme']);
+  addVerbs(domains, ctx, [verifyDomain]);
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { isDatabaseUrl, shownDb } from '../../config/database-url.js';
 import type { Context } from '../context.js';
-import { databaseFailure, hasOrganization, secretKeyFor } from '../embedded.js';
+import { databaseFailure, dnsServer, hasOrganization, secretKeyFor } from '../embedded.js';
 import { UsageError } from '../errors.js';
 import { listenFailure } from '../listen-failure.js';
 import { done, type Output } from '../output/result.js';
@@ -25,6 +25,8 @@ interface ServeOptions {
   maxConnections?: number;
   /** The cap of connections from one client address; the platform's default (32) when not given. */
   maxConnectionsPerAddress?: number;
+  /** The DNS server domain verification asks (--dns-server or PLAT_DNS_SERVER); default the system's resolver. */
+  dnsServer?: Sourced;
   /** The proxies whose X-Forwarded-For is believed (--trust-proxy or PLAT_TRUST_PROXY), comma-separated. */
   trustProxy?: Sourced;
   /** Where the outbox is delivered (--smtp-url or PLAT_SMTP_URL), and from whom. */
@@ -94,6 +96,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
   ctx.deps.enableSourceMaps?.();
   const mail = await mailOptions(o);
   const trustProxy = await proxies(o.trustProxy);
+  const dns = await dnsServer(o.dnsServer?.value, o.dnsServer?.source as string);
   const r = await ctx.settings();
   if (r.kind !== 'embedded' || !r.db) {
     throw new UsageError(
@@ -120,6 +123,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
       ...(o.maxConnectionsPerAddress !== undefined && { maxConnectionsPerAddress: o.maxConnectionsPerAddress }),
     },
     ...(trustProxy && { trustProxy }),
+    ...(dns && { dnsServer: dns }),
     ...(mail && { mail }),
     accessLog: accessLog.line,
     logger: (line) => ctx.io.err(line),
@@ -218,6 +222,10 @@ export function register(cmd: Command, ctx: Context): void {
         'proxies (IP addresses or CIDR ranges, comma-separated) whose X-Forwarded-For names the client; also PLAT_TRUST_PROXY',
       );
       c.option(
+        '--dns-server <host[:port]>',
+        'the DNS server that domain verification asks (an IP address; default the system resolver); also PLAT_DNS_SERVER',
+      );
+      c.option(
         '--smtp-url <url>',
         'also deliver the outbox (invitations) by SMTP: smtp://USER:PASSWORD@HOST:PORT (STARTTLS; required with credentials off this machine), ' +
           'smtps://… for TLS; also PLAT_SMTP_URL, which keeps the password out of the process list',
@@ -237,6 +245,7 @@ export function register(cmd: Command, ctx: Context): void {
       maxConnections: o.maxConnections,
       maxConnectionsPerAddress: o.maxConnectionsPerAddress,
       trustProxy: sourced(o.trustProxy, '--trust-proxy', ctx.deps.env.PLAT_TRUST_PROXY, 'PLAT_TRUST_PROXY'),
+      dnsServer: sourced(o.dnsServer, '--dns-server', ctx.deps.env.PLAT_DNS_SERVER, 'PLAT_DNS_SERVER'),
       smtpUrl: sourced(o.smtpUrl, '--smtp-url', ctx.deps.env.PLAT_SMTP_URL, 'PLAT_SMTP_URL'),
       mailFrom: sourced(o.mailFrom, '--mail-from', ctx.deps.env.PLAT_MAIL_FROM, 'PLAT_MAIL_FROM'),
       smtpRate: o.smtpRate,

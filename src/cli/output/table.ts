@@ -11,6 +11,9 @@ const STATUS_COLORS: Record<string, 'green' | 'yellow' | 'red' | 'gray'> = {
   disabled: 'gray',
   suspended: 'red',
   revoked: 'red',
+  // Domains (plat domains list).
+  verified: 'green',
+  legacy: 'yellow',
   // Mail delivery (plat local mail --delivery).
   sent: 'green',
   queued: 'yellow',
