@@ -143,6 +143,14 @@ export async function domainId(ctx: Context, ref: string): Promise<string> {
   return (await pick(claims, (d) => d.domain, ref.replace(/\.$/, ''), { noun: 'domain', by: 'name', where })).id;
 }
 
+/** A SCIM token's id, from its id or name. */
+export async function scimTokenId(ctx: Context, ref: string): Promise<string> {
+  if (isId('scimtok', ref)) return ref;
+  const { client, org, where } = await scope(ctx);
+  const tokens = (await client.scim.listTokens(org)).data;
+  return (await pick(tokens, (t) => t.name, ref, { noun: 'SCIM token', by: 'name', where })).id;
+}
+
 /** An organization's id, from its id or slug. */
 export async function organizationId(ctx: Context, ref: string): Promise<string> {
   return isOrganizationId(ref) ? ref : organizationBySlug(await ctx.client(), ref);

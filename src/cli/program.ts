@@ -66,6 +66,11 @@ export const NOUNS: readonly NounEntry[] = [
   { name: 'sessions', summary: 'Sign-in sessions of a user', load: () => import('./commands/sessions.js') },
   { name: 'sso', summary: 'Single sign-on of an organization', load: () => import('./commands/sso.js') },
   {
+    name: 'scim',
+    summary: 'Directory sync: SCIM tokens for Okta and Microsoft Entra ID',
+    load: () => import('./commands/scim.js'),
+  },
+  {
     name: 'domains',
     summary: 'Domains an organization proves by DNS (where its single sign-on applies)',
     load: () => import('./commands/domains.js'),

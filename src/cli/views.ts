@@ -184,6 +184,14 @@ export const domainView: View = {
   ],
 };
 
+export const scimTokenView: View = {
+  columns: [col('ID', 'id'), col('NAME', 'name'), created, col('LAST USED', 'lastUsedAt')],
+};
+
+export const createdScimTokenView: View = {
+  columns: [col('ID', 'id'), col('NAME', 'name'), col('TOKEN', 'token')],
+};
+
 export const ssoView: View = {
   columns: ssoColumns,
   detail: [

@@ -14,5 +14,6 @@ export const ID_PREFIX = {
   mail: 'mail',
   ssoTest: 'ssot',
   domain: 'dom',
+  scimToken: 'scimtok',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;

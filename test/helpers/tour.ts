@@ -23,6 +23,7 @@ export interface Fixture {
   ssoTestId: string;
   /** A domain the organization claimed and verified (its operator vouched: no DNS here). */
   domainId: string;
+  scimTokenId: string;
 }
 
 type Caller = (method: string, path: string, opts?: { body?: unknown }) => Promise<Reply>;
@@ -84,6 +85,10 @@ export async function buildFixture(
     'domain',
   );
   await t.platform.admin.verifyDomain(orgId, domain.domain);
+  const scimToken = ok(
+    await call('POST', `/organizations/${orgId}/scim/tokens`, { body: { name: `${tag} directory` } }),
+    'scim token',
+  );
   const sessionId = await createSession(t as never, invited.userId, { orgId });
   return {
     orgId,
@@ -98,6 +103,7 @@ export async function buildFixture(
     envName: 'staging',
     ssoTestId: ssoTest.id,
     domainId: domain.id,
+    scimTokenId: scimToken.id,
   };
 }
 
@@ -124,6 +130,7 @@ export const EXAMPLE_BODIES: Record<string, (f: Fixture) => unknown> = {
   'POST /projects/{projectId}/environments/promote': () => ({ source: 'staging', target: 'production' }),
   'POST /organizations/{orgId}/api-keys': () => ({ name: 'ci', environment: 'live', permissions: ['projects:read'] }),
   'POST /organizations/{orgId}/domains': () => ({ domain: 'another.example.test' }),
+  'POST /organizations/{orgId}/scim/tokens': () => ({ name: 'Entra ID' }),
   // Uploaded metadata: a configuration the platform can check without fetching anything.
   'PUT /organizations/{orgId}/sso': () => ({
     protocol: 'saml',
@@ -146,6 +153,7 @@ export function pathFor(route: RouteDef, f: Fixture): string {
     name: f.envName,
     testId: f.ssoTestId,
     domainId: f.domainId,
+    tokenId: f.scimTokenId,
   };
   return route.path.replace(/\{([^}]+)\}/g, (_, p: string) => {
     const id = ids[p];

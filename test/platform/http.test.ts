@@ -26,7 +26,8 @@ function normalize(r: Reply, opts: { headers?: boolean } = {}): unknown {
     .replace(/"signInUrl":"[^"]*"/g, '"signInUrl":"<identity provider>"')
     .replace(/"req_[0-9A-Za-z]+"/g, '"<request id>"')
     // A domain claim's DNS token is random.
-    .replace(/"plat-verification=[0-9a-f]+"/g, '"plat-verification=<token>"');
+    .replace(/"plat-verification=[0-9a-f]+"/g, '"plat-verification=<token>"')
+    .replace(/"scim_[0-9A-Za-z]{43}"/g, '"scim_<secret>"');
   const headers = opts.headers ? [...r.headers].filter(([name]) => name !== 'x-request-id') : undefined;
   return { status: r.status, location: r.headers.get('location'), body: JSON.parse(text), headers };
 }

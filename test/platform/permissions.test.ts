@@ -88,7 +88,9 @@ describe('permission matrix (every route of the contract)', () => {
     const names = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] as string).filter((n) => n !== 'orgId');
     const last = names.at(-1) as string;
     const present = pathFor(route, f);
-    const value = { ...f, name: f.envName, testId: f.ssoTestId }[last as keyof Fixture] as string;
+    const value = { ...f, name: f.envName, testId: f.ssoTestId, tokenId: f.scimTokenId }[
+      last as keyof Fixture
+    ] as string;
     const missing = last === 'name' ? 'no-such-environment' : `${value.split('_')[0]}_${'9'.repeat(20)}`;
     return present.replace(encodeURIComponent(value), missing);
   };

@@ -8,6 +8,7 @@ import { members } from './members.js';
 import { meta } from './meta.js';
 import { organizations } from './organizations.js';
 import { projects } from './projects.js';
+import { scim } from './scim.js';
 import { sessions } from './sessions.js';
 import { sso } from './sso.js';
 import { ssoSignIn } from './sso-sign-in.js';
@@ -30,6 +31,7 @@ export const API = {
   apiKeys,
   sso,
   domains,
+  scim,
   events,
   auth,
 } as const;

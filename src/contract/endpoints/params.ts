@@ -10,6 +10,7 @@ export const teamParams = lazySchema(() => z.strictObject({ teamId: idParam('tea
 export const invitationParams = lazySchema(() => z.strictObject({ invitationId: idParam('inv') }));
 export const keyParams = lazySchema(() => z.strictObject({ keyId: idParam('key') }));
 export const domainParams = lazySchema(() => z.strictObject({ domainId: idParam('dom') }));
+export const scimTokenParams = lazySchema(() => z.strictObject({ orgId: idParam('org'), tokenId: idParam('scimtok') }));
 export const ssoTestParams = lazySchema(() => z.strictObject({ orgId: idParam('org'), testId: idParam('ssot') }));
 export const sessionParams = lazySchema(() => z.strictObject({ userId: idParam('user'), sessionId: idParam('sess') }));
 export const memberParams = lazySchema(() => z.strictObject({ projectId: idParam('proj'), userId: idParam('user') }));

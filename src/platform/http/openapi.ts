@@ -255,6 +255,7 @@ const TAGS: Record<string, string> = {
   'api-keys': 'API keys',
   sso: 'Single sign-on through SAML 2.0 or OpenID Connect',
   domains: 'Domains an organization proves it owns, by a DNS TXT record: where its single sign-on applies',
+  scim: 'Directory sync: SCIM 2.0 tokens of the identity providers that provision the organization',
   events: 'The audit log',
 };
 

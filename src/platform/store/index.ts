@@ -6,6 +6,7 @@ import { invitationsStore } from './invitations.js';
 import { organizationsStore } from './organizations.js';
 import { outboxStore } from './outbox.js';
 import { projectsStore } from './projects.js';
+import { scimStore } from './scim.js';
 import { sessionsStore } from './sessions.js';
 import type { Q, StoreEnv } from './sql.js';
 import { ssoStore } from './sso.js';
@@ -25,6 +26,7 @@ const FACTORIES = {
   events: eventsStore,
   sso: ssoStore,
   domains: domainsStore,
+  scim: scimStore,
   ssoSignIn: ssoSignInStore,
   auth: authStore,
 };

@@ -221,6 +221,15 @@ export interface RefreshTokensTable {
   used_at: string | null;
 }
 
+export interface ScimTokensTable {
+  id: string;
+  org_id: string;
+  name: string;
+  token_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
 export interface SessionCutoffsTable {
   org_id: string;
   user_id: string;
@@ -347,6 +356,7 @@ export interface Tables {
   project_members: ProjectMembersTable;
   projects: ProjectsTable;
   refresh_tokens: RefreshTokensTable;
+  scim_tokens: ScimTokensTable;
   session_cutoffs: SessionCutoffsTable;
   sessions: SessionsTable;
   signing_keys: SigningKeysTable;

@@ -9,6 +9,7 @@ import { membersRoutes } from './members.js';
 import { metaRoutes } from './meta.js';
 import { organizationRoutes } from './organizations.js';
 import { projectsRoutes } from './projects.js';
+import { scimRoutes } from './scim.js';
 import { sessionsRoutes } from './sessions.js';
 import { ssoRoutes } from './sso.js';
 import { ssoSignInRoutes } from './sso-sign-in.js';
@@ -32,5 +33,6 @@ export const ROUTES: readonly RouteDef[] = [
   ...ssoRoutes,
   ...ssoSignInRoutes,
   ...domainsRoutes,
+  ...scimRoutes,
   ...eventsRoutes,
 ];

@@ -12,6 +12,8 @@ import { migration as pgSealOutbox } from './0009_seal_outbox.postgres.js';
 import { migration as sealOutbox } from './0009_seal_outbox.sqlite.js';
 import { migration as pgDomains } from './0010_domains.postgres.js';
 import { migration as domains } from './0010_domains.sqlite.js';
+import { migration as pgScim } from './0011_scim.postgres.js';
+import { migration as scim } from './0011_scim.sqlite.js';
 import type { Migration, PgMigration } from './migration.js';
 
 export type { Migration, MigrationEnv, PgMigration } from './migration.js';
@@ -38,13 +40,20 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   eventProjectsTrigger,
   sealOutbox,
   domains,
+  scim,
 ];
 
 /**
  * PostgreSQL's migrations, oldest first, from its baseline: the schema of id 7 at once (PostgreSQL came after 0.2.0,
  * so no database of it was ever older); from there one per id, as SQLite's.
  */
-export const PG_MIGRATIONS: readonly PgMigration[] = [pgBaseline, pgEventProjectsTrigger, pgSealOutbox, pgDomains];
+export const PG_MIGRATIONS: readonly PgMigration[] = [
+  pgBaseline,
+  pgEventProjectsTrigger,
+  pgSealOutbox,
+  pgDomains,
+  pgScim,
+];
 
 /** The schema version this code reads and writes, on either dialect. */
 export const SCHEMA_VERSION = SQLITE_MIGRATIONS.length;

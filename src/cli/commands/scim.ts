@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { named, scimTokenId } from '../names.js';
+import { quoted } from '../output/quote.js';
+import { done, list as listOf, record } from '../output/result.js';
+import { notice } from '../output/terminal.js';
+import { addVerbs, verb, withExamples } from '../verb.js';
+import { createdScimTokenView, scimTokenView } from '../views.js';
+
+// Directory sync over SCIM 2.0 (docs/scim.md): the tokens an identity provider provisions the organization with.
+
+const listTokens = verb<Record<string, never>>({
+  name: 'list',
+  summary: "List the organization's SCIM tokens, with when each was last used (never their secrets)",
+  examples: ['plat scim tokens list', 'plat scim tokens list --json'],
+  parse: () => ({}),
+  run: async (_o, ctx) => {
+    const [client, org] = [await ctx.client(), await ctx.orgId()];
+    return listOf((await client.scim.listTokens(org)).data, scimTokenView);
+  },
+});
+
+const createToken = verb<{ name: string }>({
+  name: 'create',
+  args: '<name>',
+  summary: 'Create a SCIM token for an identity provider; its secret is printed this once',
+  examples: ['plat scim tokens create Okta', 'plat scim tokens create "Entra ID" --json'],
+  parse: ([name]) => ({ name }),
+  fields: (o) => ({ name: `token name ${quoted(o.name)}` }),
+  run: async (o, ctx) => {
+    const [client, org] = [await ctx.client(), await ctx.orgId()];
+    const token = await client.scim.createToken(org, { name: o.name });
+    notice(ctx, 'Store the token now, in your identity provider: it is not shown again.');
+    return record(token, createdScimTokenView);
+  },
+});
+
+const revokeToken = verb<{ ref: string }>({
+  name: 'revoke',
+  args: '<token>',
+  summary: 'Revoke a SCIM token at once, by id or name: its identity provider can no longer provision',
+  examples: ['plat scim tokens revoke Okta --yes'],
+  parse: ([ref]) => ({ ref }),
+  confirm: (o) => `revoke SCIM token ${o.ref}`,
+  run: async (o, ctx) => {
+    const [id, org] = [await scimTokenId(ctx, o.ref), await ctx.orgId()];
+    await (await ctx.client()).scim.deleteToken(org, id);
+    return done(`Revoked SCIM token ${named(o.ref, id)}.`);
+  },
+});
+
+/** `plat scim …` */
+export function register(noun: Command, ctx: Context): void {
+  const tokens = noun.command('tokens').description('The bearer tokens identity providers provision with');
+  withExamples(tokens, ['plat scim tokens create Okta']);
+  addVerbs(tokens, ctx, [createToken, listTokens, revokeToken]);
+}

@@ -1,0 +1,38 @@
+import * as z from 'zod';
+import { lazySchema, nameSchema, timestampSchema } from './common.js';
+
+/**
+ * A bearer token of an organization's SCIM endpoints (docs/scim.md): what an identity provider (Okta, Microsoft Entra
+ * ID) provisions with. It works on its organization's SCIM endpoints only; the secret is shown once, at creation.
+ */
+export const scimTokenSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    organizationId: z.string(),
+    name: z.string(),
+    createdAt: timestampSchema,
+    lastUsedAt: timestampSchema.nullable(),
+  }),
+).meta({ id: 'ScimToken' });
+export type ScimToken = z.infer<typeof scimTokenSchema>;
+
+/** A token just made: its secret `token` (`scim_…`) is in this answer only. */
+export const createdScimTokenSchema = lazySchema(() =>
+  z.object({
+    id: z.string(),
+    organizationId: z.string(),
+    name: z.string(),
+    token: z.string().meta({ description: 'The secret (`scim_…`): shown this once, stored only as a hash.' }),
+    createdAt: timestampSchema,
+    lastUsedAt: timestampSchema.nullable(),
+  }),
+).meta({ id: 'CreatedScimToken' });
+export type CreatedScimToken = z.infer<typeof createdScimTokenSchema>;
+
+export const scimTokenCreateSchema = lazySchema(() => z.strictObject({ name: nameSchema })).meta({
+  id: 'ScimTokenCreate',
+});
+export type ScimTokenCreate = z.infer<typeof scimTokenCreateSchema>;
+
+/** How many SCIM tokens an organization may hold at once (one per identity provider, and a spare while rotating). */
+export const SCIM_TOKENS_PER_ORGANIZATION = 10;

@@ -1,0 +1,79 @@
+import type { ScimToken } from '../../contract/scim.js';
+import type { Q, StoreEnv } from './sql.js';
+
+type TokenRow = {
+  id: string;
+  org_id: string;
+  name: string;
+  created_at: string;
+  last_used_at: string | null;
+};
+
+function toToken(r: TokenRow): ScimToken {
+  return { id: r.id, organizationId: r.org_id, name: r.name, createdAt: r.created_at, lastUsedAt: r.last_used_at };
+}
+
+const TOKEN_COLUMNS = ['id', 'org_id', 'name', 'created_at', 'last_used_at'] as const;
+
+/** Directory sync (docs/scim.md): its tokens (hashes of their secrets only), their SQL in one place. */
+export function scimStore(q: Q, _env: StoreEnv) {
+  return {
+    /** The organization's tokens, oldest first. */
+    tokens: async (orgId: string): Promise<ScimToken[]> => {
+      const rows = await q
+        .selectFrom('scim_tokens')
+        .select(TOKEN_COLUMNS)
+        .where('org_id', '=', orgId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(toToken);
+    },
+    /** One of the organization's tokens, or undefined (another organization's is undefined too). */
+    token: async (orgId: string, id: string): Promise<ScimToken | undefined> => {
+      const r = await q
+        .selectFrom('scim_tokens')
+        .select(TOKEN_COLUMNS)
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return r && toToken(r);
+    },
+    /** The token whose secret hashes to `hash`, or undefined. */
+    byHash: async (hash: string): Promise<ScimToken | undefined> => {
+      const r = await q
+        .selectFrom('scim_tokens')
+        .select(TOKEN_COLUMNS)
+        .where('token_hash', '=', hash)
+        .executeTakeFirst();
+      return r && toToken(r);
+    },
+    insertToken: async (t: ScimToken, hash: string): Promise<void> => {
+      await q
+        .insertInto('scim_tokens')
+        .values({
+          id: t.id,
+          org_id: t.organizationId,
+          name: t.name,
+          token_hash: hash,
+          created_at: t.createdAt,
+          last_used_at: t.lastUsedAt,
+        })
+        .execute();
+    },
+    /** Records a use of the token (at most once a second is enough to show: writes only when the second changed). */
+    touchToken: async (id: string, now: string): Promise<void> => {
+      await q
+        .updateTable('scim_tokens')
+        .set({ last_used_at: now })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now.slice(0, 19))]))
+        .execute();
+    },
+    /** Deletes one of the organization's tokens; false when there was none. */
+    deleteToken: async (orgId: string, id: string): Promise<boolean> => {
+      const r = await q.deleteFrom('scim_tokens').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) === 1;
+    },
+  };
+}
