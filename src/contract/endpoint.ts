@@ -5,11 +5,12 @@ import type { Permission } from './permissions.js';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * Who may call an endpoint: a credential holding a permission, any valid credential, or anyone (no credentials).
+ * Who may call an endpoint: a credential holding a permission, any valid credential, anyone (no credentials), or a
+ * SCIM token of the path's organization (its SCIM endpoints: docs/scim.md).
  * The request pipeline checks it before the operation reads anything (src/platform/http/pipeline.ts), as `scope`
  * says; `test/platform/permissions.test.ts` derives its matrix from the declarations.
  */
-export type Access = Permission | 'authenticated' | 'public';
+export type Access = Permission | 'authenticated' | 'public' | 'scim';
 
 /**
  * Where an endpoint's permission is held (docs/api.md, "Roles and permissions"):
@@ -27,9 +28,10 @@ export type AccessScope = 'organization' | 'project' | 'self' | 'credential';
  * Which rate-limit bucket a request spends (docs/rate-limits.md): `plan` (the default for authenticated endpoints: the
  * credential's bucket in the organization it acts in, by that organization's plan); `whoami` (a bucket of its own per
  * credential); `token`/`refresh`/`revoke` (the OAuth client's); `identity-provider` (an identity provider's answer:
- * the address's failure budget, charged for each refusal); `none` (the default for public endpoints).
+ * the address's failure budget, charged for each refusal); `scim` (the organization's SCIM bucket, shared by its SCIM
+ * tokens); `none` (the default for public endpoints).
  */
-export type LimitPolicy = 'plan' | 'whoami' | 'token' | 'refresh' | 'revoke' | 'identity-provider' | 'none';
+export type LimitPolicy = 'plan' | 'whoami' | 'token' | 'refresh' | 'revoke' | 'identity-provider' | 'scim' | 'none';
 
 /**
  * Where a created record can be read: the GET endpoint (by operation id) and, for each of its path's parameters, where
@@ -52,11 +54,12 @@ export type AnswerHeader =
 
 /**
  * What a public endpoint answers with one status, for the OpenAPI document: its body (JSON of a schema; an HTML page;
- * the OAuth error form; the platform's error envelope; SAML metadata; none) and the headers that matter.
+ * the OAuth error form; the platform's error envelope; SAML metadata; a SCIM resource or message, or SCIM's error;
+ * none) and the headers that matter.
  */
 export interface Answer {
   description: string;
-  body?: z.ZodType | 'html' | 'oauth-error' | 'error' | 'saml-metadata';
+  body?: z.ZodType | 'html' | 'oauth-error' | 'error' | 'saml-metadata' | 'scim' | 'scim-error';
   /** Also the error envelope (a limit or a failure the platform answers for every route). */
   alsoEnvelope?: boolean;
   headers?: readonly AnswerHeader[];

@@ -6,7 +6,7 @@ export const eventSchema = lazySchema(() =>
     id: z.string(),
     type: z.string(),
     organizationId: z.string(),
-    actor: z.object({ type: z.enum(['user', 'api_key', 'system']), id: z.string() }),
+    actor: z.object({ type: z.enum(['user', 'api_key', 'scim_token', 'system']), id: z.string() }),
     target: z.object({ type: z.string(), id: z.string() }).nullable(),
     requestId: z.string().nullable(),
     createdAt: timestampSchema,

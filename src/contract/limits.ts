@@ -44,6 +44,12 @@ export const AUTH_ENDPOINT_LIMITS: Readonly<Record<AuthEndpoint, RateRule>> = {
  */
 export const ANONYMOUS_LIMIT: Readonly<RateRule> = { perMinute: 30, burst: 10 };
 
+/**
+ * The SCIM bucket of an organization, shared by its SCIM tokens and apart from its plan's (docs/rate-limits.md): an
+ * identity provider's first sync of a large directory runs at 50 requests a second, after a burst of 500.
+ */
+export const SCIM_LIMIT: Readonly<RateRule> = { perMinute: 3_000, burst: 500 };
+
 /** The names of the rate-limit response headers. */
 export const RATE_LIMIT_HEADERS = {
   limit: 'X-RateLimit-Limit',

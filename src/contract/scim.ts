@@ -36,3 +36,13 @@ export type ScimTokenCreate = z.infer<typeof scimTokenCreateSchema>;
 
 /** How many SCIM tokens an organization may hold at once (one per identity provider, and a spare while rotating). */
 export const SCIM_TOKENS_PER_ORGANIZATION = 10;
+
+/** SCIM's error (RFC 7644 §3.12): the status as a string, `scimType` for the 400s and 409s that have one. */
+export const scimErrorSchema = lazySchema(() =>
+  z.object({
+    schemas: z.array(z.string()),
+    status: z.string(),
+    scimType: z.string().optional(),
+    detail: z.string().optional(),
+  }),
+).meta({ id: 'ScimError' });

@@ -48,7 +48,8 @@ export interface BaseCtx {
 
 /** Who a credential is, before an organization is chosen. */
 export interface Credential {
-  type: 'api_key' | 'user';
+  /** `scim_token`: an identity provider's SCIM token, acting in its organization's SCIM endpoints only. */
+  type: 'api_key' | 'user' | 'scim_token';
   userId: string;
   /** The organization of the key, or of the token's `org` claim. */
   homeOrgId: string;

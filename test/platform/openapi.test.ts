@@ -37,15 +37,17 @@ describe('the OpenAPI document', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it('asks no credential of a public operation, and one of every other', () => {
+  it('asks no credential of a public operation, a SCIM token of a SCIM one, and an API credential of every other', () => {
     for (const { path, method, op } of ops) {
       const route = ROUTES.find((r) => r.path === path && r.method.toLowerCase() === method);
       const isPublic = route === undefined || route.access === 'public';
-      expect(op.security, `${method} ${path}`).toEqual(isPublic ? [] : [{ apiKey: [] }, { bearer: [] }]);
+      const isScim = route?.access === 'scim';
+      const security = isPublic ? [] : isScim ? [{ scimToken: [] }] : [{ apiKey: [] }, { bearer: [] }];
+      expect(op.security, `${method} ${path}`).toEqual(security);
       expect(
         op.parameters.some((p: any) => p.$ref === '#/components/parameters/X-Org-Id'),
         path,
-      ).toBe(!isPublic);
+      ).toBe(!isPublic && !isScim);
     }
   });
 

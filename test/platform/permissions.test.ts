@@ -45,8 +45,9 @@ const withPermission = API_ROUTES.filter((r) => (PERMISSIONS as readonly string[
 describe('permission matrix (every route of the contract)', () => {
   it('declares for every route a permission, any credential, or public', () => {
     for (const route of ROUTES) {
-      expect(['public', 'authenticated', ...PERMISSIONS], routeKey(route)).toContain(route.access);
+      expect(['public', 'authenticated', 'scim', ...PERMISSIONS], routeKey(route)).toContain(route.access);
       expect(route.kind === 'public', routeKey(route)).toBe(route.access === 'public');
+      expect(route.kind === 'scim', routeKey(route)).toBe(route.access === 'scim');
     }
   });
 
@@ -196,8 +197,16 @@ describe('permission matrix (every route of the contract)', () => {
   it('answers 401 to every authenticated route called without credentials, and never to a public one', async () => {
     const { t, fixture } = await world();
     for (const route of ROUTES) {
-      const r = await call(t, route, fixture, null, route.kind === 'api' ? exampleBody(route, fixture) : undefined);
-      if (route.kind === 'api') expect(r.status, routeKey(route)).toBe(401);
+      const scimPath = route.path.replace('{id}', 'user_0001');
+      const r = await call(
+        t,
+        { ...route, path: scimPath },
+        fixture,
+        null,
+        route.kind === 'api' ? exampleBody(route, fixture) : undefined,
+      );
+      // A SCIM endpoint wants its organization's SCIM token (test/platform/scim.test.ts).
+      if (route.kind === 'api' || route.kind === 'scim') expect(r.status, routeKey(route)).toBe(401);
       else expect(r.status, routeKey(route)).not.toBe(401);
     }
   });

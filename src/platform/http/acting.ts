@@ -72,9 +72,9 @@ async function emit(
     type,
     organizationId: orgId,
     actor:
-      principal.type === 'api_key'
-        ? { type: 'api_key', id: principal.keyId as string }
-        : { type: 'user', id: principal.userId },
+      principal.type === 'user'
+        ? { type: 'user', id: principal.userId }
+        : { type: principal.type, id: principal.keyId as string },
     target,
     requestId: this.requestId,
     createdAt: this.now(),

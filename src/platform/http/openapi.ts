@@ -5,6 +5,7 @@ import { openapiDocument } from '../../contract/endpoints/meta.js';
 import '../../contract/errors.js';
 import { RFC8414_PATH } from '../auth/discovery.js';
 import '../../contract/oauth.js';
+import '../../contract/scim.js';
 import { REQUEST_ID } from './reply.js';
 import type { RouteDef } from './route.js';
 
@@ -134,6 +135,8 @@ function content(body: Answer['body']): Json | undefined {
   if (body === 'oauth-error') return { 'application/json': { schema: { $ref: `${REF}OAuthError` } } };
   if (body === 'error') return ENVELOPE;
   if (body === 'saml-metadata') return { 'application/samlmetadata+xml': { schema: string } };
+  if (body === 'scim') return { 'application/scim+json': { schema: { type: 'object' } } };
+  if (body === 'scim-error') return { 'application/scim+json': { schema: { $ref: `${REF}ScimError` } } };
   return { 'application/json': { schema: inline(body, 'output') } };
 }
 
@@ -157,7 +160,7 @@ function parameters(route: Documented): Json[] {
     }
   }
   out.push({ $ref: `${PARAMETER}X-Request-Id` });
-  if (route.access !== 'public') out.push({ $ref: `${PARAMETER}X-Org-Id` });
+  if (route.access !== 'public' && route.access !== 'scim') out.push({ $ref: `${PARAMETER}X-Org-Id` });
   return out;
 }
 
@@ -212,10 +215,10 @@ function publicResponses(route: { method: string; answers?: Readonly<Record<numb
 /** The request body of an operation: JSON, or a form (also as JSON where the OAuth endpoints take that). */
 function requestBody(route: Documented): Json | undefined {
   if (route.body) {
-    return {
-      required: true,
-      content: { 'application/json': { schema: inline(route.documentedBody ?? route.body, 'input') } },
-    };
+    const schema = inline(route.documentedBody ?? route.body, 'input');
+    // SCIM's own media type, and JSON as identity providers also send it.
+    const types = route.kind === 'scim' ? ['application/scim+json', 'application/json'] : ['application/json'];
+    return { required: true, content: Object.fromEntries(types.map((type) => [type, { schema }])) };
   }
   if (route.form) {
     const schema = inline(route.form, 'input');
@@ -235,9 +238,11 @@ function accessNote(route: Documented): string {
   const access =
     route.access === 'public'
       ? 'Public: no credentials.'
-      : route.access === 'authenticated'
-        ? 'Any valid credential.'
-        : `Requires \`${route.access}\`.`;
+      : route.access === 'scim'
+        ? "A SCIM token of the path's organization (`Authorization: Bearer scim_…`); nothing else."
+        : route.access === 'authenticated'
+          ? 'Any valid credential.'
+          : `Requires \`${route.access}\`.`;
   return `${access}${route.accessNote ? ` ${route.accessNote}` : ''}`;
 }
 
@@ -276,7 +281,8 @@ export function buildOpenApi(routes: readonly RouteDef[]): Json {
       // A body parsed more loosely than documented takes its items one by one: a bad item fails alone, in the answer.
       ...(route.documentedBody && { 'x-items-checked-one-by-one': true }),
       responses: route.kind === 'api' ? apiResponses(route) : publicResponses(route),
-      security: route.kind === 'api' ? [{ apiKey: [] }, { bearer: [] }] : [],
+      security:
+        route.kind === 'api' ? [{ apiKey: [] }, { bearer: [] }] : route.kind === 'scim' ? [{ scimToken: [] }] : [],
     };
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: op };
   }
@@ -335,6 +341,12 @@ export function buildOpenApi(routes: readonly RouteDef[]): Json {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        scimToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'scim_…',
+          description: 'A SCIM token (docs/scim.md)',
+        },
       },
     },
   };

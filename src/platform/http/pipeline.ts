@@ -9,7 +9,7 @@
 import * as z from 'zod';
 import { type Endpoint, fillPath, pathNames } from '../../contract/endpoint.js';
 import { openapiDocument } from '../../contract/endpoints/meta.js';
-import { ANONYMOUS_LIMIT } from '../../contract/limits.js';
+import { ANONYMOUS_LIMIT, SCIM_LIMIT } from '../../contract/limits.js';
 import type { Plan } from '../../contract/organizations.js';
 import { authenticate, type BearerVerifier } from '../auth/credentials.js';
 import { metadataEndpoint, RFC8414_PATH } from '../auth/discovery.js';
@@ -18,6 +18,8 @@ import { notFound, PlatformError } from '../errors.js';
 import type { LimitState } from '../limits/bucket.js';
 import { addressKey } from '../limits/keys.js';
 import type { Limiter } from '../limits/limiter.js';
+import { scimPrincipal } from '../scim/credential.js';
+import { asScimError, isCodedError, ScimError, scimErrorBody } from '../scim/errors.js';
 import { SecretKeyError } from '../store/secret-box.js';
 import { principalFor, withPrincipal } from './acting.js';
 import { bodyText, type Incoming, MAX_BODY_BYTES, MAX_URL_BYTES, tooLarge } from './incoming.js';
@@ -26,6 +28,7 @@ import {
   credentialAlias,
   credentialRefusal,
   publicLimit,
+  refused,
   showLimits,
   spendCredential,
 } from './limit-step.js';
@@ -34,7 +37,7 @@ import { buildOpenApi } from './openapi.js';
 import { PageCall, type RequestLimits } from './page.js';
 import { permit } from './permit.js';
 import { errorReply, type Failure, jsonReply, REQUEST_ID, type Reply, setHeader } from './reply.js';
-import type { ApiRoute, PublicRoute, RouteDef } from './route.js';
+import type { ApiRoute, PublicRoute, RouteDef, ScimRoute } from './route.js';
 import { parseBody, parseParams, parseQuery } from './validate.js';
 
 /** What the pipeline needs from the platform a request is for. */
@@ -119,6 +122,12 @@ async function homePlan(base: BaseCtx, credential: Credential): Promise<Plan> {
   return credential.homeStanding?.plan ?? (await base.stores.organizations.get(credential.homeOrgId))?.plan ?? 'free';
 }
 
+/** An answer in SCIM's media type. */
+function scimReply(status: number, value: unknown): Reply {
+  if (value === undefined) return { status, headers: [], body: null };
+  return { status, headers: ['content-type', 'application/scim+json'], body: JSON.stringify(value) };
+}
+
 /** The `429` of a refused request: its envelope, with the bucket's headers. */
 function limitedReply(failure: Failure, state: LimitState, requestId: string): Reply {
   const reply = errorReply(failure, requestId);
@@ -182,9 +191,74 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
       if (Number(req.header('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
       await req.body();
     }
-    return found.route.kind === 'api'
-      ? api(found.route, found.params, deps, req, requestId)
-      : page(found.route, found.params, deps, req, requestId);
+    const { route } = found;
+    if (route.kind === 'api') return api(route, found.params, deps, req, requestId);
+    if (route.kind === 'scim') return scim(route, found.params, deps, req, requestId);
+    return page(route, found.params, deps, req, requestId);
+  };
+
+  /**
+   * A SCIM route (docs/scim.md): authenticate by the organization's SCIM token (failures charged to the address), its
+   * SCIM bucket, then the handler; answers and errors in SCIM's own form.
+   */
+  const scim = async (
+    route: ScimRoute,
+    params: Record<string, string>,
+    deps: AppDeps,
+    req: Incoming,
+    requestId: string,
+  ): Promise<Reply> => {
+    const { limiter } = deps;
+    const base = deps.makeBase(requestId);
+    let limits: LimitState | undefined;
+    try {
+      const orgId = params.orgId as string;
+      let principal: Principal;
+      try {
+        principal = await scimPrincipal(base, req.header('authorization'), orgId);
+      } catch (err) {
+        if (limiter && err instanceof ScimError && err.status === 401) {
+          limits = await chargeAddress(limiter, req.peer ?? 'local');
+          if (!limits.allowed) throw new ScimError(429, undefined, refused(limits, 'too many failed attempts').message);
+        }
+        throw err;
+      }
+      if (limiter) {
+        limits = await limiter.spend(`scim:${orgId}`, SCIM_LIMIT);
+        if (!limits.allowed) {
+          throw new ScimError(429, undefined, refused(limits, "the organization's SCIM rate limit is reached").message);
+        }
+      }
+      const text = await bodyText(req);
+      let body: unknown;
+      if (text !== '') {
+        try {
+          body = JSON.parse(text);
+        } catch {
+          throw new ScimError(400, 'invalidSyntax', 'the body is not JSON');
+        }
+      }
+      const result = await route.handler(withPrincipal(base, principal), {
+        params,
+        query: new URLSearchParams(req.query),
+        body,
+      });
+      const status = req.method === 'DELETE' ? 204 : req.method === 'POST' ? 201 : 200;
+      const reply = scimReply(status, status === 204 ? undefined : result);
+      if (status === 201) reply.headers.push('location', (result as { meta: { location: string } }).meta.location);
+      if (limits) showLimits(reply, limits);
+      return reply;
+    } catch (err) {
+      const failure = isCodedError(err) ? asScimError(err) : failureOf(err, requestId, deps.logger);
+      const reply =
+        failure instanceof ScimError
+          ? scimReply(failure.status, scimErrorBody(failure.status, failure.scimType, failure.message))
+          : scimReply(500, scimErrorBody(500, undefined, 'internal error'));
+      if (limits) showLimits(reply, limits);
+      if (limits?.retryAfter !== undefined && reply.status === 429)
+        setHeader(reply, 'retry-after', String(limits.retryAfter));
+      return reply;
+    }
   };
 
   /** An authenticated route: every step of the pipeline. */

@@ -162,7 +162,8 @@ export async function whoami(ctx: Ctx): Promise<Whoami> {
   const p = ctx.principal;
   const user = await ctx.stores.users.get(p.orgId, p.userId);
   const organization = await ctx.stores.organizations.get(p.orgId);
-  if (!user || !organization) throw new Error('the principal has no membership'); // the pipeline checked it
+  // The pipeline checked the membership; a SCIM token never reaches this endpoint.
+  if (!user || !organization || p.type === 'scim_token') throw new Error('the principal has no membership');
   return {
     type: p.type,
     user,

@@ -221,6 +221,14 @@ export interface RefreshTokensTable {
   used_at: string | null;
 }
 
+export interface ScimResourcesTable {
+  org_id: string;
+  kind: string;
+  id: string;
+  external_id: string | null;
+  attributes: Generated<string>;
+}
+
 export interface ScimTokensTable {
   id: string;
   org_id: string;
@@ -356,6 +364,7 @@ export interface Tables {
   project_members: ProjectMembersTable;
   projects: ProjectsTable;
   refresh_tokens: RefreshTokensTable;
+  scim_resources: ScimResourcesTable;
   scim_tokens: ScimTokensTable;
   session_cutoffs: SessionCutoffsTable;
   sessions: SessionsTable;

@@ -15,9 +15,61 @@ function toToken(r: TokenRow): ScimToken {
 
 const TOKEN_COLUMNS = ['id', 'org_id', 'name', 'created_at', 'last_used_at'] as const;
 
-/** Directory sync (docs/scim.md): its tokens (hashes of their secrets only), their SQL in one place. */
+/** What SCIM says of a resource beyond the platform's record of it. */
+export interface ScimExtra {
+  externalId: string | null;
+  attributes: Record<string, unknown>;
+}
+
+export type ScimKind = 'User' | 'Group';
+
+/**
+ * Directory sync (docs/scim.md): its tokens (hashes of their secrets only), and what SCIM says of members and teams
+ * beyond their records; their SQL in one place.
+ */
 export function scimStore(q: Q, _env: StoreEnv) {
   return {
+    /** What SCIM says of each resource of a kind in the organization, by id. */
+    extras: async (orgId: string, kind: ScimKind): Promise<Map<string, ScimExtra>> => {
+      const rows = await q
+        .selectFrom('scim_resources')
+        .select(['id', 'external_id', 'attributes'])
+        .where('org_id', '=', orgId)
+        .where('kind', '=', kind)
+        .execute();
+      return new Map(
+        rows.map((r) => [
+          r.id,
+          { externalId: r.external_id, attributes: JSON.parse(r.attributes) as Record<string, unknown> },
+        ]),
+      );
+    },
+    extra: async (orgId: string, kind: ScimKind, id: string): Promise<ScimExtra | undefined> => {
+      const r = await q
+        .selectFrom('scim_resources')
+        .select(['external_id', 'attributes'])
+        .where('org_id', '=', orgId)
+        .where('kind', '=', kind)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return r && { externalId: r.external_id, attributes: JSON.parse(r.attributes) as Record<string, unknown> };
+    },
+    setExtra: async (orgId: string, kind: ScimKind, id: string, extra: ScimExtra): Promise<void> => {
+      const values = { external_id: extra.externalId, attributes: JSON.stringify(extra.attributes) };
+      await q
+        .insertInto('scim_resources')
+        .values({ org_id: orgId, kind, id, ...values })
+        .onConflict((oc) => oc.columns(['org_id', 'kind', 'id']).doUpdateSet(values))
+        .execute();
+    },
+    dropExtra: async (orgId: string, kind: ScimKind, id: string): Promise<void> => {
+      await q
+        .deleteFrom('scim_resources')
+        .where('org_id', '=', orgId)
+        .where('kind', '=', kind)
+        .where('id', '=', id)
+        .execute();
+    },
     /** The organization's tokens, oldest first. */
     tokens: async (orgId: string): Promise<ScimToken[]> => {
       const rows = await q

@@ -52,6 +52,33 @@ export function teamsStore(q: Q, env: StoreEnv) {
         .executeTakeFirst();
       return Number(r.numDeletedRows) === 1;
     },
+    /** Every team of the organization, oldest first (SCIM's filtered lists read them all). */
+    all: async (orgId: string): Promise<Team[]> => {
+      const rows = await q
+        .selectFrom('teams')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(toTeam);
+    },
+    /** The ids of a team's members, earliest added first. */
+    memberIds: async (orgId: string, teamId: string): Promise<string[]> => {
+      const rows = await q
+        .selectFrom('team_members')
+        .select('user_id')
+        .where('org_id', '=', orgId)
+        .where('team_id', '=', teamId)
+        .orderBy('created_at')
+        .orderBy('user_id')
+        .execute();
+      return rows.map((r) => r.user_id);
+    },
+    /** Renames a team. */
+    rename: async (orgId: string, id: string, name: string): Promise<void> => {
+      await q.updateTable('teams').set({ name }).where('org_id', '=', orgId).where('id', '=', id).execute();
+    },
     /** The team of `orgId`, or undefined (another organization's is undefined too). */
     get: async (orgId: string, id: string): Promise<Team | undefined> => {
       const r = await q

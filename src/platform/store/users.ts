@@ -142,6 +142,19 @@ export function usersStore(q: Q, env: StoreEnv) {
     /** A member's role and status in `orgId` alone (what every request asks of its caller), or undefined. */
     /** The user's role and status in the organization, and its plan (what a request acts with); undefined if not a member. */
     standing: (orgId: string, userId: string): Awaitable<Standing | undefined> => standingOf(q, orgId, userId),
+    /** Every member of the organization, in the order they joined it (SCIM's filtered lists read them all). */
+    all: async (orgId: string): Promise<User[]> => {
+      const rows = await q
+        .selectFrom('org_users as m')
+        .innerJoin('accounts as a', 'a.id', 'm.user_id')
+        .selectAll('m')
+        .select('a.email_verified')
+        .where('m.org_id', '=', orgId)
+        .orderBy('m.seq')
+        .$narrowType<{ role: OrgRole; status: UserStatus }>()
+        .execute();
+      return rows.map((r) => toUser(r as Row));
+    },
     accountByEmail: async (email: string): Promise<Account | undefined> => {
       const r = await account('email', email);
       return r && toAccount(r);

@@ -10,6 +10,7 @@ import { metaRoutes } from './meta.js';
 import { organizationRoutes } from './organizations.js';
 import { projectsRoutes } from './projects.js';
 import { scimRoutes } from './scim.js';
+import { scimProtocolRoutes } from './scim-protocol.js';
 import { sessionsRoutes } from './sessions.js';
 import { ssoRoutes } from './sso.js';
 import { ssoSignInRoutes } from './sso-sign-in.js';
@@ -34,5 +35,6 @@ export const ROUTES: readonly RouteDef[] = [
   ...ssoSignInRoutes,
   ...domainsRoutes,
   ...scimRoutes,
+  ...scimProtocolRoutes,
   ...eventsRoutes,
 ];

@@ -14,5 +14,14 @@ CREATE TABLE scim_tokens (
   last_used_at text COLLATE "C"
 );
 CREATE INDEX scim_tokens_org ON scim_tokens (org_id, created_at, id);
+CREATE TABLE scim_resources (
+  org_id text COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  kind text COLLATE "C" NOT NULL,
+  id text COLLATE "C" NOT NULL,
+  external_id text COLLATE "C",
+  attributes text COLLATE "C" NOT NULL DEFAULT '{}',
+  PRIMARY KEY (org_id, kind, id)
+);
+CREATE INDEX scim_resources_external ON scim_resources (org_id, kind, external_id);
 `,
 };
