@@ -188,6 +188,25 @@ export const scimTokenView: View = {
   columns: [col('ID', 'id'), col('NAME', 'name'), created, col('LAST USED', 'lastUsedAt')],
 };
 
+export const scimStatusView: View = {
+  columns: [
+    col('BASE URL', 'baseUrl'),
+    col('TOKENS', 'tokens'),
+    col('REQUESTS', 'requests'),
+    col('FAILURES', 'failures'),
+    col('LAST REQUEST', 'lastRequestAt'),
+    {
+      header: 'LAST FAILURE',
+      get: (r) =>
+        r.lastFailure &&
+        `${r.lastFailure.at} ${r.lastFailure.method} ${r.lastFailure.path} ${r.lastFailure.status}` +
+          `${r.lastFailure.scimType ? ` ${r.lastFailure.scimType}` : ''}: ${r.lastFailure.detail}`,
+    },
+    col('USERS', 'users'),
+    col('GROUPS', 'groups'),
+  ],
+};
+
 export const createdScimTokenView: View = {
   columns: [col('ID', 'id'), col('NAME', 'name'), col('TOKEN', 'token')],
 };

@@ -46,3 +46,30 @@ export const scimErrorSchema = lazySchema(() =>
     detail: z.string().optional(),
   }),
 ).meta({ id: 'ScimError' });
+
+/** Where an organization's directory sync stands (`plat scim status`). */
+export const scimStatusSchema = lazySchema(() =>
+  z.object({
+    organizationId: z.string(),
+    baseUrl: z
+      .string()
+      .meta({ description: "The SCIM base URL to enter at the identity provider (under the instance's public URL)" }),
+    tokens: z.number().int(),
+    requests: z.number().int().meta({ description: 'SCIM requests made with the tokens that exist now' }),
+    failures: z.number().int(),
+    lastRequestAt: timestampSchema.nullable(),
+    lastFailure: z
+      .object({
+        at: timestampSchema,
+        method: z.string(),
+        path: z.string(),
+        status: z.number().int(),
+        scimType: z.string().nullable(),
+        detail: z.string(),
+      })
+      .nullable(),
+    users: z.number().int().meta({ description: 'Members provisioned or updated through SCIM' }),
+    groups: z.number().int().meta({ description: 'Teams provisioned or updated through SCIM' }),
+  }),
+).meta({ id: 'ScimStatus' });
+export type ScimStatus = z.infer<typeof scimStatusSchema>;

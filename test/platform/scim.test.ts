@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { newRefreshToken } from '../../src/platform/operations/auth.js';
 import { dbCount } from '../helpers/db.js';
+import { baseOf } from '../helpers/internals.js';
 import { testPlatform } from '../helpers/platform.js';
 import { createSession } from '../helpers/sessions.js';
+import { tokenRequest } from './auth/helpers.js';
 
 /**
  * The SCIM 2.0 service provider (docs/scim.md): a SCIM token of the organization provisions members and teams; the
@@ -175,12 +178,29 @@ describe('SCIM Users (Okta’s sequence)', () => {
     const key = await t.keyFor(id);
     expect((await t.call('GET', '/auth/whoami', { key })).status).toBe(200);
     const session = await createSession(t as never, id, { orgId: t.orgId });
+    const refreshToken = await newRefreshToken(baseOf(t.platform), session, 'plat-cli', ['users:read']);
+    const refresh = () =>
+      tokenRequest(t.platform.fetch, {
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: 'plat-cli',
+      });
+    const first = await refresh();
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
     const off = await scim('PATCH', `/Users/${id}`, {
       schemas: [PATCH],
       Operations: [{ op: 'Replace', path: 'active', value: 'False' }],
     });
     expect(off.status).toBe(200);
     expect((await t.call('GET', '/auth/whoami', { key })).status).toBe(401);
+    // The refresh token the first refresh rotated to is refused too: its session was revoked with the member.
+    const rotated = await tokenRequest(t.platform.fetch, {
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token,
+      client_id: 'plat-cli',
+    });
+    expect(rotated.status).toBe(400);
+    expect(rotated.body.error).toBe('invalid_grant');
     const sessions = await t.call('GET', `/users/${id}/sessions`);
     expect(sessions.body.data.filter((s: any) => s.id === session && s.revokedAt === null)).toEqual([]);
   });

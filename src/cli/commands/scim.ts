@@ -5,7 +5,7 @@ import { quoted } from '../output/quote.js';
 import { done, list as listOf, record } from '../output/result.js';
 import { notice } from '../output/terminal.js';
 import { addVerbs, verb, withExamples } from '../verb.js';
-import { createdScimTokenView, scimTokenView } from '../views.js';
+import { createdScimTokenView, scimStatusView, scimTokenView } from '../views.js';
 
 // Directory sync over SCIM 2.0 (docs/scim.md): the tokens an identity provider provisions the organization with.
 
@@ -30,7 +30,12 @@ const createToken = verb<{ name: string }>({
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     const token = await client.scim.createToken(org, { name: o.name });
-    notice(ctx, 'Store the token now, in your identity provider: it is not shown again.');
+    const { baseUrl } = await client.scim.status(org);
+    notice(
+      ctx,
+      `Enter at your identity provider (docs/scim.md):\n  SCIM base URL  ${baseUrl}\n  Bearer token   the TOKEN below — ` +
+        'store it there now: it is not shown again.',
+    );
     return record(token, createdScimTokenView);
   },
 });
@@ -49,8 +54,17 @@ const revokeToken = verb<{ ref: string }>({
   },
 });
 
+const status = verb<Record<string, never>>({
+  name: 'status',
+  summary: 'Where directory sync stands: the SCIM base URL, tokens, requests, the last failure, what SCIM provisioned',
+  examples: ['plat scim status', 'plat scim status --json'],
+  parse: () => ({}),
+  run: async (_o, ctx) => record(await (await ctx.client()).scim.status(await ctx.orgId()), scimStatusView),
+});
+
 /** `plat scim …` */
 export function register(noun: Command, ctx: Context): void {
+  addVerbs(noun, ctx, [status]);
   const tokens = noun.command('tokens').description('The bearer tokens identity providers provision with');
   withExamples(tokens, ['plat scim tokens create Okta']);
   addVerbs(tokens, ctx, [createToken, listTokens, revokeToken]);

@@ -1,11 +1,21 @@
 import { plainListSchema } from '../common.js';
 import { endpoint } from '../endpoint.js';
-import { createdScimTokenSchema, scimTokenCreateSchema, scimTokenSchema } from '../scim.js';
+import { createdScimTokenSchema, scimStatusSchema, scimTokenCreateSchema, scimTokenSchema } from '../scim.js';
 import { orgParams, scimTokenParams } from './params.js';
 
 const tag = 'scim';
 
 export const scim = {
+  status: endpoint({
+    method: 'GET',
+    path: '/organizations/{orgId}/scim',
+    operationId: 'getScimStatus',
+    summary: "Where the organization's directory sync stands: its base URL, tokens, requests, the last failure",
+    tag,
+    access: 'sso:read',
+    params: orgParams,
+    response: scimStatusSchema,
+  }),
   listTokens: endpoint({
     method: 'GET',
     path: '/organizations/{orgId}/scim/tokens',

@@ -211,9 +211,9 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
     const { limiter } = deps;
     const base = deps.makeBase(requestId);
     let limits: LimitState | undefined;
+    let principal: Principal | undefined;
     try {
       const orgId = params.orgId as string;
-      let principal: Principal;
       try {
         principal = await scimPrincipal(base, req.header('authorization'), orgId);
       } catch (err) {
@@ -244,16 +244,24 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
         body,
       });
       const status = req.method === 'DELETE' ? 204 : req.method === 'POST' ? 201 : 200;
+      await base.stores.scim.recordRequest(principal.keyId as string, base.now());
       const reply = scimReply(status, status === 204 ? undefined : result);
       if (status === 201) reply.headers.push('location', (result as { meta: { location: string } }).meta.location);
       if (limits) showLimits(reply, limits);
       return reply;
     } catch (err) {
       const failure = isCodedError(err) ? asScimError(err) : failureOf(err, requestId, deps.logger);
-      const reply =
+      const [status, scimType, detail] =
         failure instanceof ScimError
-          ? scimReply(failure.status, scimErrorBody(failure.status, failure.scimType, failure.message))
-          : scimReply(500, scimErrorBody(500, undefined, 'internal error'));
+          ? [failure.status, failure.scimType, failure.message]
+          : [500, undefined, 'internal error'];
+      // What the token's identity provider was refused, for `plat scim status` (a stranger's refusals write nothing).
+      if (principal) {
+        const at = base.now();
+        const failed = { at, method: req.method, path: req.path, status, scimType: scimType ?? null, detail };
+        await base.stores.scim.recordRequest(principal.keyId as string, at, failed).catch(() => {});
+      }
+      const reply = scimReply(status, scimErrorBody(status, scimType, detail));
       if (limits) showLimits(reply, limits);
       if (limits?.retryAfter !== undefined && reply.status === 429)
         setHeader(reply, 'retry-after', String(limits.retryAfter));

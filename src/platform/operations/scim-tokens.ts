@@ -2,6 +2,7 @@ import type { List } from '../../contract/common.js';
 import {
   type CreatedScimToken,
   SCIM_TOKENS_PER_ORGANIZATION,
+  type ScimStatus,
   type ScimToken,
   type ScimTokenCreate,
 } from '../../contract/scim.js';
@@ -15,6 +16,12 @@ import { conflict, notFound } from '../errors.js';
 /** A new secret: `scim_` and 43 base62 characters (256 random bits). */
 export function generateScimToken(): string {
   return `scim_${randomBase62(43)}`;
+}
+
+/** `GET /organizations/{orgId}/scim`: the SCIM base URL, and what the organization's tokens did. */
+export async function scimStatus(ctx: Ctx, orgId: string): Promise<ScimStatus> {
+  const activity = await ctx.stores.scim.activity(orgId);
+  return { organizationId: orgId, baseUrl: `${ctx.publicUrl}/v2/organizations/${orgId}/scim`, ...activity };
 }
 
 /** `GET /organizations/{orgId}/scim/tokens`: oldest first. */

@@ -21,7 +21,6 @@ export async function scimPrincipal(base: BaseCtx, authorization: string | null,
   if (!token || token.organizationId !== orgId) throw new ScimError(401, undefined, 'the SCIM token is not valid here');
   const organization = await base.stores.organizations.get(orgId);
   if (!organization) throw new ScimError(401, undefined, 'the SCIM token is not valid here');
-  await base.stores.scim.touchToken(token.id, base.now());
   return {
     type: 'scim_token',
     userId: '',

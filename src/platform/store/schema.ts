@@ -236,6 +236,9 @@ export interface ScimTokensTable {
   token_hash: string;
   created_at: string;
   last_used_at: string | null;
+  requests: Generated<number>;
+  failures: Generated<number>;
+  last_failure: string | null;
 }
 
 export interface SessionCutoffsTable {

@@ -23,6 +23,16 @@ export interface ScimExtra {
 
 export type ScimKind = 'User' | 'Group';
 
+/** A SCIM request that failed, as `plat scim status` shows the last one. */
+export interface ScimFailure {
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  scimType: string | null;
+  detail: string;
+}
+
 /**
  * Directory sync (docs/scim.md): its tokens (hashes of their secrets only), and what SCIM says of members and teams
  * beyond their records; their SQL in one place.
@@ -113,14 +123,47 @@ export function scimStore(q: Q, _env: StoreEnv) {
         })
         .execute();
     },
-    /** Records a use of the token (at most once a second is enough to show: writes only when the second changed). */
-    touchToken: async (id: string, now: string): Promise<void> => {
+    /** Records a request the token made: when, and whether (and how) it failed. */
+    recordRequest: async (id: string, now: string, failure?: ScimFailure): Promise<void> => {
       await q
         .updateTable('scim_tokens')
-        .set({ last_used_at: now })
+        .set((eb) => ({
+          last_used_at: now,
+          requests: eb('requests', '+', 1),
+          ...(failure && { failures: eb('failures', '+', 1), last_failure: JSON.stringify(failure) }),
+        }))
         .where('id', '=', id)
-        .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now.slice(0, 19))]))
         .execute();
+    },
+    /** The organization's SCIM activity: requests and failures of all its tokens, the last of each, what SCIM made. */
+    activity: async (orgId: string) => {
+      const tokens = await q
+        .selectFrom('scim_tokens')
+        .select(['requests', 'failures', 'last_used_at', 'last_failure'])
+        .where('org_id', '=', orgId)
+        .execute();
+      const kinds = await q
+        .selectFrom('scim_resources')
+        .select((eb) => ['kind', eb.fn.countAll<number>().as('n')])
+        .where('org_id', '=', orgId)
+        .groupBy('kind')
+        .execute();
+      const count = (kind: ScimKind) => Number(kinds.find((k) => k.kind === kind)?.n ?? 0);
+      const failures = tokens
+        .map((t) => (t.last_failure === null ? undefined : (JSON.parse(t.last_failure) as ScimFailure)))
+        .filter((f): f is ScimFailure => f !== undefined)
+        .sort((a, b) => (a.at < b.at ? 1 : -1));
+      return {
+        tokens: tokens.length,
+        requests: tokens.reduce((n, t) => n + Number(t.requests), 0),
+        failures: tokens.reduce((n, t) => n + Number(t.failures), 0),
+        lastRequestAt: tokens
+          .map((t) => t.last_used_at)
+          .reduce<string | null>((a, b) => (b !== null && (a === null || b > a) ? b : a), null),
+        lastFailure: failures[0] ?? null,
+        users: count('User'),
+        groups: count('Group'),
+      };
     },
     /** Deletes one of the organization's tokens; false when there was none. */
     deleteToken: async (orgId: string, id: string): Promise<boolean> => {

@@ -11,7 +11,10 @@ CREATE TABLE scim_tokens (
   name text COLLATE "C" NOT NULL,
   token_hash text COLLATE "C" NOT NULL UNIQUE,
   created_at text COLLATE "C" NOT NULL,
-  last_used_at text COLLATE "C"
+  last_used_at text COLLATE "C",
+  requests integer NOT NULL DEFAULT 0,
+  failures integer NOT NULL DEFAULT 0,
+  last_failure text COLLATE "C"
 );
 CREATE INDEX scim_tokens_org ON scim_tokens (org_id, created_at, id);
 CREATE TABLE scim_resources (
