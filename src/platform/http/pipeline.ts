@@ -244,7 +244,8 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
         body,
       });
       const status = req.method === 'DELETE' ? 204 : req.method === 'POST' ? 201 : 200;
-      await base.stores.scim.recordRequest(principal.keyId as string, base.now());
+      // Counted for `plat scim status`, best effort: what the request did is done, whatever befalls the count.
+      await base.stores.scim.recordRequest(principal.keyId as string, base.now()).catch(() => {});
       const reply = scimReply(status, status === 204 ? undefined : result);
       if (status === 201) reply.headers.push('location', (result as { meta: { location: string } }).meta.location);
       if (limits) showLimits(reply, limits);

@@ -1,4 +1,6 @@
+import type { Selectable } from 'kysely';
 import type { DomainStatus } from '../../contract/domains.js';
+import type { DomainsTable } from './schema.js';
 import type { Q, StoreEnv } from './sql.js';
 
 /** A domain claim as stored: the record's fields but its verification, which its token makes. */
@@ -13,15 +15,7 @@ export interface StoredDomain {
   verifiedAt: string | null;
 }
 
-type Row = {
-  id: string;
-  org_id: string;
-  domain: string;
-  status: string;
-  token: string;
-  created_at: string;
-  verified_at: string | null;
-};
+type Row = Selectable<DomainsTable>;
 
 function toStored(r: Row): StoredDomain {
   return {

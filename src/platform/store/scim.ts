@@ -1,19 +1,15 @@
+import type { Selectable } from 'kysely';
 import type { ScimToken } from '../../contract/scim.js';
+import type { ScimTokensTable } from './schema.js';
 import type { Q, StoreEnv } from './sql.js';
 
-type TokenRow = {
-  id: string;
-  org_id: string;
-  name: string;
-  created_at: string;
-  last_used_at: string | null;
-};
+const TOKEN_COLUMNS = ['id', 'org_id', 'name', 'created_at', 'last_used_at'] as const;
+
+type TokenRow = Pick<Selectable<ScimTokensTable>, (typeof TOKEN_COLUMNS)[number]>;
 
 function toToken(r: TokenRow): ScimToken {
   return { id: r.id, organizationId: r.org_id, name: r.name, createdAt: r.created_at, lastUsedAt: r.last_used_at };
 }
-
-const TOKEN_COLUMNS = ['id', 'org_id', 'name', 'created_at', 'last_used_at'] as const;
 
 /** What SCIM says of a resource beyond the platform's record of it. */
 export interface ScimExtra {
