@@ -264,6 +264,14 @@ describe('replayed against plat serve', () => {
         status: 200,
         expect: { totalResults: 1 },
       },
+      // The value unquoted, as Entra sent it in its early dialect.
+      {
+        method: 'GET',
+        path: `/Users?filter=${q('externalId eq 0a21f0f2-8d2a-4f8e-bf98-7363c4aed4ef')}`,
+        status: 200,
+        expect: { totalResults: 1 },
+      },
+      { method: 'GET', path: `/Users?filter=${q('externalId eq jyoung')}`, status: 200, expect: { totalResults: 0 } },
       {
         // The default dialect: capitalised operations, a boolean as a string.
         method: 'PATCH',

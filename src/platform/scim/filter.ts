@@ -15,6 +15,12 @@ export function parseFilter(text: string): Filter {
   try {
     ast = parse(text);
   } catch (err) {
+    // Microsoft Entra ID once sent `externalId eq jyoung`, the value unquoted: one comparison of one word is read
+    // as the string it means.
+    const bare = /^\s*([\w.:$-]+)\s+(eq|ne|co|sw|ew)\s+([^\s"()[\]]+)\s*$/i.exec(text);
+    if (bare && !/^(true|false|null|-?\d+(\.\d+)?)$/i.test(bare[3] as string)) {
+      return parseFilter(`${bare[1]} ${bare[2]} ${JSON.stringify(bare[3])}`);
+    }
     const why = err instanceof RangeError ? 'nested too deeply' : (err as Error).message;
     throw badRequest('invalidFilter', `the filter cannot be read: ${why}`);
   }
