@@ -365,3 +365,131 @@ describe('SCIM discovery', () => {
     ]);
   });
 });
+
+describe('SCIM refuses what would harm the platform, and applies concurrent changes one after the other', () => {
+  it('never lets a PATCH or a body reach an object prototype (400, nothing changed for anyone)', async () => {
+    const { scim } = await world();
+    const user = (await scim('POST', '/Users', okta('ada@acme.test'))).body.id as string;
+    const group = (await scim('POST', '/Groups', { displayName: 'x' })).body.id as string;
+    const values = [
+      { '__proto__.userId': 'user_victim' },
+      { 'urn:x:__proto__.userId': 'user_victim' },
+      { 'constructor.prototype.userId': 'user_victim' },
+      JSON.parse('{"__proto__": {"userId": "user_victim"}}'),
+    ];
+    for (const path of [`/Users/${user}`, `/Groups/${group}`]) {
+      for (const value of values) {
+        const r = await scim('PATCH', path, { schemas: [PATCH], Operations: [{ op: 'add', value }] });
+        expect(r.status, `${path} ${JSON.stringify(value)}`).toBe(400);
+      }
+      const byPath = await scim('PATCH', path, {
+        Operations: [{ op: 'add', path: 'constructor.prototype', value: 'x' }],
+      });
+      expect(byPath.status).toBe(400);
+    }
+    expect(({} as Record<string, unknown>).userId).toBeUndefined();
+    const created = await scim(
+      'POST',
+      '/Users',
+      JSON.parse('{"userName": "eve@acme.test", "__proto__": {"role": "owner"}}'),
+    );
+    expect(created.status).toBe(400);
+  });
+
+  it('answers 400, never 500, to malformed attributes: a name that is no object, null e-mails, deep nesting', async () => {
+    const { scim } = await world();
+    const cases: unknown[] = [
+      okta('bob@acme.test', { name: 'Bob' }),
+      okta('bob@acme.test', { emails: [null, 'bob@acme.test'] }),
+      okta('bob@acme.test', { deep: JSON.parse(`${'['.repeat(3000)}${']'.repeat(3000)}`) }),
+    ];
+    for (const body of cases) expect((await scim('POST', '/Users', body)).status).toBe(400);
+    const id = (await scim('POST', '/Users', okta('bob@acme.test'))).body.id as string;
+    const filtered = await scim('PATCH', `/Users/${id}`, {
+      Operations: [{ op: 'replace', path: 'emails[type ne "home"].value', value: 'bob@acme.test' }],
+    });
+    expect(filtered.status).toBe(200);
+  });
+
+  it('keeps every member four concurrent PATCHes add to one group', async () => {
+    const { t, scim } = await world();
+    const ids: string[] = [];
+    for (const n of [1, 2, 3, 4]) ids.push((await scim('POST', '/Users', okta(`p${n}@acme.test`))).body.id);
+    const group = (await scim('POST', '/Groups', { displayName: 'All' })).body.id as string;
+    const answers = await Promise.all(
+      ids.map((value) =>
+        scim('PATCH', `/Groups/${group}`, { Operations: [{ op: 'add', path: 'members', value: [{ value }] }] }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    const members = await t.call('GET', `/teams/${group}/members`);
+    expect(members.body.data.map((m: any) => m.user.id).sort()).toEqual([...ids].sort());
+  });
+
+  it('keeps a member deactivated when a rename races the deactivation, and when a PATCH removes `active`', async () => {
+    const { t, scim } = await world();
+    const id = (await scim('POST', '/Users', okta('race@acme.test'))).body.id as string;
+    const rename = (name: string) =>
+      scim('PATCH', `/Users/${id}`, { Operations: [{ op: 'replace', path: 'displayName', value: name }] });
+    await Promise.all([
+      rename('One'),
+      scim('PATCH', `/Users/${id}`, { Operations: [{ op: 'replace', value: { active: false } }] }),
+      rename('Two'),
+      rename('Three'),
+    ]);
+    expect((await t.call('GET', `/users/${id}`)).body.status).toBe('suspended');
+    await scim('PATCH', `/Users/${id}`, { Operations: [{ op: 'remove', path: 'active' }] });
+    expect((await t.call('GET', `/users/${id}`)).body.status).toBe('suspended');
+  });
+
+  it('makes a member created inactive active — not pending — once the directory activates them', async () => {
+    const { t, scim } = await world();
+    const id = (await scim('POST', '/Users', okta('later@acme.test', { active: false }))).body.id as string;
+    expect((await t.call('GET', `/users/${id}`)).body.status).toBe('suspended');
+    await scim('PATCH', `/Users/${id}`, { Operations: [{ op: 'replace', value: { active: true } }] });
+    expect((await t.call('GET', `/users/${id}`)).body.status).toBe('active');
+    const key = await t.keyFor(id);
+    expect((await t.call('GET', '/auth/whoami', { key })).status).toBe(200);
+  });
+
+  it('provisions in verified domains only: a legacy claim, never proven, is refused', async () => {
+    const { t, scim } = await world();
+    await baseOf(t.platform).stores.domains.insert({
+      id: 'dom_legacy9',
+      organizationId: t.orgId,
+      domain: 'old.test',
+      status: 'legacy',
+      token: '00112233445566778899aabbccddeeff',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      verifiedAt: null,
+    });
+    const r = await scim('POST', '/Users', okta('someone@old.test'));
+    expect(r.status).toBe(400);
+    expect(r.body.scimType).toBe('invalidValue');
+  });
+
+  it('finds a group by a member (members eq, as Entra asks), with or without its members in the answer', async () => {
+    const { scim } = await world();
+    const user = (await scim('POST', '/Users', okta('m@acme.test'))).body.id as string;
+    const group = (await scim('POST', '/Groups', { displayName: 'G', members: [{ value: user }] })).body.id as string;
+    await scim('POST', '/Groups', { displayName: 'Other' });
+    for (const filter of [`id eq "${group}" and members eq "${user}"`, `members[value eq "${user}"]`]) {
+      for (const extra of ['', '&excludedAttributes=members']) {
+        const r = await scim('GET', `/Groups?filter=${encodeURIComponent(filter)}${extra}`);
+        expect(
+          r.body.Resources.map((g: any) => g.id),
+          `${filter} ${extra}`,
+        ).toEqual([group]);
+        if (extra) expect(r.body.Resources[0].members).toBeUndefined();
+      }
+    }
+  });
+
+  it('forgets what SCIM said of a member the API removes', async () => {
+    const { t, scim } = await world();
+    const id = (await scim('POST', '/Users', okta('gone@acme.test'))).body.id as string;
+    expect((await t.call('GET', `/organizations/${t.orgId}/scim`)).body.users).toBe(1);
+    expect((await t.call('DELETE', `/users/${id}`)).status).toBe(204);
+    expect((await t.call('GET', `/organizations/${t.orgId}/scim`)).body.users).toBe(0);
+  });
+});

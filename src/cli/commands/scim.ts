@@ -30,11 +30,15 @@ const createToken = verb<{ name: string }>({
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     const token = await client.scim.createToken(org, { name: o.name });
-    const { baseUrl } = await client.scim.status(org);
+    // The secret is shown whatever happens next: a failure to read the base URL must not lose it.
+    const baseUrl = await client.scim.status(org).then(
+      (s) => s.baseUrl,
+      () => undefined,
+    );
     notice(
       ctx,
-      `Enter at your identity provider (docs/scim.md):\n  SCIM base URL  ${baseUrl}\n  Bearer token   the TOKEN below — ` +
-        'store it there now: it is not shown again.',
+      `Enter at your identity provider (docs/scim.md):\n  SCIM base URL  ${baseUrl ?? '(see plat scim status)'}\n` +
+        '  Bearer token   the TOKEN below — store it there now: it is not shown again.',
     );
     return record(token, createdScimTokenView);
   },

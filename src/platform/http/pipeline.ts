@@ -18,6 +18,7 @@ import { notFound, PlatformError } from '../errors.js';
 import type { LimitState } from '../limits/bucket.js';
 import { addressKey } from '../limits/keys.js';
 import type { Limiter } from '../limits/limiter.js';
+import { scimBody } from '../scim/body.js';
 import { scimPrincipal } from '../scim/credential.js';
 import { asScimError, isCodedError, ScimError, scimErrorBody } from '../scim/errors.js';
 import { SecretKeyError } from '../store/secret-box.js';
@@ -229,15 +230,7 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
           throw new ScimError(429, undefined, refused(limits, "the organization's SCIM rate limit is reached").message);
         }
       }
-      const text = await bodyText(req);
-      let body: unknown;
-      if (text !== '') {
-        try {
-          body = JSON.parse(text);
-        } catch {
-          throw new ScimError(400, 'invalidSyntax', 'the body is not JSON');
-        }
-      }
+      const body = scimBody(await bodyText(req));
       const result = await route.handler(withPrincipal(base, principal), {
         params,
         query: new URLSearchParams(req.query),

@@ -41,6 +41,7 @@ export async function deleteTeam(ctx: Ctx, teamId: string): Promise<void> {
     const orgId = ctx.principal.orgId;
     await ctx.stores.teams.remove(orgId, teamId);
     await ctx.stores.invitations.dropTeam(orgId, teamId);
+    await ctx.stores.scim.dropExtra(orgId, 'Group', teamId);
     await ctx.emit('team.deleted', { type: 'team', id: teamId }, { name: team.name });
   });
 }

@@ -160,6 +160,8 @@ export async function deleteUser(ctx: Ctx, userId: string): Promise<void> {
     await ctx.stores.invitations.revokeForUser(orgId, userId, now);
     // Their identity at the organization's identity provider no longer signs them in: a new sign-in provisions anew.
     await ctx.stores.ssoSignIn.unlinkUser(orgId, userId);
+    // What the directory said of them (SCIM's externalId…): a later member of the same account starts afresh.
+    await ctx.stores.scim.dropExtra(orgId, 'User', userId);
     await ctx.stores.users.remove(orgId, userId);
     await ctx.emit('user.deleted', { type: 'user', id: userId }, { email: user.email });
   });

@@ -148,7 +148,12 @@ export function matches(f: Filter, resource: unknown): boolean {
         (v) => v !== null && v !== '' && !(Array.isArray(v) && v.length === 0),
       );
     default: {
-      const values = valuesAt(resource, f.attrPath);
+      // A complex value compared as a whole is compared by its `value` (`members eq "user_…"`, as Entra asks).
+      const values = valuesAt(resource, f.attrPath).map((v) =>
+        v !== null && typeof v === 'object' && !Array.isArray(v) && Object.hasOwn(v, 'value')
+          ? (v as { value: unknown }).value
+          : v,
+      );
       const caseExact = CASE_EXACT.has(f.attrPath.toLowerCase());
       // `ne` holds when no value equals (an absent attribute is not equal to anything).
       if (f.op === 'ne') return !values.some((v) => compare('eq', v, f.compValue, caseExact));

@@ -54,14 +54,15 @@ export async function listGroups(ctx: Ctx, query: URLSearchParams) {
   const { startIndex, count } = paging(query);
   const [teams, extras] = [await ctx.stores.teams.all(orgId), await ctx.stores.scim.extras(orgId, 'Group')];
   const skipMembers = withoutMembers(query);
+  // Members are read when the answer shows them, or when the filter asks about them (then left out if asked to be).
+  const readMembers = !skipMembers || /members/i.test(filterText ?? '');
   const resources: Doc[] = [];
   for (const t of teams) {
-    // Members are read for the groups a filter might ask about them, and for the page that shows them.
-    resources.push(
-      groupResource(ctx, t, skipMembers ? undefined : await ctx.stores.teams.memberIds(orgId, t.id), extras.get(t.id)),
-    );
+    const members = readMembers ? await ctx.stores.teams.memberIds(orgId, t.id) : undefined;
+    resources.push(groupResource(ctx, t, members, extras.get(t.id)));
   }
   const found = filter ? resources.filter((r) => matches(filter, r)) : resources;
+  if (skipMembers) for (const r of found) delete r.members;
   return listResponse(found, startIndex, count);
 }
 
@@ -146,18 +147,23 @@ export async function createGroup(ctx: Ctx, body: unknown) {
   });
 }
 
-async function saveGroup(ctx: Ctx, id: string, doc: Doc, keepMembers: boolean) {
-  const mapped = mapGroup(doc);
+/**
+ * Writes a group's new document, made by `build` from the team as it is inside the transaction (so that concurrent
+ * membership changes apply one after the other): its name, and its members when the document lists them (all of
+ * them: those it leaves out leave the team).
+ */
+async function saveGroup(ctx: Ctx, id: string, build: (ctx: Ctx, t: Team) => Doc | Promise<Doc>) {
   const orgId = ctx.principal.orgId;
   return ctx.tx(async (ctx) => {
     let t = await team(ctx, id);
+    const mapped = mapGroup(await build(ctx, t));
     if (mapped.name !== t.name) {
       await nameFree(ctx, mapped.name, id);
       await ctx.stores.teams.rename(orgId, id, mapped.name);
       await ctx.emit('team.renamed', { type: 'team', id }, { from: t.name, to: mapped.name, via: 'scim' });
       t = { ...t, name: mapped.name };
     }
-    if (!keepMembers || mapped.members !== undefined) await setMembers(ctx, id, mapped.members ?? []);
+    await setMembers(ctx, id, mapped.members ?? []);
     const extra = { externalId: mapped.externalId, attributes: {} };
     await ctx.stores.scim.setExtra(orgId, 'Group', id, extra);
     return groupResource(ctx, t, await ctx.stores.teams.memberIds(orgId, id), extra);
@@ -166,21 +172,19 @@ async function saveGroup(ctx: Ctx, id: string, doc: Doc, keepMembers: boolean) {
 
 /** `PUT /Groups/{id}`: name and members replaced. */
 export async function replaceGroup(ctx: Ctx, id: string, body: unknown) {
-  return saveGroup(ctx, id, asDocument(body), false);
+  const doc = asDocument(body);
+  return saveGroup(ctx, id, () => doc);
 }
 
 /** `PATCH /Groups/{id}`: rename, add or remove members (`members[value eq "…"]` paths too). */
 export async function patchGroup(ctx: Ctx, id: string, body: unknown) {
   const ops = parsePatch(body);
-  const orgId = ctx.principal.orgId;
-  const t = await team(ctx, id);
-  const doc = groupResource(
-    ctx,
-    t,
-    await ctx.stores.teams.memberIds(orgId, id),
-    await ctx.stores.scim.extra(orgId, 'Group', id),
-  );
-  return saveGroup(ctx, id, applyAll(doc, ops), false);
+  return saveGroup(ctx, id, async (ctx, t) => {
+    const orgId = ctx.principal.orgId;
+    const members = await ctx.stores.teams.memberIds(orgId, id);
+    const doc = groupResource(ctx, t, members, await ctx.stores.scim.extra(orgId, 'Group', id));
+    return applyAll(doc, ops);
+  });
 }
 
 /** `DELETE /Groups/{id}`: the team goes; its members stay in the organization. */

@@ -74,15 +74,19 @@ export function parsePatch(body: unknown): PatchOperation[] {
   });
 }
 
-/** The key of `doc` that is `name` in any case, or `name` itself when there is none. */
+/** Names that would reach an object's prototype rather than an attribute: never an attribute's name. */
+const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The key of `doc` that is `name` in any case, or `name` itself when there is none (its own keys only). */
 function keyOf(doc: Doc, name: string): string {
+  if (UNSAFE.has(name.toLowerCase())) throw badRequest('invalidPath', `${JSON.stringify(name)} is no attribute`);
   const lower = name.toLowerCase();
   return Object.keys(doc).find((k) => k.toLowerCase() === lower) ?? name;
 }
 
 function objectAt(doc: Doc, name: string): Doc {
   const key = keyOf(doc, name);
-  const v = doc[key];
+  const v = Object.hasOwn(doc, key) ? doc[key] : undefined;
   if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Doc;
   const made: Doc = {};
   doc[key] = made;
@@ -164,7 +168,8 @@ export function apply(doc: Doc, o: PatchOperation): void {
     return;
   }
   const list = Array.isArray(target[key]) ? (target[key] as Doc[]) : [];
-  const chosen = list.filter((e) => matches(filter, e));
+  // Only elements that are objects can hold the sub-attribute a filter path names.
+  const chosen = list.filter((e) => e !== null && typeof e === 'object' && !Array.isArray(e) && matches(filter, e));
   if (o.op === 'remove') {
     target[key] = sub ? list : list.filter((e) => !chosen.includes(e));
     if (sub) for (const e of chosen) delete e[keyOf(e, sub)];

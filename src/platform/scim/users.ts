@@ -84,11 +84,14 @@ function text(value: unknown, what: string, max = 500): string | undefined {
   return s;
 }
 
+const isObject = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 /** What a SCIM user document says, as the member's fields. */
 interface Mapped {
   email: string;
   name: string | null;
-  active: boolean;
+  /** Undefined when the document does not say: the member stays as they are (a new one is active). */
+  active: boolean | undefined;
   externalId: string | null;
   /** Enterprise attributes: a value, or null to remove it. */
   enterprise: Record<string, string | null>;
@@ -100,7 +103,15 @@ function mapDocument(doc: Doc): Mapped {
   if (!email || !emailSchema.safeParse(email).success) {
     throw badRequest('invalidValue', 'userName must be the e-mail address of the user');
   }
-  const name = (field(doc, 'name') ?? {}) as Doc;
+  const rawName = field(doc, 'name');
+  if (rawName !== undefined && rawName !== null && (typeof rawName !== 'object' || Array.isArray(rawName))) {
+    throw badRequest('invalidValue', 'name must be an object (givenName, familyName, formatted…)');
+  }
+  const emails = field(doc, 'emails');
+  if (emails !== undefined && emails !== null && !(Array.isArray(emails) && emails.every(isObject))) {
+    throw badRequest('invalidValue', 'emails must be a list of objects (value, type, primary)');
+  }
+  const name = (rawName ?? {}) as Doc;
   const given = text(field(name, 'givenName'), 'name.givenName');
   const family = text(field(name, 'familyName'), 'name.familyName');
   const display =
@@ -120,8 +131,10 @@ function mapDocument(doc: Doc): Mapped {
     if (!OWN.has(k.toLowerCase()) && !/^urn:/i.test(k)) attributes[k] = v;
   }
   // Only the name's parts are kept: `formatted` is the member's name itself.
-  if (attributes.name && typeof attributes.name === 'object') {
-    const { formatted: _, ...parts } = attributes.name as Doc;
+  for (const key of Object.keys(attributes)) {
+    if (key.toLowerCase() !== 'name') continue;
+    const { formatted: _, ...parts } = (attributes[key] ?? {}) as Doc;
+    delete attributes[key];
     attributes.name = parts;
   }
   if (JSON.stringify(attributes).length > MAX_EXTRA_BYTES) {
@@ -130,7 +143,7 @@ function mapDocument(doc: Doc): Mapped {
   return {
     email,
     name: checkedName?.success ? checkedName.data : null,
-    active: activeValue === undefined ? true : booleanOf(activeValue, 'active'),
+    active: activeValue === undefined || activeValue === null ? undefined : booleanOf(activeValue, 'active'),
     externalId: text(field(doc, 'externalId'), 'externalId', 200) ?? null,
     enterprise,
     attributes,
@@ -210,10 +223,13 @@ export async function getUser(ctx: Ctx, id: string) {
   return userResource(ctx, user, await ctx.stores.scim.extra(ctx.principal.orgId, 'User', id));
 }
 
-/** Whether the organization holds the e-mail's domain (verified, or `legacy` from an earlier release). */
+/**
+ * Whether the organization verified the e-mail's domain. A `legacy` claim (an earlier release's, never proven) routes
+ * single sign-on as before, but does not let SCIM make members — nor bring in people of other organizations.
+ */
 async function inVerifiedDomain(ctx: Ctx, email: string): Promise<boolean> {
   const holder = await ctx.stores.domains.holder(domainOf(email));
-  return holder?.organizationId === ctx.principal.orgId;
+  return holder?.organizationId === ctx.principal.orgId && holder.status === 'verified';
 }
 
 /**
@@ -243,10 +259,15 @@ export async function createUser(ctx: Ctx, body: unknown) {
       email: account?.email ?? mapped.email,
       name: mapped.name,
       role: 'member',
-      status: mapped.active ? 'active' : 'suspended',
+      // Made active (joined), then suspended if SCIM says so: unsuspended later, it is active again, not pending.
+      status: 'active',
       metadata: withEnterprise({}, mapped.enterprise),
       now,
     });
+    if (mapped.active === false) {
+      const made = (await ctx.stores.users.get(orgId, userId)) as User;
+      await ctx.stores.users.update(orgId, { ...made, status: 'suspended' });
+    }
     const extra = { externalId: mapped.externalId, attributes: mapped.attributes };
     await ctx.stores.scim.setExtra(orgId, 'User', userId, extra);
     await ctx.emit(
@@ -266,59 +287,62 @@ function asDocument(body: unknown): Doc {
 }
 
 /**
- * Writes a member's new SCIM document: name, enterprise metadata, what is kept beside it; `active` suspends (with
- * everything revoked) or unsuspends. The e-mail cannot change through SCIM (`400 mutability`).
+ * Writes a member's new SCIM document, made by `build` from the member as they are inside the transaction (so that
+ * concurrent requests apply one after the other): name, enterprise metadata, what is kept beside it; `active` false
+ * suspends (with everything revoked), true unsuspends, absent leaves the member as they are. The e-mail cannot change
+ * through SCIM (`400 mutability`).
  */
-async function save(ctx: Ctx, user: User, doc: Doc) {
-  const mapped = mapDocument(doc);
-  if (mapped.email.toLowerCase() !== user.email.toLowerCase()) {
-    throw badRequest('mutability', `userName is the member's e-mail, ${user.email}: it cannot be changed through SCIM`);
-  }
+async function save(ctx: Ctx, id: string, build: (ctx: Ctx, user: User) => Doc | Promise<Doc>) {
   const orgId = ctx.principal.orgId;
   return ctx.tx(async (ctx) => {
-    let current = await member(ctx, user.id);
-    if (!mapped.active && current.status !== 'suspended') {
+    let current = await member(ctx, id);
+    const mapped = mapDocument(await build(ctx, current));
+    if (mapped.email.toLowerCase() !== current.email.toLowerCase()) {
+      throw badRequest(
+        'mutability',
+        `userName is the member's e-mail, ${current.email}: it cannot be changed through SCIM`,
+      );
+    }
+    if (mapped.active === false && current.status !== 'suspended') {
       guardOwner(current, 'suspended');
-      current = await suspendUser(ctx, user.id);
-    } else if (mapped.active && current.status === 'suspended') {
-      current = await unsuspendUser(ctx, user.id);
+      current = await suspendUser(ctx, id);
+    } else if (mapped.active === true && current.status === 'suspended') {
+      current = await unsuspendUser(ctx, id);
     }
     const metadata = withEnterprise(current.metadata, mapped.enterprise);
     const changed = mapped.name !== current.name || JSON.stringify(metadata) !== JSON.stringify(current.metadata);
     if (changed) {
       current = { ...current, name: mapped.name, metadata, updatedAt: ctx.now() };
       await ctx.stores.users.update(orgId, current);
-      await ctx.emit('user.updated', { type: 'user', id: user.id }, { fields: ['name', 'metadata'], via: 'scim' });
+      await ctx.emit('user.updated', { type: 'user', id }, { fields: ['name', 'metadata'], via: 'scim' });
     }
     const extra = { externalId: mapped.externalId, attributes: mapped.attributes };
-    await ctx.stores.scim.setExtra(orgId, 'User', user.id, extra);
+    await ctx.stores.scim.setExtra(orgId, 'User', id, extra);
     return userResource(ctx, current, extra);
   });
 }
 
-/** `PUT /Users/{id}`: replaces the user's attributes. */
+/** `PUT /Users/{id}`: replaces the user's attributes (without `active`, the member stays as they are). */
 export async function replaceUser(ctx: Ctx, id: string, body: unknown) {
   const doc = asDocument(body);
-  const user = await member(ctx, id);
-  // A PUT that leaves `active` out keeps the member as they are.
-  if (field(doc, 'active') === undefined) doc.active = user.status !== 'suspended';
-  return save(ctx, user, doc);
+  return save(ctx, id, () => doc);
 }
 
-/** `PATCH /Users/{id}`: the operations applied to the user's document, then saved as a PUT of it. */
+/** `PATCH /Users/{id}`: the operations applied to the user's document as it is, then saved as a PUT of it. */
 export async function patchUser(ctx: Ctx, id: string, body: unknown) {
   const ops = parsePatch(body);
-  const user = await member(ctx, id);
-  const doc = userResource(ctx, user, await ctx.stores.scim.extra(ctx.principal.orgId, 'User', id));
-  return save(ctx, user, applyAll(doc, ops));
+  return save(ctx, id, async (ctx, user) => {
+    const doc = userResource(ctx, user, await ctx.stores.scim.extra(ctx.principal.orgId, 'User', id));
+    const patched = applyAll(doc, ops);
+    // Removing `active` is no deactivation: the member stays as they are.
+    if (field(patched, 'active') === undefined) patched.active = user.status !== 'suspended';
+    return patched;
+  });
 }
 
 /** `DELETE /Users/{id}`: the member leaves the organization (owners: `403`). */
 export async function deleteScimUser(ctx: Ctx, id: string): Promise<void> {
   const user = await member(ctx, id);
   guardOwner(user, 'removed');
-  await ctx.tx(async (ctx) => {
-    await deleteUser(ctx, id);
-    await ctx.stores.scim.dropExtra(ctx.principal.orgId, 'User', id);
-  });
+  await deleteUser(ctx, id);
 }

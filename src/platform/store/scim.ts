@@ -33,7 +33,7 @@ export interface ScimFailure {
  * Directory sync (docs/scim.md): its tokens (hashes of their secrets only), and what SCIM says of members and teams
  * beyond their records; their SQL in one place.
  */
-export function scimStore(q: Q, _env: StoreEnv) {
+export function scimStore(q: Q, env: StoreEnv) {
   return {
     /** What SCIM says of each resource of a kind in the organization, by id. */
     extras: async (orgId: string, kind: ScimKind): Promise<Map<string, ScimExtra>> => {
@@ -119,18 +119,21 @@ export function scimStore(q: Q, _env: StoreEnv) {
         })
         .execute();
     },
-    /** Records a request the token made: when, and whether (and how) it failed. */
-    recordRequest: async (id: string, now: string, failure?: ScimFailure): Promise<void> => {
-      await q
-        .updateTable('scim_tokens')
-        .set((eb) => ({
-          last_used_at: now,
-          requests: eb('requests', '+', 1),
-          ...(failure && { failures: eb('failures', '+', 1), last_failure: JSON.stringify(failure) }),
-        }))
-        .where('id', '=', id)
-        .execute();
-    },
+    /**
+     * Records a request the token made: when, and whether (and how) it failed. Bookkeeping (see `SqlDb.bookkeeping`):
+     * statistics for `plat scim status`, not worth a wait for the disk at every request.
+     */
+    recordRequest: (id: string, now: string, failure?: ScimFailure): Promise<void> =>
+      env.sql.bookkeeping(
+        q
+          .updateTable('scim_tokens')
+          .set((eb) => ({
+            last_used_at: now,
+            requests: eb('requests', '+', 1),
+            ...(failure && { failures: eb('failures', '+', 1), last_failure: JSON.stringify(failure) }),
+          }))
+          .where('id', '=', id),
+      ),
     /** The organization's SCIM activity: requests and failures of all its tokens, the last of each, what SCIM made. */
     activity: async (orgId: string) => {
       const tokens = await q
