@@ -57,5 +57,13 @@ describe('plat scim', () => {
     });
     expect((await fetch(`${base}/Users`, { headers })).status).toBe(401);
     expect((await plat(env, ['scim', 'tokens', 'revoke', 'Okta', '--yes'])).code).toBe(5);
+    // A key that may make tokens but not read the status still gets the secret it made.
+    const key = JSON.parse(
+      (await plat(env, ['keys', 'create', '--name', 'scim-admin', '--permission', 'sso:write', '--json'])).stdout,
+    );
+    const narrow = await plat({ ...env, PLAT_API_KEY: key.key }, ['scim', 'tokens', 'create', 'Entra', '--json']);
+    expect(narrow.code, narrow.stderr).toBe(0);
+    expect(JSON.parse(narrow.stdout).token).toMatch(/^scim_\w{43}$/);
+    expect(narrow.stderr).toContain('SCIM base URL  (see plat scim status)');
   });
 });
