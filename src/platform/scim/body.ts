@@ -1,11 +1,10 @@
 // What a SCIM request's body may be before any handler reads it: JSON of bounded depth, with no key that would reach
 // an object's prototype (`__proto__`, `constructor`, `prototype`) when the document is patched.
+import { UNSAFE_NAMES } from './document.js';
 import { badRequest } from './errors.js';
 
 /** How deep a SCIM document nests: RFC 7643's resources go three levels down; this leaves room for extensions. */
 const MAX_DEPTH = 16;
-
-const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** The body's JSON, checked (`400 invalidSyntax` or `invalidValue` saying why); undefined for an empty body. */
 export function scimBody(text: string): unknown {
@@ -28,7 +27,7 @@ export function scimBody(text: string): unknown {
     }
     for (const [key, v] of Object.entries(value)) {
       // A dotted or URN key (`name.givenName`, `urn:…:manager`) is checked part by part.
-      if (key.split(/[.:]/).some((part) => UNSAFE.has(part.toLowerCase()))) {
+      if (key.split(/[.:]/).some((part) => UNSAFE_NAMES.has(part.toLowerCase()))) {
         throw badRequest('invalidValue', `${JSON.stringify(key)} is no attribute`);
       }
       stack.push([v, depth + 1]);

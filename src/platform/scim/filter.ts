@@ -2,6 +2,7 @@
 // as the service provider represents it — attribute names case-insensitively, strings case-insensitively unless the
 // attribute is case-exact, and a value path `emails[type eq "work" and value co "@x"]` element by element.
 import { type Filter, parse } from 'scim2-parse-filter';
+import { field } from './document.js';
 import { badRequest } from './errors.js';
 
 /** The longest filter taken: far more than any identity provider sends, and a bound on the parser's recursion. */
@@ -56,14 +57,6 @@ function foldValuePaths(f: Filter): Filter {
 
 /** The attributes whose string values compare case-exactly (the rest compare in any case, RFC 7643 §2.2). */
 const CASE_EXACT = new Set(['id', 'externalid', 'meta.version']);
-
-/** Finds an attribute of `obj` by name in any case. */
-function field(obj: unknown, name: string): unknown {
-  if (obj === null || typeof obj !== 'object') return undefined;
-  const lower = name.toLowerCase();
-  for (const [k, v] of Object.entries(obj)) if (k.toLowerCase() === lower) return v;
-  return undefined;
-}
 
 /**
  * The values at an attribute path: `userName`, `name.givenName`, `emails.value` (each element's), and the extension

@@ -5,6 +5,7 @@ import { nameSchema } from '../../contract/common.js';
 import type { Team } from '../../contract/teams.js';
 import type { Ctx } from '../context.js';
 import type { ScimExtra } from '../store/scim.js';
+import { asDocument, type Doc, field } from './document.js';
 import { badRequest, ScimError } from './errors.js';
 import { matches, parseFilter } from './filter.js';
 import { applyAll, parsePatch } from './patch.js';
@@ -14,8 +15,6 @@ export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 /** How many members one group's write may name. */
 const MAX_MEMBERS = 10_000;
-
-type Doc = Record<string, unknown>;
 
 function groupResource(ctx: Ctx, team: Team, memberIds: string[] | undefined, extra: ScimExtra | undefined): Doc {
   const base = scimBase(ctx);
@@ -81,7 +80,7 @@ interface MappedGroup {
 }
 
 function mapGroup(doc: Doc): MappedGroup {
-  const get = (name: string) => Object.entries(doc).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+  const get = (name: string) => field(doc, name);
   const name = nameSchema.safeParse(get('displayName'));
   if (!name.success) throw badRequest('invalidValue', 'displayName must be the name of the group (1–100 characters)');
   const externalId = get('externalId');
@@ -96,13 +95,6 @@ function mapGroup(doc: Doc): MappedGroup {
       ? [...new Set(members.map((m) => String((m as Doc | null)?.value ?? m)))]
       : undefined,
   };
-}
-
-function asDocument(body: unknown): Doc {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw badRequest('invalidSyntax', 'the body must be a JSON object');
-  }
-  return body as Doc;
 }
 
 /** Sets a team's members to `wanted`, each of whom must be a member of the organization (`400 invalidValue`). */

@@ -3,12 +3,11 @@
 // a value filter (`emails[type eq "work"].value`, `members[value eq "…"]`). Applied to a resource's JSON document;
 // the caller maps the document back to the platform's records.
 import type { Filter } from 'scim2-parse-filter';
+import { type Doc, isObject, UNSAFE_NAMES } from './document.js';
 import { badRequest } from './errors.js';
 import { matches, parseFilter } from './filter.js';
 
 export const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-
-type Doc = Record<string, unknown>;
 
 /** A parsed path: an attribute (with its schema URN, if one was named), an optional filter, an optional sub-attribute. */
 interface Path {
@@ -67,19 +66,16 @@ export function parsePatch(body: unknown): PatchOperation[] {
     const path = typeof o.path === 'string' && o.path.trim() !== '' ? parsePath(o.path) : undefined;
     if (op === 'remove' && !path) throw badRequest('noTarget', `Operations[${i}]: remove needs a path`);
     if (op !== 'remove' && o.value === undefined) throw badRequest('invalidValue', `Operations[${i}] has no value`);
-    if (!path && (o.value === null || typeof o.value !== 'object' || Array.isArray(o.value))) {
+    if (!path && !isObject(o.value)) {
       throw badRequest('invalidValue', `Operations[${i}]: without a path, the value must be an object of attributes`);
     }
     return { op, ...(path && { path }), ...(o.value !== undefined && { value: o.value }) };
   });
 }
 
-/** Names that would reach an object's prototype rather than an attribute: never an attribute's name. */
-const UNSAFE = new Set(['__proto__', 'constructor', 'prototype']);
-
 /** The key of `doc` that is `name` in any case, or `name` itself when there is none (its own keys only). */
 function keyOf(doc: Doc, name: string): string {
-  if (UNSAFE.has(name.toLowerCase())) throw badRequest('invalidPath', `${JSON.stringify(name)} is no attribute`);
+  if (UNSAFE_NAMES.has(name.toLowerCase())) throw badRequest('invalidPath', `${JSON.stringify(name)} is no attribute`);
   const lower = name.toLowerCase();
   return Object.keys(doc).find((k) => k.toLowerCase() === lower) ?? name;
 }
@@ -87,7 +83,7 @@ function keyOf(doc: Doc, name: string): string {
 function objectAt(doc: Doc, name: string): Doc {
   const key = keyOf(doc, name);
   const v = Object.hasOwn(doc, key) ? doc[key] : undefined;
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Doc;
+  if (isObject(v)) return v;
   const made: Doc = {};
   doc[key] = made;
   return made;
@@ -113,13 +109,7 @@ function set(doc: Doc, op: 'add' | 'replace', name: string, value: unknown): voi
   const key = keyOf(doc, name);
   if (op === 'add' && Array.isArray(value)) {
     append(doc, key, value);
-  } else if (
-    op === 'add' &&
-    value !== null &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    /^urn:/i.test(name)
-  ) {
+  } else if (op === 'add' && isObject(value) && /^urn:/i.test(name)) {
     Object.assign(objectAt(doc, key), value);
   } else {
     doc[key] = value;
@@ -135,7 +125,7 @@ function scope(doc: Doc, urn: string | undefined): Doc {
 export function apply(doc: Doc, o: PatchOperation): void {
   if (!o.path) {
     for (const [name, value] of Object.entries(o.value as Doc)) {
-      if (/^urn:/i.test(name) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      if (/^urn:/i.test(name) && isObject(value)) {
         Object.assign(objectAt(doc, name), value);
       } else if (/^urn:.*:[^:]+$/i.test(name) && !name.endsWith(':User') && !name.endsWith(':Group')) {
         const cut = name.lastIndexOf(':');
@@ -153,8 +143,7 @@ export function apply(doc: Doc, o: PatchOperation): void {
     if (o.op === 'remove') {
       if (sub) {
         const inner = target[key];
-        if (inner && typeof inner === 'object' && !Array.isArray(inner))
-          delete (inner as Doc)[keyOf(inner as Doc, sub)];
+        if (isObject(inner)) delete (inner as Doc)[keyOf(inner as Doc, sub)];
       } else if (Array.isArray(o.value) && Array.isArray(target[key])) {
         // Entra removes members with the path `members` and the ones to remove as the value.
         const gone = new Set(o.value.map((v) => String((v as Doc | null)?.value ?? v)));
@@ -169,7 +158,7 @@ export function apply(doc: Doc, o: PatchOperation): void {
   }
   const list = Array.isArray(target[key]) ? (target[key] as Doc[]) : [];
   // Only elements that are objects can hold the sub-attribute a filter path names.
-  const chosen = list.filter((e) => e !== null && typeof e === 'object' && !Array.isArray(e) && matches(filter, e));
+  const chosen = list.filter((e) => isObject(e) && matches(filter, e));
   if (o.op === 'remove') {
     target[key] = sub ? list : list.filter((e) => !chosen.includes(e));
     if (sub) for (const e of chosen) delete e[keyOf(e, sub)];
@@ -183,7 +172,7 @@ export function apply(doc: Doc, o: PatchOperation): void {
   }
   for (const e of chosen) {
     if (sub) e[keyOf(e, sub)] = o.value;
-    else if (o.value && typeof o.value === 'object' && !Array.isArray(o.value)) Object.assign(e, o.value);
+    else if (isObject(o.value)) Object.assign(e, o.value);
   }
 }
 

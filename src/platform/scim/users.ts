@@ -9,6 +9,7 @@ import type { Ctx } from '../context.js';
 import { deleteUser, MAX_METADATA_KEYS, suspendUser, unsuspendUser } from '../operations/users.js';
 import { domainOf } from '../sso/routing.js';
 import type { ScimExtra } from '../store/scim.js';
+import { asDocument, type Doc, field, isObject } from './document.js';
 import { badRequest, ScimError } from './errors.js';
 import { matches, parseFilter, userNameAskedFor } from './filter.js';
 import { applyAll, parsePatch } from './patch.js';
@@ -25,8 +26,6 @@ const OWN = new Set(['schemas', 'id', 'meta', 'username', 'displayname', 'active
 
 /** How much of what SCIM sends beyond the record is kept (name parts, e-mails, phone numbers…). */
 const MAX_EXTRA_BYTES = 16 * 1024;
-
-type Doc = Record<string, unknown>;
 
 export function scimBase(ctx: Ctx): string {
   return `${ctx.publicUrl}/v2/organizations/${ctx.principal.orgId}/scim`;
@@ -61,13 +60,6 @@ export function userResource(ctx: Ctx, user: User, extra: ScimExtra | undefined)
   };
 }
 
-/** An attribute of a document by name in any case. */
-function field(doc: Doc, name: string): unknown {
-  const lower = name.toLowerCase();
-  for (const [k, v] of Object.entries(doc)) if (k.toLowerCase() === lower) return v;
-  return undefined;
-}
-
 /** `true`, `false`, and the strings Entra sends for them ("True", "False"). */
 function booleanOf(value: unknown, what: string): boolean {
   if (typeof value === 'boolean') return value;
@@ -83,8 +75,6 @@ function text(value: unknown, what: string, max = 500): string | undefined {
   if (s.length > max) throw badRequest('invalidValue', `${what} is longer than ${max} characters`);
   return s;
 }
-
-const isObject = (v: unknown): v is Doc => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** What a SCIM user document says, as the member's fields. */
 interface Mapped {
@@ -277,13 +267,6 @@ export async function createUser(ctx: Ctx, body: unknown) {
     );
     return userResource(ctx, (await ctx.stores.users.get(orgId, userId)) as User, extra);
   });
-}
-
-function asDocument(body: unknown): Doc {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw badRequest('invalidSyntax', 'the body must be a JSON object');
-  }
-  return body as Doc;
 }
 
 /**
