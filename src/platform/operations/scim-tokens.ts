@@ -10,6 +10,7 @@ import { hashSecret } from '../auth/api-keys.js';
 import { randomBase62 } from '../clock.js';
 import type { Ctx } from '../context.js';
 import { conflict, notFound } from '../errors.js';
+import { scimBaseUrl } from '../scim/users.js';
 
 // The bearer tokens identity providers provision an organization with over SCIM (docs/scim.md).
 
@@ -21,7 +22,7 @@ export function generateScimToken(): string {
 /** `GET /organizations/{orgId}/scim`: the SCIM base URL, and what the organization's tokens did. */
 export async function scimStatus(ctx: Ctx, orgId: string): Promise<ScimStatus> {
   const activity = await ctx.stores.scim.activity(orgId);
-  return { organizationId: orgId, baseUrl: `${ctx.publicUrl}/v2/organizations/${orgId}/scim`, ...activity };
+  return { organizationId: orgId, baseUrl: scimBaseUrl(ctx.publicUrl, orgId), ...activity };
 }
 
 /** `GET /organizations/{orgId}/scim/tokens`: oldest first. */

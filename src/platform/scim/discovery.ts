@@ -2,7 +2,7 @@
 // when a connection is set up.
 import type { Ctx } from '../context.js';
 import { GROUP_SCHEMA } from './groups.js';
-import { ENTERPRISE_SCHEMA, LIST_SCHEMA, scimBase, USER_SCHEMA } from './users.js';
+import { ENTERPRISE_SCHEMA, listResponse, scimBase, USER_SCHEMA } from './users.js';
 
 export function serviceProviderConfig(ctx: Ctx) {
   return {
@@ -48,13 +48,7 @@ export function resourceTypes(ctx: Ctx) {
       meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/Group` },
     },
   ];
-  return {
-    schemas: [LIST_SCHEMA],
-    totalResults: types.length,
-    startIndex: 1,
-    itemsPerPage: types.length,
-    Resources: types,
-  };
+  return listResponse(types, 1, types.length);
 }
 
 /** One attribute's description: a string unless said otherwise. */
@@ -126,11 +120,5 @@ export function schemas(ctx: Ctx) {
       meta: { resourceType: 'Schema', location: `${base}/Schemas/${GROUP_SCHEMA}` },
     },
   ].map((s) => ({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:Schema'], ...s }));
-  return {
-    schemas: [LIST_SCHEMA],
-    totalResults: list.length,
-    startIndex: 1,
-    itemsPerPage: list.length,
-    Resources: list,
-  };
+  return listResponse(list, 1, list.length);
 }

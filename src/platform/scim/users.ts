@@ -27,8 +27,14 @@ const OWN = new Set(['schemas', 'id', 'meta', 'username', 'displayname', 'active
 /** How much of what SCIM sends beyond the record is kept (name parts, e-mails, phone numbers…). */
 const MAX_EXTRA_BYTES = 16 * 1024;
 
+/** An organization's SCIM base URL, under the instance's public URL: what its identity provider is given. */
+export function scimBaseUrl(publicUrl: string, orgId: string): string {
+  return `${publicUrl}/v2/organizations/${orgId}/scim`;
+}
+
+/** The SCIM base URL of the request's organization. */
 export function scimBase(ctx: Ctx): string {
-  return `${ctx.publicUrl}/v2/organizations/${ctx.principal.orgId}/scim`;
+  return scimBaseUrl(ctx.publicUrl, ctx.principal.orgId);
 }
 
 /** A member as a SCIM user. */

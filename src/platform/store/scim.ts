@@ -17,6 +17,10 @@ export interface ScimExtra {
   attributes: Record<string, unknown>;
 }
 
+function toExtra(r: { external_id: string | null; attributes: string }): ScimExtra {
+  return { externalId: r.external_id, attributes: JSON.parse(r.attributes) as Record<string, unknown> };
+}
+
 export type ScimKind = 'User' | 'Group';
 
 /** A SCIM request that failed, as `plat scim status` shows the last one. */
@@ -43,12 +47,7 @@ export function scimStore(q: Q, env: StoreEnv) {
         .where('org_id', '=', orgId)
         .where('kind', '=', kind)
         .execute();
-      return new Map(
-        rows.map((r) => [
-          r.id,
-          { externalId: r.external_id, attributes: JSON.parse(r.attributes) as Record<string, unknown> },
-        ]),
-      );
+      return new Map(rows.map((r) => [r.id, toExtra(r)]));
     },
     extra: async (orgId: string, kind: ScimKind, id: string): Promise<ScimExtra | undefined> => {
       const r = await q
@@ -58,7 +57,7 @@ export function scimStore(q: Q, env: StoreEnv) {
         .where('kind', '=', kind)
         .where('id', '=', id)
         .executeTakeFirst();
-      return r && { externalId: r.external_id, attributes: JSON.parse(r.attributes) as Record<string, unknown> };
+      return r && toExtra(r);
     },
     setExtra: async (orgId: string, kind: ScimKind, id: string, extra: ScimExtra): Promise<void> => {
       const values = { external_id: extra.externalId, attributes: JSON.stringify(extra.attributes) };
