@@ -1,7 +1,8 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { type CsvError, type Info, type Options, parse } from 'csv-parse';
 import { InvalidValueError } from '../errors.js';
-import { type CsvColumns, csvColumns, csvRow, failedRow, type Halt, type Row } from './import-rows.js';
+import { hasLineBreak, peek } from './import-peek.js';
+import { type CsvRecord, failedRow, type Halt, platRecords, type RecordReader, type Row } from './import-rows.js';
 
 /** The longest record read (a quote never closed would otherwise gather the rest of the file): the API's body limit. */
 export const MAX_RECORD_CHARS = 1024 * 1024;
@@ -21,7 +22,7 @@ const SYNTAX: Record<string, string> = {
 const LOST: ReadonlySet<string> = new Set(['CSV_INVALID_CLOSING_QUOTE', 'CSV_QUOTE_NOT_CLOSED', 'CSV_MAX_RECORD_SIZE']);
 
 /** What one parsed record stands for, in file order: the header's columns, or a row (`last`: nothing after it counts). */
-type Parsed = { header: CsvColumns | string; line: number } | { row: Row; last?: boolean };
+type Parsed = { header: CsvRecord | string; line: number } | { row: Row; last?: boolean };
 
 /** How much of the input is read, at most, to find the header's end and its delimiter. */
 const HEAD_BYTES = 64 * 1024;
@@ -44,41 +45,6 @@ export function delimiterOf(header: string): ',' | '\t' | ';' {
   return tab ? '\t' : semicolon ? ';' : ',';
 }
 
-/**
- * The input's first line (or its first 64 KiB), read ahead, and the stream to parse: the input with what was read
- * put back, or (the input having ended already) what was read.
- */
-async function head(input: Readable): Promise<{ text: string; rest: Readable }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for (;;) {
-    const chunk = input.read() as Buffer | string | null;
-    if (chunk !== null) {
-      const bytes = Buffer.from(chunk);
-      chunks.push(bytes);
-      size += bytes.length;
-      if (bytes.includes(0x0a) || bytes.includes(0x0d) || size >= HEAD_BYTES) break;
-      continue;
-    }
-    if (input.readableEnded || input.destroyed) break;
-    await new Promise<void>((resolve, reject) => {
-      const settle = (err?: Error) => {
-        input.off('readable', settle).off('end', settle).off('close', settle).off('error', settle);
-        if (err instanceof Error) reject(err);
-        else resolve();
-      };
-      input.on('readable', settle).on('end', settle).on('close', settle).on('error', settle);
-    });
-  }
-  const read = Buffer.concat(chunks);
-  const text = read.toString('utf8');
-  // Given up while the header was awaited (Ctrl-C): there is nothing to parse.
-  if (input.destroyed && !input.readableEnded) throw new Error('the input was closed');
-  if (input.readableEnded) return { text, rest: Readable.from(size > 0 ? [read] : []) };
-  if (size > 0) input.unshift(read);
-  return { text, rest: input };
-}
-
 /** Line breaks inside a record's fields (quoted ones keep theirs). */
 const breaks = (cells: readonly string[]) => cells.reduce((n, c) => n + (c.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
 
@@ -89,11 +55,15 @@ const breaks = (cells: readonly string[]) => cells.reduce((n, c) => n + (c.match
  * given; a malformed record fails its row, and one after which records can no longer be told apart ends the rows
  * with `halt` set.
  */
-export async function* csvRows(open: () => Readable, halt: Halt): AsyncGenerator<Row> {
+export async function* csvRows(
+  open: () => Readable,
+  halt: Halt,
+  records: RecordReader = platRecords,
+): AsyncGenerator<Row> {
   const opened = open();
-  let ahead: Awaited<ReturnType<typeof head>>;
+  let ahead: Awaited<ReturnType<typeof peek>>;
   try {
-    ahead = await head(opened);
+    ahead = await peek(opened, hasLineBreak, HEAD_BYTES);
   } catch (err) {
     opened.destroy();
     throw err;
@@ -105,7 +75,7 @@ export async function* csvRows(open: () => Readable, halt: Halt): AsyncGenerator
   let end = 0; // the line the previous record ended on
   let empties = 0; // blank lines skipped so far
   let drift = 0;
-  let columns: CsvColumns | undefined;
+  let record: CsvRecord | undefined;
   const options: Options<Parsed, string[]> = {
     bom: true,
     delimiter: delimiterOf(ahead.text.replace(/^\uFEFF/, '')),
@@ -126,14 +96,14 @@ export async function* csvRows(open: () => Readable, halt: Halt): AsyncGenerator
       parser.push({ row: failedRow(line, null, 'invalid_request', message), last } satisfies Parsed);
       return undefined;
     },
-    on_record: (record, info): Parsed | null => {
+    on_record: (cells, info): Parsed | null => {
       if (halt.at) return null;
       const line = end + 1 + (info.empty_lines - empties);
-      [end, empties] = [line + breaks(record), info.empty_lines];
+      [end, empties] = [line + breaks(cells), info.empty_lines];
       drift = info.lines - end;
-      if (columns) return { row: csvRow(line, columns, record) };
-      const header = csvColumns(record);
-      if (typeof header !== 'string') columns = header;
+      if (record) return { row: record(line, cells) };
+      const header = records.csv(cells);
+      if (typeof header !== 'string') record = header;
       return { header, line };
     },
   };

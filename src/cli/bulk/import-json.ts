@@ -1,18 +1,25 @@
 import type { Readable } from 'node:stream';
-import { failedRow, type Halt, jsonRow, type Row } from './import-rows.js';
+import { Envelope } from './import-envelope.js';
+import { failedRow, type Halt, platRecords, type RecordReader, type Row } from './import-rows.js';
 
 /** The longest element or line read: the API's body limit (a longer one could never be sent). */
 export const MAX_ELEMENT_CHARS = 1024 * 1024;
 
-/** A JSON text as a row: what it parses to, or why it does not. */
-function parsed(line: number, text: string): Row {
+/**
+ * Why a JSON text does not parse, without the excerpt of the text V8 may quote (`Unexpected token 'y', ..."…" is not
+ * valid JSON`): it could hold part of a password hash, which no message shows.
+ */
+const whyNotJson = (err: Error) => err.message.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '');
+
+/** A JSON text as a row, by `records`: what it parses to, or why it does not. */
+function parsed(line: number, text: string, records: RecordReader): Row {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return failedRow(line, null, 'invalid_request', `not JSON: ${(err as Error).message}`);
+    return failedRow(line, null, 'invalid_request', `not JSON: ${whyNotJson(err as Error)}`);
   }
-  return jsonRow(line, value);
+  return records.json(line, value);
 }
 
 /** The input as text chunks, without a leading byte order mark. */
@@ -27,14 +34,18 @@ async function* text(input: Readable): AsyncGenerator<string> {
 }
 
 /** JSON lines: one object per line; blank lines are skipped (and counted); a line that does not parse fails alone. */
-export async function* jsonLinesRows(open: () => Readable, halt: Halt): AsyncGenerator<Row> {
+export async function* jsonLinesRows(
+  open: () => Readable,
+  halt: Halt,
+  records: RecordReader = platRecords,
+): AsyncGenerator<Row> {
   const input = open();
   let line = 0;
   let rest = '';
   const row = (raw: string): Row | undefined => {
     line++;
     const t = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    return t.trim() === '' ? undefined : parsed(line, t);
+    return t.trim() === '' ? undefined : parsed(line, t, records);
   };
   try {
     for await (const chunk of text(input)) {
@@ -61,12 +72,21 @@ export async function* jsonLinesRows(open: () => Readable, halt: Halt): AsyncGen
  * A JSON array of objects, streamed: a scanner finds where each element starts and ends (tracking strings and
  * nesting, and lines), and each element is parsed on its own — so every row has the line its element starts on,
  * and an element that does not parse fails alone. Only what leaves the elements' bounds unknown (no `[` first, text
- * after the `]`, an array never closed, an element over the size limit) ends the rows, with `halt` set.
+ * after the `]`, an array never closed, an element over the size limit) ends the rows, with `halt` set. With `member`,
+ * the array is that member of an object around it (`{"users": [ … ]}`: import-envelope.ts reads the object).
  */
-export async function* jsonArrayRows(open: () => Readable, halt: Halt): AsyncGenerator<Row> {
+export async function* jsonArrayRows(
+  open: () => Readable,
+  halt: Halt,
+  records: RecordReader = platRecords,
+  member?: string,
+): AsyncGenerator<Row> {
   const input = open();
+  const envelope = member === undefined ? undefined : new Envelope(member);
   let line = 1;
-  let state = 'before' as 'before' | 'between' | 'element' | 'after';
+  // `outside`: in the object around the array, before or after it.
+  let state = (envelope ? 'outside' : 'before') as 'outside' | 'before' | 'between' | 'element' | 'after';
+  const closed = envelope ? 'outside' : 'after';
   let afterComma = false; // in `between`: a `]` now would close `[…,]`
   let [depth, inString, escaped] = [0, false, false];
   let [element, elementLine] = ['', 0];
@@ -89,13 +109,23 @@ export async function* jsonArrayRows(open: () => Readable, halt: Halt): AsyncGen
           else if ((c === ',' || c === ']') && depth === 0) {
             const whole = element + chunk.slice(from, i);
             element = '';
-            [state, afterComma] = [c === ',' ? 'between' : 'after', true];
-            yield parsed(elementLine, whole);
+            [state, afterComma] = [c === ',' ? 'between' : closed, true];
+            if (c === ']') envelope?.arrayClosed();
+            yield parsed(elementLine, whole, records);
           } else if (c === '}' || c === ']') depth = Math.max(0, depth - 1);
           if (c === '\n') line++;
           continue;
         }
         if (c === '\n') line++;
+        if (state === 'outside') {
+          const step = (envelope as Envelope).take(c);
+          if (step === 'array') state = 'between';
+          else if (typeof step === 'object') {
+            yield stop(line, step.problem);
+            return;
+          }
+          continue;
+        }
         if (c === ' ' || c === '\t' || c === '\r' || c === '\n') continue;
         if (state === 'before') {
           if (c !== '[') {
@@ -108,7 +138,8 @@ export async function* jsonArrayRows(open: () => Readable, halt: Halt): AsyncGen
           return;
         } else if (c === ']') {
           if (afterComma) yield failedRow(line, null, 'invalid_request', 'not JSON: a comma before the closing ]');
-          state = 'after';
+          state = closed;
+          envelope?.arrayClosed();
         } else if (c === ',') {
           yield failedRow(line, null, 'invalid_request', 'not JSON: an empty element');
           afterComma = true;
@@ -129,7 +160,10 @@ export async function* jsonArrayRows(open: () => Readable, halt: Halt): AsyncGen
       }
     }
     if (state === 'before') yield stop(line, 'the file is empty: expected a JSON array');
-    else if (state !== 'after') yield stop(state === 'element' ? elementLine : line, 'the JSON array is never closed');
+    else if (state === 'outside' && !envelope?.complete) yield stop(line, (envelope as Envelope).endProblem);
+    else if (state !== 'after' && state !== 'outside') {
+      yield stop(state === 'element' ? elementLine : line, 'the JSON array is never closed');
+    }
   } finally {
     input.destroy();
   }
