@@ -4,11 +4,15 @@ import { writeFileAtomic } from '../../config/atomic-write.js';
 import { UsageError } from '../errors.js';
 import type { Batch } from './import-batches.js';
 import type { ImportFormat } from './import-options.js';
+import type { ProviderName } from './providers/provider.js';
 
 /** What decides the batches and what they do: a run resumes only with the same. (`--concurrency` may differ.) */
 export interface RunOptions {
-  format: ImportFormat;
+  /** plat's own format; or, with `from`, none: the layout is the export's. */
+  format?: ImportFormat;
+  from?: ProviderName;
   mode: 'create' | 'upsert';
+  replacePasswords?: boolean;
   invite: boolean;
   batchSize: number;
 }
@@ -82,7 +86,8 @@ export function newCheckpoint(input: string, options: RunOptions): CheckpointDat
 
 /** The checkpoint's options as words, to say how they differ from the command line's. */
 export const describeOptions = (o: RunOptions) =>
-  `--format ${o.format}${o.mode === 'upsert' ? ' --upsert' : ''}${o.invite ? ' --invite' : ''} --batch-size ${o.batchSize}`;
+  `${o.from ? `--from ${o.from}` : `--format ${o.format}`}${o.mode === 'upsert' ? ' --upsert' : ''}` +
+  `${o.replacePasswords ? ' --replace-passwords' : ''}${o.invite ? ' --invite' : ''} --batch-size ${o.batchSize}`;
 
 /**
  * Which batches of a resumed run were done: those of the prefix (checked together once the last of them is read: no

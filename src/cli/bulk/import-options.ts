@@ -3,12 +3,13 @@ import { MAX_BATCH_USERS } from '../../contract/users.js';
 import { completes } from '../completion-values.js';
 import { intBetween } from '../parse.js';
 import { formatOption, USER_FILE_FORMATS, type UserFileFormat } from './formats.js';
+import { addFromOptions, type FromOptions, parseFromOptions } from './import-from-options.js';
 
 /** What `plat users import` reads. */
 export type ImportFormat = UserFileFormat;
 
 /** `plat users import`'s options. */
-export interface ImportOptions {
+export interface ImportOptions extends FromOptions {
   /** The file to read; `-` for stdin. */
   file: string;
   /** Undefined: by the file's extension (see `formatOf`). */
@@ -25,7 +26,10 @@ export interface ImportOptions {
   createTeams: boolean;
 }
 
-/** Adds `--format --upsert --invite --create-teams --dry-run --batch-size --concurrency --resume --errors`. */
+/**
+ * Adds `--format --upsert --invite --create-teams --dry-run --batch-size --concurrency --resume --errors`, and those of
+ * another system's export (`--from`…, import-from-options.ts).
+ */
 export function addImportOptions(c: Command): void {
   const format = new Option(
     '--format <format>',
@@ -53,11 +57,13 @@ export function addImportOptions(c: Command): void {
     'where failed rows go, as JSON lines (default FILE.errors.jsonl; with - as the input, or --errors -, they go to ' +
       'stderr as "line N EMAIL: reason" and there is no checkpoint)',
   );
+  addFromOptions(c);
 }
 
 /** Reads them; a format that is none of csv, json, jsonl is a usage error (2), as for export. */
 export function parseImportOptions(file: string, raw: Record<string, any>): ImportOptions {
   return {
+    ...parseFromOptions(raw),
     file,
     format: formatOption(raw.format),
     upsert: raw.upsert === true,

@@ -6,8 +6,10 @@ import type { InStream } from '../output/io.js';
 import { csvRows } from './import-csv.js';
 import { toUtf8 } from './import-decode.js';
 import { jsonArrayRows, jsonLinesRows } from './import-json.js';
+import { providerRows } from './import-layout.js';
 import type { ImportFormat } from './import-options.js';
 import type { Halt, Row } from './import-rows.js';
+import type { FirebaseParameters, Provider } from './providers/provider.js';
 
 /** The format: `--format`, else the extension (`.json`; `.jsonl` or `.ndjson`), else CSV (stdin included). */
 export function formatOf(file: string, given: ImportFormat | undefined): ImportFormat {
@@ -28,17 +30,16 @@ export interface Source {
   close(): void;
 }
 
+/** What an input is read as: a file of plat's own in a format, or another system's export (`--from`). */
+export type Reading = { format: ImportFormat } | { provider: Provider; firebase: FirebaseParameters };
+
 /**
- * Opens `file` (`-`: stdin; `name`: as the user gave it, for messages) as rows of `format`, read as UTF-8 whatever
- * its encoding (import-decode.ts). A file that cannot be read is a usage error (exit 2), found here; the input itself
- * is opened when the first row is asked for, and closed when the rows end or are given up.
+ * Opens `file` (`-`: stdin; `name`: as the user gave it, for messages) as rows — of a `format`, or of a provider's
+ * export whose layout its content tells (import-layout.ts) — read as UTF-8 whatever its encoding (import-decode.ts). A
+ * file that cannot be read is a usage error (exit 2), found here; the input itself is opened when the first row is
+ * asked for, and closed when the rows end or are given up.
  */
-export async function openSource(
-  file: string,
-  name: string,
-  format: ImportFormat,
-  stdin: () => InStream,
-): Promise<Source> {
+export async function openSource(file: string, name: string, reading: Reading, stdin: () => InStream): Promise<Source> {
   let size: number | undefined;
   if (file !== '-') {
     const info = await stat(file).catch((err: NodeJS.ErrnoException) => {
@@ -50,13 +51,16 @@ export async function openSource(
   let raw: (Readable & { bytesRead?: number }) | undefined;
   let input: Readable | undefined;
   const halt: Halt = {};
-  const reader = format === 'csv' ? csvRows : format === 'json' ? jsonArrayRows : jsonLinesRows;
+  const label = file === '-' ? 'stdin' : name;
   const open = () => {
     // Chunks of 16 KiB: a chunk's rows are all parsed at once, and fewer of them alive at a time means less memory.
     raw = file === '-' ? stdin() : createReadStream(file, { highWaterMark: 16 * 1024 });
-    input = toUtf8(raw, file === '-' ? 'stdin' : name);
+    input = toUtf8(raw, label);
     return input;
   };
-  const rows = reader(open, halt);
+  let rows: AsyncGenerator<Row>;
+  if ('provider' in reading) rows = providerRows(open, halt, reading.provider, reading.firebase, label);
+  else if (reading.format === 'csv') rows = csvRows(open, halt);
+  else rows = reading.format === 'json' ? jsonArrayRows(open, halt) : jsonLinesRows(open, halt);
   return { rows, halt, read: () => raw?.bytesRead ?? 0, size, close: () => input?.destroy() };
 }

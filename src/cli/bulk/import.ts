@@ -10,6 +10,7 @@ import { CliError, InvalidValueError, UsageError } from '../errors.js';
 import { quoted } from '../output/quote.js';
 import type { Output } from '../output/result.js';
 import { outputMode, renderOutput, warn } from '../output/terminal.js';
+import { withoutHashes } from './hashes.js';
 import { type Batch, toBatches } from './import-batches.js';
 import {
   describeOptions,
@@ -26,8 +27,10 @@ import { type ErrorLine, ErrorsFile, type Failures, StderrFailures } from './imp
 import type { ImportOptions } from './import-options.js';
 import { progress } from './import-progress.js';
 import type { Row } from './import-rows.js';
-import { formatOf, openSource, type Source } from './import-source.js';
+import { formatOf, openSource, type Reading, type Source } from './import-source.js';
 import { TeamMaker, withAbsent, withoutAbsent } from './import-teams.js';
+import { PROVIDERS } from './providers/index.js';
+import { FirebaseParameters } from './providers/provider.js';
 
 /** What an import did (the `--json` output): outcomes of the whole import, an earlier run's included. */
 export interface ImportSummary extends Totals {
@@ -94,10 +97,12 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   const at = (p: string) => resolve(ctx.deps.cwd, p);
   /** The checkpoint's absolute path; undefined when failures go to stderr. */
   const checkpointAt = shown && at(shown.checkpoint);
-  const format = formatOf(o.file, o.format);
+  const firebase = new FirebaseParameters(o.hashConfig);
+  const reading: Reading = o.from ? { provider: PROVIDERS[o.from], firebase } : { format: formatOf(o.file, o.format) };
   const options: RunOptions = {
-    format,
+    ...('format' in reading ? { format: reading.format } : { from: o.from }),
     mode: o.upsert ? 'upsert' : 'create',
+    ...(o.replacePasswords ? { replacePasswords: true } : {}),
     invite: o.invite,
     batchSize: o.batchSize,
   };
@@ -123,7 +128,7 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
     );
   }
   const earlierRows = earlier?.rows ?? 0;
-  const source = await openSource(input, o.file, format, () => ctx.io.stdin);
+  const source = await openSource(input, o.file, reading, () => ctx.io.stdin);
   const [client, org] = [await ctx.client(), await ctx.orgId()];
   const checkpoint = earlier ?? newCheckpoint(input, options);
   const state: State = {
@@ -149,11 +154,16 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   const tick = () =>
     bar.update({ rows: state.seen, failed: state.totals.failed, read: source.read(), size: source.size });
 
+  // The Firebase project's parameters go with the batches that have a Firebase hash only (they are a secret).
   const body = (items: UserBatchItem[]): UserBatch => ({
     users: items,
     mode: options.mode,
     invite: o.invite,
     dryRun: o.dryRun,
+    ...(o.replacePasswords ? { replacePasswords: true } : {}),
+    ...(firebase.config && items.some((i) => typeof i.passwordHash === 'object')
+      ? { hashConfig: firebase.config }
+      : {}),
   });
   const post = sender(ctx, (b: UserBatch) => client.users.batch(org, b));
   const teams = o.createTeams
@@ -298,7 +308,9 @@ function outcomes(batch: Batch, reply: UserBatchReply | undefined): { totals: To
     totals[r.outcome]++;
     if (r.outcome !== 'failed') continue;
     const error = r.error ?? { code: 'internal_error', message: 'failed, with no reason given' };
-    lines.push({ line: row.line, email: r.email || row.email, code: error.code, message: error.message });
+    // Whatever the API says of an item, no text of its password hash is written or shown.
+    const message = withoutHashes(error.message, batch.items[r.index]);
+    lines.push({ line: row.line, email: r.email || row.email, code: error.code, message });
   }
   for (const row of batch.rows) {
     if (!('error' in row)) continue;

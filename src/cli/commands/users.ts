@@ -195,7 +195,9 @@ const exportAll = verb<ExportOptions>({
 const importAll = verb<ImportOptions>({
   name: 'import',
   args: '<file>',
-  summary: 'Create (or with --upsert, update) users from a CSV, JSON or JSON lines file, in batches; - reads stdin',
+  summary:
+    'Create (or with --upsert, update) users from a CSV, JSON or JSON lines file, or from the export of Auth0, ' +
+    'Firebase, Cognito or Clerk (--from, with their password hashes), in batches; - reads stdin',
   options: addImportOptions,
   examples: [
     'plat users import people.csv --dry-run',
@@ -203,6 +205,8 @@ const importAll = verb<ImportOptions>({
     'plat users import people.jsonl --resume',
     'plat users export | plat users import - --profile staging --create-teams',
     'plat users import - --errors failed.jsonl --resume < people.csv',
+    'plat users import tenant.json --from auth0 --dry-run',
+    'plat users import users.json --from firebase --hash-key "$KEY" --salt-separator Bw== --rounds 8 --mem-cost 14',
   ],
   parse: ([file], o) => parseImportOptions(file, o),
   // The import's code (and csv-parse) is loaded only when it runs.
