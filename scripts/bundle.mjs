@@ -2,8 +2,9 @@
 // - dist/bundle: the CLI, one ESM entry (src/startup/main.ts) plus a chunk per lazily imported module, so that a
 //   cold start reads a handful of files instead of hundreds (and unused code such as zod's locales is dropped), each
 //   with a linked source map. better-sqlite3's JavaScript is bundled too (its addon is a .node file loaded at run
-//   time); keytar and undici stay external. dist/bundle/meta.json maps every chunk to its sources (the lazy-load test
-//   reads it).
+//   time); keytar, undici and the native addons that check imported password hashes (@node-rs/argon2,
+//   @node-rs/bcrypt: src/platform/auth/imported-hashes.ts loads them when first needed) stay external.
+//   dist/bundle/meta.json maps every chunk to its sources (the lazy-load test reads it).
 // - dist/snapshot: the same CLI as one CommonJS script, the entry of the startup snapshot (src/startup/snapshot.ts),
 //   and what it requires at run time.
 // - bin/plat.js, assembled from src/startup/launcher.sh and src/startup/entry.js, and bin/snapshot.js (the install
@@ -24,11 +25,14 @@ const noZodLocales = {
   },
 };
 
+/** Native addons (a .node file each, chosen per platform by the package): required from node_modules when used. */
+const ADDONS = ['@node-rs/argon2', '@node-rs/bcrypt'];
+
 const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  external: ['keytar', 'undici'],
+  external: ['keytar', 'undici', ...ADDONS],
   minify: true,
   // Not keepNames: it redefines the name of every function, which turns each one's properties into a dictionary —
   // a quarter of a megabyte more in the startup snapshot, read at every start. plat's errors name themselves.
@@ -41,7 +45,8 @@ const common = {
 
 /**
  * In the snapshot's script, packages left out of it are loaded with require() when first used (dynamic import() is
- * not available to a snapshot's code), from beside dist/bundle: keytar and undici from node_modules, as everywhere;
+ * not available to a snapshot's code), from beside dist/bundle: keytar, undici and the password-hash addons from
+ * node_modules, as everywhere;
  * and the XML and SAML packages of
  * single sign-on (@xmldom/xmldom, @node-saml/node-saml: only saving an SSO configuration and signing in through an
  * identity provider use them, ~95 kB of script every other start would pay for), nodemailer (only `plat serve
@@ -50,7 +55,7 @@ const common = {
  * imported module left in the script would still cost every start: esbuild hoists its functions to the top.
  */
 /** Required from node_modules. */
-const FROM_NODE_MODULES = ['keytar', 'undici', '@xmldom/xmldom', '@node-saml/node-saml', 'nodemailer'];
+const FROM_NODE_MODULES = ['keytar', 'undici', ...ADDONS, '@xmldom/xmldom', '@node-saml/node-saml', 'nodemailer'];
 /** ESM-only: required from the CommonJS copy of each made into dist/snapshot (see the end of this script). */
 const COPIED = ['jose', 'openid-client'];
 const requireExternals = {
