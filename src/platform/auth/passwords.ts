@@ -1,6 +1,7 @@
-import { randomBytes, type ScryptOptions, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import { normalizePassword as normalize } from '../../contract/passwords.js';
 import { randomBase62 } from '../clock.js';
+import { readScrypt, scryptKey, scryptOptions, verifyImportedHash } from './imported-hashes.js';
 
 /** scrypt cost as stored in a hash: N = 2^ln, block size r, parallelism p. */
 export interface ScryptCost {
@@ -18,17 +19,10 @@ export const PASSWORD_COST: ScryptCost = { ln: 17, r: 8, p: 1 };
  */
 export const GENERATED_PASSWORD_COST: ScryptCost = { ln: 10, r: 8, p: 1 };
 
-/** The most memory one verification may take (twice the policy's): a stored hash cannot make us allocate more. */
-const MAX_MEMORY = 256 * 1024 * 1024;
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
-const PHC = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d)\$([A-Za-z0-9+/]{16,})\$([A-Za-z0-9+/]{32,})$/;
-
-function options(cost: ScryptCost): ScryptOptions {
-  const n = 2 ** cost.ln;
-  // scrypt needs 128·N·r bytes; Node's default ceiling (32 MiB) is below OWASP's cost, so raise it to just above.
-  return { N: n, r: cost.r, p: cost.p, maxmem: 128 * n * cost.r + 16 * 1024 * 1024 };
-}
+/** The platform's own hash: 16 bytes of salt and a 32-byte key, in unpadded base64 (22 and 43 characters). */
+const OWN = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/;
 
 function encode(cost: ScryptCost, salt: Buffer, key: Buffer): string {
   const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
@@ -36,9 +30,7 @@ function encode(cost: ScryptCost, salt: Buffer, key: Buffer): string {
 }
 
 function derive(password: string, salt: Buffer, cost: ScryptCost): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    scrypt(normalize(password), salt, KEY_LENGTH, options(cost), (err, key) => (err ? reject(err) : resolve(key)));
-  });
+  return scryptKey(normalize(password), salt, KEY_LENGTH, cost);
 }
 
 /** The PHC string `$scrypt$ln=17,r=8,p=1$<salt>$<key>` of a password (off the event loop). */
@@ -50,18 +42,43 @@ export async function hashPassword(password: string, cost: ScryptCost = PASSWORD
 /** `hashPassword`, blocking: for one-off setup (`plat local init`), never on a request path. */
 export function hashPasswordSync(password: string, cost: ScryptCost = PASSWORD_COST): string {
   const salt = randomBytes(SALT_LENGTH);
-  return encode(cost, salt, scryptSync(normalize(password), salt, KEY_LENGTH, options(cost)));
+  return encode(cost, salt, scryptSync(normalize(password), salt, KEY_LENGTH, scryptOptions(cost)));
 }
 
-/** Whether `password` matches `stored`; false for anything malformed (cost bounded, so a bad row cannot stall us). */
+/**
+ * Whether `password` matches `stored`: the platform's own hash, or one imported from another system (docs/migrate.md,
+ * imported-hashes.ts). False for anything malformed or beyond the bounds (so a bad row cannot stall us); never throws.
+ */
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const m = PHC.exec(stored);
-  if (!m) return false;
-  const cost = { ln: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
-  if (cost.ln < 1 || cost.r < 1 || cost.p < 1 || 128 * 2 ** cost.ln * cost.r > MAX_MEMORY) return false;
-  const expected = Buffer.from(m[5] as string, 'base64');
-  const actual = await derive(password, Buffer.from(m[4] as string, 'base64'), cost);
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  if (!stored.startsWith('$scrypt$')) return verifyImportedHash(password, stored);
+  const hash = readScrypt(stored);
+  if ('ok' in hash) return false;
+  const { key, salt, cost } = hash;
+  try {
+    const matches = async (typed: string) => {
+      const actual = await scryptKey(typed, salt, key.length, cost);
+      return actual.length === key.length && timingSafeEqual(actual, key);
+    };
+    // The platform hashes the password in NFKC. A `$scrypt$` hash may also have been imported, made from the password
+    // as it was typed: when that differs from its NFKC form, it is tried too. It never matches a hash of the platform's
+    // that NFKC missed (NFKC of the NFKC form is itself), so it can only let in the imported hash's own password.
+    const normal = normalize(password);
+    return (await matches(normal)) || (normal !== password && (await matches(password)));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a hash that just matched should be replaced by a fresh one of the platform's: true unless it is the
+ * platform's own scrypt, at PASSWORD_COST or GENERATED_PASSWORD_COST with its salt and key lengths. So an imported
+ * hash of any kind, `$scrypt$` with other parameters included, is replaced at the first successful sign-in.
+ */
+export function needsRehash(stored: string): boolean {
+  const m = OWN.exec(stored);
+  if (!m) return true;
+  const [ln, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return ![PASSWORD_COST, GENERATED_PASSWORD_COST].some((c) => c.ln === ln && c.r === r && c.p === p);
 }
 
 let dummy: Promise<string> | undefined;
