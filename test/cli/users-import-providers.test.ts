@@ -1,0 +1,349 @@
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CliDeps } from '../../src/cli/context.js';
+import { type CliWorld, cliWorld } from '../helpers/cli.js';
+import { fixture, SAMPLE_FIREBASE, secretsOf } from './bulk/provider-rows.js';
+
+// `plat users import FILE --from auth0|firebase|cognito|clerk` in-process against the embedded platform (docs/migrate.md),
+// with the samples of test/fixtures/providers/ (their tests in test/cli/bulk/provider-*.test.ts cite the documentation
+// each follows). The spawned runs, embedded and against `plat serve`, are in users-import-providers-process.test.ts.
+
+let w: CliWorld;
+beforeEach(async () => {
+  w = cliWorld();
+  await w.runCli(['whoami']); // the embedded platform (org_0001, owner admin@localhost)
+});
+afterEach(() => w.cleanup());
+
+/** A sample copied into the world's directory (where the errors file goes), under its own name or another. */
+function sample(name: string, as = name): string {
+  copyFileSync(fixture(name), join(w.dir, as));
+  return as;
+}
+const read = (name: string) => readFileSync(join(w.dir, name), 'utf8');
+const errorsOf = (name: string) =>
+  read(name)
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
+async function users(): Promise<Record<string, any>> {
+  const list = JSON.parse((await w.runCli(['users', 'list', '--all', '--json'])).stdout) as any[];
+  return Object.fromEntries(list.map((u) => [u.email, u]));
+}
+
+/** Deps whose transport keeps the body of every batch request sent. */
+function recording(bodies: any[]): Partial<CliDeps> {
+  return {
+    transport: async (r) => {
+      const t = await w.transport(r);
+      const fetch = async (request: Request) => {
+        if (request.method === 'POST' && request.url.endsWith('/users/batch')) {
+          bodies.push(await request.clone().json());
+        }
+        return t.fetch(request);
+      };
+      return { ...t, fetch };
+    },
+  };
+}
+
+/** Every text of a sample's hashes (the values the tests know to look for). */
+function hashesOf(name: string): string[] {
+  const text = readFileSync(fixture(name), 'utf8');
+  return [...new Set(text.match(/\$(?:2b|argon2id|pbkdf2-[a-z0-9]+)\$[^"\s,]+|[A-Za-z0-9+/]{40,}={0,2}/g) ?? [])];
+}
+
+/** Neither a hash nor a secret of the sample in what a run printed, nor in any file it wrote. */
+function expectNothingOf(sampleName: string, printed: string): void {
+  const files = readdirSync(w.dir)
+    .filter((f) => f.includes('errors'))
+    .map(read)
+    .join('\n');
+  for (const text of [...hashesOf(sampleName), ...secretsOf(sampleName)]) {
+    expect(printed).not.toContain(text);
+    expect(files).not.toContain(text);
+  }
+}
+
+describe('users import --from', () => {
+  it('auth0: a dry run exits as the real run does; users come with their hashes, refused ones in the errors file', async () => {
+    const file = sample('auth0-import.json', 'tenant-users.json');
+    const summary = (head: string) =>
+      `${head}: 8 rows — 5 created, 0 updated, 0 unchanged, 3 failed; failed rows are in tenant-users.json.errors.jsonl.\n` +
+      'plat: 3 rows failed: see tenant-users.json.errors.jsonl (line, e-mail, reason)\n';
+    const dry = await w.runCli(['users', 'import', file, '--from', 'auth0', '--dry-run']);
+    expect(dry).toMatchObject({
+      code: 7,
+      stdout: '',
+      stderr: summary('Dry run of tenant-users.json, nothing changed'),
+    });
+    expect(Object.keys(await users())).toEqual(['admin@localhost']);
+    const real = await w.runCli(['users', 'import', file, '--from', 'auth0']);
+    expect(real).toMatchObject({ code: 7, stdout: '', stderr: summary('Imported tenant-users.json') });
+    const refusal = (alg: string) =>
+      `custom_password_hash: plat does not verify ${alg} hashes (it verifies bcrypt, argon2, pbkdf2 with sha256 or ` +
+      'sha512, and scrypt): remove it from the row to import the user without a password (an invitation then lets ' +
+      'them set one)';
+    expect(errorsOf('tenant-users.json.errors.jsonl')).toEqual([
+      { line: 53, email: 'antoinette@example.com', code: 'validation_error', message: refusal('md4') },
+      { line: 61, email: 'sean@example.com', code: 'validation_error', message: refusal('ldap') },
+      {
+        line: 71,
+        email: 'terrell@example.com',
+        code: 'validation_error',
+        message:
+          'custom_password_hash: plat verifies pbkdf2 with sha256 or sha512, not md4: remove it from the row to ' +
+          'import the user without a password (an invitation then lets them set one)',
+      },
+    ]);
+    expectNothingOf('auth0-import.json', dry.raw.stderr + real.raw.stderr);
+    const u = await users();
+    // A user who brings a hash is active at once (api-contract §15); a blocked one is suspended.
+    expect(u['velma@example.com']).toMatchObject({
+      status: 'active',
+      emailVerified: true,
+      name: 'Velma Dinkley',
+      metadata: { importedFrom: 'auth0', auth0UserId: '2000', 'app.plan': 'premium', 'user.theme': 'light' },
+    });
+    expect(u['dora@example.com']).toMatchObject({ status: 'suspended' });
+    for (const email of ['edward', 'cecil', 'carmella']) expect(u[`${email}@example.com`].status).toBe('active');
+    // Again: what is there is unchanged.
+    const again = await w.runCli(['users', 'import', file, '--from', 'auth0', '--json']);
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: 0, unchanged: 5, failed: 3 });
+  });
+
+  it("auth0: an export job's JSON lines, whatever the file is called; blocked users suspended, no secret kept", async () => {
+    const file = sample('auth0-export.ndjson', 'auth0docs.json');
+    const r = await w.runCli(['users', 'import', file, '--from', 'auth0']);
+    expect(r).toMatchObject({
+      code: 7,
+      stderr:
+        'Imported auth0docs.json: 4 rows — 3 created, 0 updated, 0 unchanged, 1 failed; failed rows are in ' +
+        'auth0docs.json.errors.jsonl.\nplat: 1 row failed: see auth0docs.json.errors.jsonl (line, e-mail, reason)\n',
+    });
+    expect(errorsOf('auth0docs.json.errors.jsonl')).toEqual([
+      { line: 5, email: null, code: 'validation_error', message: 'email: missing' },
+    ]);
+    const u = await users();
+    expect(u['ada@example.com']).toMatchObject({ status: 'pending', emailVerified: true, name: 'Ada Lovelace' });
+    expect(u['bob@example.com']).toMatchObject({ status: 'suspended', name: null });
+    const everything = JSON.stringify(u);
+    for (const secret of secretsOf('auth0-export.ndjson')) expect(everything).not.toContain(secret);
+  });
+
+  it("firebase: the project's parameters by the Firebase CLI's flags, sent with the batches that need them", async () => {
+    const file = sample('firebase-export.json', 'users.json');
+    const before = await users();
+    const missing = await w.runCli(['users', 'import', file, '--from', 'firebase']);
+    expect(missing).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr:
+        "plat: line 2: this user has a password hash, which plat verifies with the Firebase project's hash " +
+        'parameters: give them with --hash-key, --salt-separator, --rounds and --mem-cost, as the Firebase console ' +
+        'shows them (Authentication, Users, ⋮, Password hash parameters)\n',
+    });
+    expect(await users()).toEqual(before);
+    const bodies: any[] = [];
+    const flags = ['--hash-key', SAMPLE_FIREBASE.signerKey, '--salt-separator', 'Bw==', '--rounds', '8', '--mem-cost'];
+    const argv = ['users', 'import', file, '--from', 'firebase', ...flags, '14', '--batch-size', '1'];
+    const r = await w.runCli(argv, { deps: recording(bodies) });
+    expect(r).toMatchObject({
+      code: 0,
+      stdout: '',
+      stderr: 'Imported users.json: 3 rows — 3 created, 0 updated, 0 unchanged, 0 failed.\n',
+    });
+    // Only the batch with a Firebase hash carries the parameters.
+    expect(bodies.map((b) => [b.users[0].email, b.hashConfig])).toEqual([
+      ['user1@test.com', SAMPLE_FIREBASE],
+      ['grace@example.com', undefined],
+      ['mallory@example.com', undefined],
+    ]);
+    expect(r.raw.stderr).not.toContain(SAMPLE_FIREBASE.signerKey);
+    const u = await users();
+    expect(u['user1@test.com']).toMatchObject({ status: 'active', name: 'Test User 1' });
+    expect(u['grace@example.com']).toMatchObject({ status: 'pending', emailVerified: true });
+    expect(u['grace@example.com'].metadata).toEqual({
+      importedFrom: 'firebase',
+      firebaseUid: 'Qx9v2mT8ZpWcRb3LhN5sYk1uJd7f',
+      firebaseProviders: 'google.com',
+      phone: '+15550001111',
+      firebaseCreatedAt: '1704067200000',
+      firebaseLastSignedInAt: '1735689600000',
+      'claims.role': 'admin',
+    });
+    expect(u['mallory@example.com']).toMatchObject({ status: 'suspended' });
+  });
+
+  it('cognito: its CSV and list-users JSON, without passwords: users pending, disabled ones suspended', async () => {
+    const csv = await w.runCli(['users', 'import', sample('cognito-users.csv', 'pool.txt'), '--from', 'cognito']);
+    expect(csv).toMatchObject({
+      code: 7,
+      stderr:
+        'Imported pool.txt: 3 rows — 2 created, 0 updated, 0 unchanged, 1 failed; failed rows are in ' +
+        'pool.txt.errors.jsonl.\nplat: 1 row failed: see pool.txt.errors.jsonl (line, e-mail, reason)\n',
+    });
+    const listed = await w.runCli(['users', 'import', sample('cognito-list-users.json'), '--from', 'cognito']);
+    expect(listed).toMatchObject({
+      code: 0,
+      stderr: 'Imported cognito-list-users.json: 2 rows — 2 created, 0 updated, 0 unchanged, 0 failed.\n',
+    });
+    const u = await users();
+    expect(u['john@example.com']).toMatchObject({
+      status: 'pending',
+      emailVerified: true,
+      name: 'John Doe',
+      metadata: { cognitoUsername: 'johndoe', 'custom.department': 'Engineering' },
+    });
+    expect(u['mary@example.com']).toMatchObject({ status: 'pending', metadata: { cognitoStatus: 'CONFIRMED' } });
+    expect(u['diego@example.com']).toMatchObject({ status: 'suspended' });
+    expect(JSON.stringify(u)).not.toContain('NEVER_COPIED');
+  });
+
+  it('clerk: scrypt_firebase digests bring their parameters; a stopped run resumes with the same --from', async () => {
+    const file = sample('clerk-export.json', 'clerk.json');
+    const bodies: any[] = [];
+    const r = await w.runCli(['users', 'import', file, '--from', 'clerk'], { deps: recording(bodies) });
+    expect(r).toMatchObject({
+      code: 7,
+      stderr:
+        'Imported clerk.json: 4 rows — 3 created, 0 updated, 0 unchanged, 1 failed; failed rows are in ' +
+        'clerk.json.errors.jsonl.\nplat: 1 row failed: see clerk.json.errors.jsonl (line, e-mail, reason)\n',
+    });
+    expect(bodies[0].hashConfig).toEqual(SAMPLE_FIREBASE);
+    expectNothingOf('clerk-export.json', r.raw.stderr);
+    const u = await users();
+    expect(u['jessica@example.com']).toMatchObject({ status: 'active' });
+    expect(u['leto@example.com']).toMatchObject({ status: 'suspended', emailVerified: true });
+
+    // The Dashboard's CSV, stopped after its first batch (credentials refused), then resumed.
+    const csv = sample('clerk-users.csv');
+    let n = 0;
+    const refuseSecond: Partial<CliDeps> = {
+      transport: async (req) => {
+        const t = await w.transport(req);
+        const fetch = (request: Request) =>
+          request.url.endsWith('/users/batch') && ++n === 2
+            ? Promise.resolve(
+                Response.json(
+                  { error: { code: 'unauthenticated', message: 'the API key was revoked' } },
+                  { status: 401 },
+                ),
+              )
+            : t.fetch(request);
+        return { ...t, fetch };
+      },
+    };
+    const argv = ['users', 'import', csv, '--from', 'clerk', '--batch-size', '2', '--concurrency', '1'];
+    const stopped = await w.runCli(argv, { deps: refuseSecond });
+    expect(stopped.code).toBe(3);
+    expect(existsSync(join(w.dir, 'clerk-users.csv.errors.jsonl.checkpoint'))).toBe(true);
+    expect(await w.runCli(['users', 'import', csv, '--resume', '--batch-size', '2'])).toMatchObject({
+      code: 2,
+      stderr:
+        'plat: clerk-users.csv.errors.jsonl.checkpoint was written by an import with --from clerk --batch-size 2: ' +
+        'resume with the same options, or delete it to start over\n',
+    });
+    const resumed = await w.runCli([...argv, '--resume']);
+    expect(resumed).toMatchObject({
+      code: 7,
+      stderr:
+        'Imported clerk-users.csv: 6 rows (2 of them by an earlier run) — 5 created, 0 updated, 0 unchanged, 1 ' +
+        'failed; failed rows are in clerk-users.csv.errors.jsonl.\nplat: 1 row failed: see ' +
+        'clerk-users.csv.errors.jsonl (line, e-mail, reason)\n',
+    });
+    expect(errorsOf('clerk-users.csv.errors.jsonl').map((e) => [e.line, e.email])).toEqual([[6, 'mark@example.com']]);
+    expectNothingOf('clerk-users.csv', stopped.raw.stderr + resumed.raw.stderr);
+  });
+
+  it('--replace-passwords goes with --upsert, and says so in the batch', async () => {
+    const file = sample('clerk-users.csv');
+    expect(await w.runCli(['users', 'import', file, '--from', 'clerk', '--replace-passwords'])).toMatchObject({
+      code: 2,
+      stderr: 'plat: --replace-passwords replaces the passwords of users who exist: it goes with --upsert\n',
+    });
+    const bodies: any[] = [];
+    const argv = ['users', 'import', file, '--from', 'clerk', '--upsert', '--replace-passwords', '--dry-run'];
+    expect((await w.runCli(argv, { deps: recording(bodies) })).code).toBe(7);
+    expect(bodies[0]).toMatchObject({ mode: 'upsert', replacePasswords: true, dryRun: true });
+    expect(bodies[0].hashConfig).toBeUndefined();
+  });
+
+  it('reads stdin by its content too; failed rows listed on stderr say no hash', async () => {
+    const csv = readFileSync(fixture('clerk-users.csv'), 'utf8');
+    const r = await w.runCli(['users', 'import', '-', '--from', 'clerk', '--dry-run'], { stdin: csv });
+    expect(r).toMatchObject({
+      code: 7,
+      stderr:
+        'line 6 mark@example.com: password_digest: plat does not verify md5 digests (it verifies bcrypt, argon2i, ' +
+        'argon2id, pbkdf2_sha256, pbkdf2_sha256_django and scrypt_firebase): remove it from the row to import the ' +
+        'user without a password (an invitation then lets them set one)\n' +
+        'Dry run of stdin, nothing changed: 6 rows — 5 created, 0 updated, 0 unchanged, 1 failed; failed rows are ' +
+        'listed above.\nplat: 1 row failed: they are listed above\n',
+    });
+    expectNothingOf('clerk-users.csv', r.raw.stderr);
+  });
+
+  it('plat files with a passwordHash column: the generic path for any system whose hashes plat verifies', async () => {
+    writeFileSync(
+      join(w.dir, 'people.csv'),
+      'email,name,passwordHash\n' +
+        'ada@example.com,Ada,$2b$10$tFHKYyY4GZJl62GS7B9KSuQQUYbgbcW2B/K4wIIQnJgWNgjxdDRy6\n' +
+        'bob@example.com,Bob,not-a-hash\n',
+    );
+    const r = await w.runCli(['users', 'import', 'people.csv']);
+    expect(r.code).toBe(7);
+    expect(errorsOf('people.csv.errors.jsonl')).toEqual([
+      {
+        line: 3,
+        email: 'bob@example.com',
+        code: 'validation_error',
+        message:
+          'passwordHash: not a hash plat verifies (bcrypt $2a$, $2b$ or $2y$; PHC $argon2id$, $argon2i$, $scrypt$, ' +
+          '$pbkdf2-sha256$ or $pbkdf2-sha512$; Django pbkdf2_sha256$; sha512-crypt $6$)',
+      },
+    ]);
+    expect((await users())['ada@example.com']).toMatchObject({ status: 'active' });
+  });
+
+  it('refuses what cannot go together, before reading anything', async () => {
+    const file = sample('firebase-export.json');
+    const usage: [string[], string][] = [
+      [['--from', 'okta'], 'invalid --from "okta": expected one of auth0, firebase, cognito, clerk'],
+      [
+        ['--from', 'auth0', '--format', 'json'],
+        '--from tells the layout of the file by its content: leave out --format',
+      ],
+      [
+        ['--from', 'clerk', '--hash-key', 'a2V5'],
+        "--hash-key: a Firebase project's hash parameters go with --from firebase",
+      ],
+      [
+        ['--from', 'firebase', '--hash-key', 'a2V5'],
+        'the Firebase hash parameters need --rounds and --mem-cost too (--hash-key, --salt-separator, --rounds and ' +
+          '--mem-cost, as the Firebase console shows them)',
+      ],
+      [
+        ['--from', 'firebase', '--hash-key', 'not base64!', '--rounds', '8', '--mem-cost', '14'],
+        '--hash-key is not base64: give the base64_signer_key as the Firebase console shows it',
+      ],
+      [
+        ['--from', 'firebase', '--hash-algo', 'HMAC_SHA256', '--hash-key', 'a2V5', '--rounds', '8', '--mem-cost', '14'],
+        '--hash-algo: plat verifies the hashes of Firebase\'s own scrypt, SCRYPT, the only ones "firebase auth:export" ' +
+          'writes',
+      ],
+    ];
+    for (const [argv, message] of usage) {
+      expect(await w.runCli(['users', 'import', file, ...argv])).toMatchObject({
+        code: 2,
+        stderr: `plat: ${message}\n`,
+      });
+    }
+    const outOfRange = await w.runCli(['users', 'import', file, '--from', 'firebase', '--rounds', '9']);
+    expect(outOfRange).toMatchObject({ code: 7 });
+    expect(outOfRange.stderr).toContain('expected a whole number from 1 to 8');
+    expect(Object.keys(await users())).toEqual(['admin@localhost']);
+  });
+});
