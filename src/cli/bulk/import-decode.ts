@@ -10,12 +10,17 @@ export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be';
 /** How many bytes are looked at before the encoding is decided: enough for any BOM and two UTF-16 characters. */
 const HEAD = 4;
 
+/** What to do with a workbook or UTF-32. */
+const FROM_EXCEL = 'in Excel, save as "CSV UTF-8" or "Unicode text"';
+
 /** Inputs no encoding makes text of: what they are, and what to do instead. */
-const REFUSED: { magic: number[]; what: string }[] = [
-  { magic: [0x50, 0x4b, 0x03, 0x04], what: 'a zip archive (an Excel workbook, .xlsx?)' },
-  { magic: [0xd0, 0xcf, 0x11, 0xe0], what: 'an old Excel workbook (.xls?)' },
-  { magic: [0xff, 0xfe, 0x00, 0x00], what: 'UTF-32 text' },
-  { magic: [0x00, 0x00, 0xfe, 0xff], what: 'UTF-32 text' },
+const REFUSED: { magic: number[]; what: string; instead: string }[] = [
+  { magic: [0x50, 0x4b, 0x03, 0x04], what: 'a zip archive (an Excel workbook, .xlsx?)', instead: FROM_EXCEL },
+  { magic: [0xd0, 0xcf, 0x11, 0xe0], what: 'an old Excel workbook (.xls?)', instead: FROM_EXCEL },
+  { magic: [0xff, 0xfe, 0x00, 0x00], what: 'UTF-32 text', instead: FROM_EXCEL },
+  { magic: [0x00, 0x00, 0xfe, 0xff], what: 'UTF-32 text', instead: FROM_EXCEL },
+  // An export as some systems let it be downloaded (Auth0's export jobs: docs/migrate.md).
+  { magic: [0x1f, 0x8b], what: 'gzip-compressed', instead: 'gunzip it first' },
 ];
 
 const startsWith = (head: Buffer, magic: readonly number[]) =>
@@ -25,12 +30,12 @@ const startsWith = (head: Buffer, magic: readonly number[]) =>
  * The encoding of an input by its first bytes, and the length of its byte order mark: a BOM says it (EF BB BF,
  * FF FE, FE FF); without one, a NUL after (or before) each of the first two characters is UTF-16 LE (or BE) — the
  * header of a CSV file, or a JSON text's first characters, are ASCII, and no UTF-8 text starts with a NUL (RFC 4627,
- * section 3, told JSON's encodings apart the same way). Anything else is UTF-8. A workbook or UTF-32
- * is `refused`.
+ * section 3, told JSON's encodings apart the same way). Anything else is UTF-8. A workbook, UTF-32 or a gzip file
+ * is `refused`, with what to do `instead`.
  */
-export function sniff(head: Buffer): { encoding: TextEncoding; bom: number } | { refused: string } {
+export function sniff(head: Buffer): { encoding: TextEncoding; bom: number } | { refused: string; instead: string } {
   const refused = REFUSED.find((r) => startsWith(head, r.magic));
-  if (refused) return { refused: refused.what };
+  if (refused) return { refused: refused.what, instead: refused.instead };
   if (startsWith(head, [0xef, 0xbb, 0xbf])) return { encoding: 'utf-8', bom: 3 };
   if (startsWith(head, [0xff, 0xfe])) return { encoding: 'utf-16le', bom: 2 };
   if (startsWith(head, [0xfe, 0xff])) return { encoding: 'utf-16be', bom: 2 };
@@ -84,8 +89,7 @@ class ToUtf8 extends Transform {
     const found = sniff(head);
     if ('refused' in found) {
       throw new InvalidValueError(
-        `${this.name} is ${found.refused}: plat reads text, UTF-8 or UTF-16 (in Excel, save as "CSV UTF-8" or ` +
-          '"Unicode text")',
+        `${this.name} is ${found.refused}: plat reads text, UTF-8 or UTF-16 (${found.instead})`,
       );
     }
     // `fatal: false`: a malformed sequence reads as U+FFFD, as Node.js reads malformed UTF-8.

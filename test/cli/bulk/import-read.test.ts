@@ -256,7 +256,7 @@ describe('encodings and delimiters', () => {
     expect(await shown(csvRows, 'email')).toEqual([]);
   });
 
-  it('refuses a workbook or UTF-32 as what it is', async () => {
+  it('refuses a workbook, UTF-32 or a gzip file as what it is', async () => {
     const refused = (bytes: number[]) =>
       read(decoding(csvRows), Buffer.from([...bytes, 0x14, 0x00, 0x06, 0x00])).then(
         () => 'read',
@@ -268,6 +268,9 @@ describe('encodings and delimiters', () => {
     );
     expect(await refused([0xff, 0xfe, 0x00, 0x00])).toMatch(
       /^InvalidValueError: people.txt is UTF-32 text: plat reads /,
+    );
+    expect(await refused([0x1f, 0x8b, 0x08, 0x00])).toBe(
+      'InvalidValueError: people.txt is gzip-compressed: plat reads text, UTF-8 or UTF-16 (gunzip it first)',
     );
   });
 });
