@@ -232,7 +232,7 @@ const forgetSecrets = verb<Record<string, never>>({
     } finally {
       await platform.close();
     }
-    const { signingKeys, ssoClientSecrets, mails } = forgotten;
+    const { signingKeys, ssoClientSecrets, mails, passwords } = forgotten;
     const sso = ssoClientSecrets.length
       ? ` Single sign-on of ${ssoClientSecrets.join(', ')} needs its client secret again: plat sso set … --client-secret-stdin.`
       : '';
@@ -240,7 +240,12 @@ const forgetSecrets = verb<Record<string, never>>({
       `Discarded the sealed secrets of ${shownDb(r.db)}: ${signingKeys} signing ${signingKeys === 1 ? 'key' : 'keys'} retired ` +
         `(access tokens they signed stop working; sessions go on, refreshed with a new key), ` +
         `${ssoClientSecrets.length} SSO client ${ssoClientSecrets.length === 1 ? 'secret' : 'secrets'} cleared, ` +
-        `${mails} ${mails === 1 ? "mail's" : "mails'"} text and links discarded (resend invitations for new links).${sso}`,
+        `${mails} ${mails === 1 ? "mail's" : "mails'"} text and links discarded (resend invitations for new links)` +
+        (passwords
+          ? `, ${passwords} imported Firebase password ${passwords === 1 ? 'hash' : 'hashes'} cleared (those users ` +
+            'need a new password: remove and invite them again)'
+          : '') +
+        `.${sso}`,
     );
   },
 });

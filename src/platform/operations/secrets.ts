@@ -8,13 +8,15 @@ export interface ForgottenSecrets {
   ssoClientSecrets: string[];
   /** Mails whose sealed text and links are gone (those not sent yet are given up): their links must be sent again. */
   mails: number;
+  /** Accounts whose imported Firebase hash is gone: they sign in again after a new password (a new invitation). */
+  passwords: number;
 }
 
 /**
  * The way out when the key the database's secrets were sealed with is lost (`plat local forget-secrets`): every
  * sealed secret is discarded — the signing keys retired (a new one, sealed with the key at hand, is made on first use),
  * the SSO client secrets cleared, the mails' text and links replaced by a note (invitations are resent to get new
- * links) — and the record of the old key with them. One transaction; an event per organization
+ * links), the imported Firebase hashes cleared (those accounts have no password until they set one) — and the record of the old key with them. One transaction; an event per organization
  * whose client secret went.
  */
 export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecrets> {
@@ -23,6 +25,7 @@ export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecre
     const signingKeys = await base.stores.auth.retireSigningKeys(now);
     const ssoClientSecrets = await base.stores.sso.forgetClientSecrets(now);
     const mails = await base.stores.outbox.forgetMails(now);
+    const passwords = await base.stores.users.forgetSealedHashes(now);
     for (const orgId of ssoClientSecrets) {
       await base.stores.events.insert({
         id: base.ids('event'),
@@ -35,6 +38,6 @@ export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecre
         data: { clientSecretForgotten: true },
       });
     }
-    return { signingKeys, ssoClientSecrets, mails };
+    return { signingKeys, ssoClientSecrets, mails, passwords };
   });
 }

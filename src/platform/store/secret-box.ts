@@ -52,6 +52,8 @@ export const SEALED = {
   /** A mail's text and links: an invitation's (or any one-time) link is a secret until it is used. */
   mailText: (id: string) => `outbox.text:${id}`,
   mailLinks: (id: string) => `outbox.links:${id}`,
+  /** An imported Firebase scrypt hash: it carries the project's signer key, which must not sit in the database clear. */
+  passwordHash: (userId: string) => `accounts.password_hash:${userId}`,
 };
 
 /** The key file beside a database file. */

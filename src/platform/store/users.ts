@@ -5,6 +5,7 @@ import type { User, UserSort, UserStatus } from '../../contract/users.js';
 import type { Standing } from './api-keys.js';
 import { containsPattern, containsText, nocaseEquals } from './dialects.js';
 import { type Listing, type ListSpec, nocaseSort, runList, type SortPosition } from './paging.js';
+import { SEALED } from './secret-box.js';
 import { type Awaitable, andThen, type Dialect, pointRead, type Q, type StoreEnv } from './sql.js';
 
 type Row = {
@@ -64,12 +65,13 @@ export type Account = { id: string; email: string; emailVerified: boolean; passw
 
 type AccountRow = { id: string; email: string; email_verified: number; password_hash: string | null };
 
-const toAccount = (r: AccountRow): Account => ({
-  id: r.id,
-  email: r.email,
-  emailVerified: r.email_verified === 1,
-  passwordHash: r.password_hash,
-});
+/**
+ * The hashes stored sealed: an imported Firebase scrypt hash holds the Firebase project's signer key (see
+ * auth/imported-hashes.ts). Stored as this prefix and the sealed rest, so that they can be found (and discarded with the
+ * key, `plat local forget-secrets`) without opening them.
+ */
+const SEALED_HASH_PREFIX = '$firebase-scrypt$';
+const SEALED_HASH_STORED = `${SEALED_HASH_PREFIX}enc:`;
 
 /** A member with their account's verification: what every authenticated request reads of its user. */
 const memberById = pointRead((q: Q, orgId: string, userId: string) =>
@@ -119,7 +121,22 @@ async function memberCount(q: Q, orgId: string, status?: UserStatus): Promise<nu
  */
 export function usersStore(q: Q, env: StoreEnv) {
   const { dialect } = env.sql;
+  const { secrets } = env;
   const search = searchUpkeep(q, dialect);
+  const sealHash = (userId: string, hash: string | null): string | null =>
+    hash?.startsWith(SEALED_HASH_PREFIX)
+      ? SEALED_HASH_PREFIX + secrets.seal(hash.slice(SEALED_HASH_PREFIX.length), SEALED.passwordHash(userId))
+      : hash;
+  const openHash = (userId: string, stored: string | null): string | null =>
+    stored?.startsWith(SEALED_HASH_STORED)
+      ? SEALED_HASH_PREFIX + secrets.open(stored.slice(SEALED_HASH_PREFIX.length), SEALED.passwordHash(userId))
+      : stored;
+  const toAccount = (r: AccountRow): Account => ({
+    id: r.id,
+    email: r.email,
+    emailVerified: r.email_verified === 1,
+    passwordHash: openHash(r.id, r.password_hash),
+  });
   const account = (column: 'id' | 'email', value: string) => {
     const query = q.selectFrom('accounts').select(['id', 'email', 'email_verified', 'password_hash']);
     // The e-mail compares case-insensitively (SQLite's column is NOCASE; PostgreSQL's unique index is on its key).
@@ -139,7 +156,6 @@ export function usersStore(q: Q, env: StoreEnv) {
     /** The user as a member of `orgId`, or undefined when not a member there. */
     get: (orgId: string, userId: string): Awaitable<User | undefined> =>
       andThen(memberById(q, orgId, userId), (r) => r && toUser(r)),
-    /** A member's role and status in `orgId` alone (what every request asks of its caller), or undefined. */
     /** The user's role and status in the organization, and its plan (what a request acts with); undefined if not a member. */
     standing: (orgId: string, userId: string): Awaitable<Standing | undefined> => standingOf(q, orgId, userId),
     /** Every member of the organization, in the order they joined it (SCIM's filtered lists read them all). */
@@ -163,10 +179,24 @@ export function usersStore(q: Q, env: StoreEnv) {
       const r = await account('id', id);
       return r && toAccount(r);
     },
-    insertAccount: async (id: string, email: string, emailVerified: boolean, now: string): Promise<void> => {
+    /** A new account; with a password hash when the user brings one (an import's, see auth/imported-hashes.ts). */
+    insertAccount: async (
+      id: string,
+      email: string,
+      emailVerified: boolean,
+      now: string,
+      passwordHash: string | null = null,
+    ): Promise<void> => {
       await q
         .insertInto('accounts')
-        .values({ id, email, email_verified: emailVerified ? 1 : 0, created_at: now, updated_at: now })
+        .values({
+          id,
+          email,
+          email_verified: emailVerified ? 1 : 0,
+          password_hash: sealHash(id, passwordHash),
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
     },
     insertMembership: async (m: {
@@ -245,9 +275,37 @@ export function usersStore(q: Q, env: StoreEnv) {
     },
     /** How many organizations the account is a member of, pending memberships included. */
     membershipCount,
-    /** Sign-in: stores the account's password hash (PHC string, see auth/passwords.ts). */
+    /** Sign-in or an import: stores the account's password hash (a PHC string or an imported one, auth/passwords.ts). */
     setPassword: async (userId: string, hash: string, now: string): Promise<void> => {
-      await q.updateTable('accounts').set({ password_hash: hash, updated_at: now }).where('id', '=', userId).execute();
+      await q
+        .updateTable('accounts')
+        .set({ password_hash: sealHash(userId, hash), updated_at: now })
+        .where('id', '=', userId)
+        .execute();
+    },
+    /**
+     * Replaces the hash `from` with `to` (a sign-in's rehash of an imported hash) unless the account's password changed
+     * meanwhile; whether it did. In the caller's transaction.
+     */
+    rehashPassword: async (userId: string, from: string, to: string, now: string): Promise<boolean> => {
+      const current = await account('id', userId);
+      if (!current || openHash(userId, current.password_hash) !== from) return false;
+      await q
+        .updateTable('accounts')
+        .set({ password_hash: sealHash(userId, to), updated_at: now })
+        .where('id', '=', userId)
+        .where('password_hash', '=', current.password_hash as string)
+        .execute();
+      return true;
+    },
+    /** Discards the sealed imported hashes (their key is lost, `plat local forget-secrets`); the accounts they were. */
+    forgetSealedHashes: async (now: string): Promise<number> => {
+      const r = await q
+        .updateTable('accounts')
+        .set({ password_hash: null, updated_at: now })
+        .where('password_hash', 'like', `${SEALED_HASH_STORED}%`)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
     },
     /** Sign-in: the account proved it reads its e-mail (an invitation link was followed). */
     markEmailVerified: async (userId: string, now: string): Promise<void> => {
