@@ -141,6 +141,32 @@ export const batchEmailSchema = z
   // untrimmed, refuses no more than the server does.
   .regex(/^\s*[^\s@]+@[^\s@]+\s*$/, 'must be an e-mail address');
 
+/** The longest password hash string a batch item may carry (the longest scheme's, with room to spare). */
+export const MAX_HASH_CHARS = 1024;
+
+/** A Firebase Authentication scrypt hash, as `firebase auth:export` writes it (base64 `passwordHash`, `salt`). */
+export const firebaseHashSchema = z.strictObject({
+  algorithm: z.literal('firebase-scrypt'),
+  hash: z.string().min(1).max(MAX_HASH_CHARS),
+  salt: z.string().max(MAX_HASH_CHARS),
+});
+
+/** A password hash a batch item may carry (api-contract §15 as docs/migrate.md gives it). */
+export const importedHashSchema = z.union([z.string().min(1).max(MAX_HASH_CHARS), firebaseHashSchema]);
+export type ImportedHash = z.infer<typeof importedHashSchema>;
+
+/** The parameters of a Firebase project's scrypt (`firebase auth:export`'s hash config), base64 as Firebase shows them. */
+export const hashConfigSchema = z
+  .strictObject({
+    algorithm: z.literal('firebase-scrypt'),
+    signerKey: z.string().min(1).max(MAX_HASH_CHARS),
+    saltSeparator: z.string().max(MAX_HASH_CHARS),
+    rounds: z.number().int().min(1).max(8),
+    memCost: z.number().int().min(1).max(14),
+  })
+  .meta({ id: 'HashConfig' });
+export type HashConfig = z.infer<typeof hashConfigSchema>;
+
 /** One person of a batch: who (`email`) and what they should be in the organization. */
 export const userBatchItemSchema = lazySchema(() =>
   z.strictObject({
@@ -151,6 +177,15 @@ export const userBatchItemSchema = lazySchema(() =>
     teams: z.array(z.string().trim().min(1).max(100)).max(50).optional(),
     /** Merged into the user's metadata as PATCH does: `null` deletes a key. */
     metadata: metadataPatchSchema.optional(),
+    /**
+     * The password the user had elsewhere, as that system stored it (docs/migrate.md): a self-describing hash string,
+     * or Firebase's scrypt `{ algorithm, hash, salt }` read with the batch's `hashConfig`. Never returned.
+     */
+    passwordHash: importedHashSchema.optional(),
+    /** Whether the e-mail address is known to be the user's (a new account only). */
+    emailVerified: z.boolean().optional(),
+    /** `suspended`: the user comes in suspended (blocked or disabled where they came from). */
+    status: z.literal('suspended').optional(),
   }),
 ).meta({ id: 'UserBatchItem' });
 export type UserBatchItem = z.infer<typeof userBatchItemSchema>;
@@ -167,6 +202,8 @@ export const userBatchInputSchema = lazySchema(() =>
     mode: z.enum(BATCH_MODES).optional(),
     invite: z.boolean().optional(),
     dryRun: z.boolean().optional(),
+    hashConfig: hashConfigSchema.optional(),
+    replacePasswords: z.boolean().optional(),
   }),
 );
 
@@ -177,6 +214,10 @@ export const userBatchSchema = lazySchema(() =>
     mode: z.enum(BATCH_MODES).default('create').optional(),
     invite: z.boolean().default(false).optional(),
     dryRun: z.boolean().default(false).optional(),
+    /** How the items' `firebase-scrypt` hashes were made: the project's parameters. */
+    hashConfig: hashConfigSchema.optional(),
+    /** In `upsert`: set given hashes on users that already have a password too. */
+    replacePasswords: z.boolean().default(false).optional(),
   }),
 ).meta({ id: 'UserBatch' });
 export type UserBatch = z.infer<typeof userBatchInputSchema>;

@@ -1,6 +1,6 @@
 import type { Organization } from '../../contract/organizations.js';
 import type { BaseCtx } from '../context.js';
-import { verifyAgainstDummy, verifyPassword } from './passwords.js';
+import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { hashOpaque, newOpaqueSecret } from './secrets.js';
 import { lockedFor, recordFailure, recordSuccess, throttleKeys } from './throttle.js';
 
@@ -16,6 +16,8 @@ export const INVALID_CREDENTIALS = 'Incorrect e-mail or password.';
 /**
  * Checks a password, slowed down per account and per client address (see throttle.ts). An unknown e-mail, or an
  * account without a password yet, costs one dummy verification, so the answer's timing is that of a wrong password.
+ * A password that matches a hash of another kind (imported, docs/migrate.md) or cost is hashed again the platform's
+ * way, replacing it.
  */
 export async function checkPassword(
   ctx: BaseCtx,
@@ -35,6 +37,12 @@ export async function checkPassword(
     return { ok: false, reason: 'invalid' };
   }
   await recordSuccess(ctx, keys);
+  const stored = account.passwordHash as string;
+  if (needsRehash(stored)) {
+    const fresh = await hashPassword(password);
+    // Unless the password changed meanwhile (then the new one stands).
+    await ctx.tx((ctx) => ctx.stores.users.rehashPassword(account.id, stored, fresh, ctx.now()));
+  }
   return { ok: true, userId: account.id };
 }
 

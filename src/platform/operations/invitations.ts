@@ -65,12 +65,12 @@ export async function insertPendingUser(
   orgId: string,
   u: PendingUser,
   account: { id: string; email: string } | undefined,
-  opts: { mail: boolean; batch?: boolean },
+  opts: { mail: boolean; batch?: boolean; emailVerified?: boolean },
 ): Promise<Invitation> {
   const now = ctx.now();
   const userId = account?.id ?? ctx.ids('user');
   const email = account?.email ?? u.email;
-  if (!account) await ctx.stores.users.insertAccount(userId, email, false, now);
+  if (!account) await ctx.stores.users.insertAccount(userId, email, opts.emailVerified ?? false, now);
   const { name, role, teams } = u;
   await ctx.stores.users.insertMembership({
     orgId,

@@ -1,6 +1,8 @@
 import {
   type BatchOutcome,
   emailSchema,
+  type HashConfig,
+  type ImportedHash,
   type User,
   type UserBatch,
   type UserBatchItem,
@@ -8,10 +10,12 @@ import {
   type UserBatchResult,
   userBatchItemSchema,
 } from '../../contract/users.js';
+import { acceptImportedHash } from '../auth/imported-hashes.js';
 import type { Ctx } from '../context.js';
 import { conflict, detailsOf, errorParts, invalidField, invalidFields, PlatformError } from '../errors.js';
+import type { Account } from '../store/users.js';
 import { guardOwnerRole, insertPendingUser, refuseUnknownTeams } from './invitations.js';
-import { guardLastOwner, guardOwner, mergeMetadata } from './users.js';
+import { guardLastOwner, guardOwner, guardSuspension, mergeMetadata, suspendMember } from './users.js';
 
 type Mode = NonNullable<UserBatch['mode']>;
 
@@ -23,6 +27,10 @@ interface Run {
   seen: Map<string, number>;
   /** A team id or name as given → the team's id (undefined: no such team). */
   teams: Map<string, string | undefined>;
+  /** The Firebase project's scrypt parameters, for the items whose hash is Firebase's. */
+  hashConfig: HashConfig | undefined;
+  /** Set the items' hashes on members that have a password already (`upsert`). */
+  replacePasswords: boolean;
 }
 
 /** Thrown to roll a dry run back once its outcomes are known. */
@@ -36,15 +44,23 @@ const ISOLATE = Symbol('isolate the items');
  * other; one that fails does so before it writes anything (its checks come first), and then fails alone. Should one
  * ever fail having written, the batch is rolled back and run again with a savepoint per item — the slow way (SQLite
  * copies each page an item touches, and FTS5 flushes at each savepoint), kept for what the checks did not foresee.
- * `create` makes pending users — invitations mailed with `invite` — and leaves a member that already matches
- * `unchanged`, or fails it with `409` when it differs; `upsert` updates name, role, teams (replaced) and metadata
- * (merged). A dry run applies everything and rolls it back, so its outcomes are exactly the real ones. One event per
+ * `create` makes pending users — invitations mailed with `invite` — or, when an item brings its password hash (api-contract
+ * §15, docs/migrate.md), active ones who sign in with it; it leaves a member that already matches `unchanged`, or
+ * fails it with `409` when it differs; `upsert` updates name, role, teams (replaced), metadata (merged), a password
+ * (see `passwordToSet`) and suspends. A dry run applies everything and rolls it back, so its outcomes are exactly the real ones. One event per
  * changed user.
  */
 export async function batchUsers(ctx: Ctx, orgId: string, input: UserBatch): Promise<UserBatchReply> {
   // The items one after the other (each sees what the ones before it wrote), in the transaction `ctx` runs in.
   const apply = (isolated: boolean) => (ctx: Ctx) => {
-    const run: Run = { mode: input.mode ?? 'create', invite: input.invite ?? false, seen: new Map(), teams: new Map() };
+    const run: Run = {
+      mode: input.mode ?? 'create',
+      invite: input.invite ?? false,
+      seen: new Map(),
+      teams: new Map(),
+      hashConfig: input.hashConfig,
+      replacePasswords: input.replacePasswords ?? false,
+    };
     return ctx.stores.users.deferSearch(async () => {
       const results: UserBatchResult[] = [];
       for (const [index, raw] of input.users.entries()) {
@@ -116,60 +132,141 @@ type Applied = { outcome: Exclude<BatchOutcome, 'failed'>; userId: string; email
 
 async function applyItem(ctx: Ctx, orgId: string, run: Run, item: UserBatchItem): Promise<Applied> {
   const teams = item.teams === undefined ? undefined : await resolveTeams(ctx, orgId, run, item.teams);
+  const hash = item.passwordHash === undefined ? undefined : importedHash(item.passwordHash, run.hashConfig);
   const account = await ctx.stores.users.accountByEmail(item.email);
   const user = account && (await ctx.stores.users.get(orgId, account.id));
-  if (!user) {
-    // A new account needs a deliverable address; an existing one matches whatever form it was made with.
-    if (!account && !emailSchema.safeParse(item.email).success) throw invalidField('email', 'invalid e-mail address');
-    const role = item.role ?? 'member';
-    guardOwnerRole(ctx, role);
-    const pending = {
-      email: item.email,
-      name: item.name ?? null,
-      role,
-      teams: teams ?? [],
-      metadata: mergeMetadata({}, item.metadata),
-    };
-    const invitation = await insertPendingUser(ctx, orgId, pending, account, { mail: run.invite, batch: true });
-    return { outcome: 'created', userId: invitation.userId, email: invitation.email };
+  if (!user) return addUser(ctx, orgId, run, item, account, teams, hash);
+  return reviseUser(ctx, orgId, run, item, account, user, teams, hash);
+}
+
+/** The item's hash in the form it is stored in; `422` naming `passwordHash` when it is malformed or too costly. */
+function importedHash(given: ImportedHash, config: HashConfig | undefined): string {
+  const accepted = acceptImportedHash(given, config);
+  if (!accepted.ok) throw invalidField('passwordHash', accepted.message);
+  return accepted.stored;
+}
+
+/**
+ * A new member. With a hash, a new account comes in `active`, signing in with the password it had (no invitation);
+ * otherwise — or when the account exists already, in other organizations, whose password is its own — `pending`, as
+ * any user added. `status: "suspended"` then suspends it (an invitation is not mailed).
+ */
+async function addUser(
+  ctx: Ctx,
+  orgId: string,
+  run: Run,
+  item: UserBatchItem,
+  account: Account | undefined,
+  teams: string[] | undefined,
+  hash: string | undefined,
+): Promise<Applied> {
+  // A new account needs a deliverable address; an existing one matches whatever form it was made with.
+  if (!account && !emailSchema.safeParse(item.email).success) throw invalidField('email', 'invalid e-mail address');
+  const role = item.role ?? 'member';
+  guardOwnerRole(ctx, role);
+  const metadata = mergeMetadata({}, item.metadata);
+  const suspended = item.status === 'suspended';
+  let userId: string;
+  let email: string;
+  if (hash !== undefined && !account) {
+    const now = ctx.now();
+    [userId, email] = [ctx.ids('user'), item.email];
+    await ctx.stores.users.insertAccount(userId, email, item.emailVerified ?? false, now, hash);
+    const name = item.name ?? null;
+    await ctx.stores.users.insertMembership({ orgId, userId, email, name, role, status: 'active', metadata, now });
+    for (const teamId of teams ?? []) await ctx.stores.teams.addMember(orgId, teamId, userId, now);
+    const data = { email, role, teams: teams ?? [], via: 'import', batch: true };
+    await ctx.emit('user.provisioned', { type: 'user', id: userId }, data);
+  } else {
+    const pending = { email: item.email, name: item.name ?? null, role, teams: teams ?? [], metadata };
+    const mail = run.invite && !suspended;
+    const emailVerified = account ? undefined : item.emailVerified;
+    ({ userId, email } = await insertPendingUser(ctx, orgId, pending, account, { mail, batch: true, emailVerified }));
   }
+  if (suspended) await suspendMember(ctx, (await ctx.stores.users.get(orgId, userId)) as User);
+  return { outcome: 'created', userId, email };
+}
+
+/**
+ * The hash to set on a member's account, or undefined when the item's is not to be set (api-contract §15): only on an
+ * account without a password, unless the batch says `replacePasswords`; never on an account that belongs to other
+ * organizations too (its password is not this organization's to choose) — asked to replace one, the item fails `409`.
+ */
+async function passwordToSet(ctx: Ctx, run: Run, account: Account, hash: string): Promise<string | undefined> {
+  if (account.passwordHash === hash) return undefined;
+  if (account.passwordHash !== null && !(run.mode === 'upsert' && run.replacePasswords)) return undefined;
+  if ((await ctx.stores.users.membershipCount(account.id)) === 1) return hash;
+  if (account.passwordHash === null) return undefined;
+  throw conflict(
+    `${account.email} is a member of other organizations too: their password is not an import's to replace`,
+  );
+}
+
+/**
+ * A member already: `unchanged` when the item asks nothing new, `409` in `create` when it does, else updated. A pending
+ * member given a password becomes `active` (their invitation revoked); `status: "suspended"` suspends as
+ * `POST …/suspend` does, after the other changes.
+ */
+async function reviseUser(
+  ctx: Ctx,
+  orgId: string,
+  run: Run,
+  item: UserBatchItem,
+  account: Account,
+  user: User,
+  teams: string[] | undefined,
+  hash: string | undefined,
+): Promise<Applied> {
   const current = teams === undefined ? undefined : await ctx.stores.teams.teamIdsOf(orgId, user.id);
+  const password = hash === undefined ? undefined : await passwordToSet(ctx, run, account, hash);
+  const suspend = item.status === 'suspended' && user.status !== 'suspended';
+  const activate = password !== undefined && user.status === 'pending';
   const next: User = {
     ...user,
     name: item.name ?? user.name,
     role: item.role ?? user.role,
+    status: activate ? 'active' : user.status,
     metadata: mergeMetadata(user.metadata, item.metadata),
   };
-  const changed = [
+  const fields = [
     next.name !== user.name && 'name',
     next.role !== user.role && 'role',
     !sameMetadata(next.metadata, user.metadata) && 'metadata',
     teams !== undefined && !sameSet(teams, current ?? []) && 'teams',
+    password !== undefined && 'password',
   ].filter((f): f is string => f !== false);
-  if (changed.length === 0) return { outcome: 'unchanged', userId: user.id, email: user.email };
+  if (fields.length === 0 && !suspend) return { outcome: 'unchanged', userId: user.id, email: user.email };
   if (run.mode === 'create') {
-    throw conflict(`${user.email} is already a member with another ${changed.join(', ')}: upsert to update it`);
+    const differs = [...fields, ...(suspend ? ['status'] : [])].join(', ');
+    throw conflict(`${user.email} is already a member with another ${differs}: upsert to update it`);
   }
   guardOwner(ctx, user, next.role === 'owner' && user.role !== 'owner');
   if (next.role !== 'owner') await guardLastOwner(ctx, user, 'demoted');
+  if (suspend) await guardSuspension(ctx, user);
   const now = ctx.now();
-  await ctx.stores.users.update(orgId, { ...next, updatedAt: now });
-  const moved = teams === undefined ? undefined : await replaceTeams(ctx, orgId, user.id, current ?? [], teams, now);
-  if (user.status === 'pending') {
-    // Their invitation (a resend mails it) says what they are now.
-    const nowTeams = teams ?? (await ctx.stores.teams.teamIdsOf(orgId, user.id));
-    await ctx.stores.invitations.reviseForUser(orgId, user.id, { name: next.name, role: next.role, teams: nowTeams });
+  if (fields.length > 0) {
+    await ctx.stores.users.update(orgId, { ...next, updatedAt: now });
+    const moved = teams === undefined ? undefined : await replaceTeams(ctx, orgId, user.id, current ?? [], teams, now);
+    if (password !== undefined) await ctx.stores.users.setPassword(user.id, password, now);
+    if (activate) await ctx.stores.invitations.revokeForUser(orgId, user.id, now);
+    else if (user.status === 'pending') {
+      // Their invitation (a resend mails it) says what they are now.
+      const nowTeams = teams ?? (await ctx.stores.teams.teamIdsOf(orgId, user.id));
+      await ctx.stores.invitations.reviseForUser(orgId, user.id, { name: next.name, role: next.role, teams: nowTeams });
+    }
+    await ctx.emit(
+      'user.updated',
+      { type: 'user', id: user.id },
+      {
+        fields,
+        batch: true,
+        ...(next.role !== user.role && { role: { from: user.role, to: next.role } }),
+        ...(activate && { status: { from: user.status, to: next.status } }),
+        ...(moved && { teams: moved }),
+      },
+    );
   }
-  await ctx.emit(
-    'user.updated',
-    { type: 'user', id: user.id },
-    {
-      fields: changed,
-      batch: true,
-      ...(next.role !== user.role && { role: { from: user.role, to: next.role } }),
-      ...(moved && { teams: moved }),
-    },
-  );
+  if (suspend) await suspendMember(ctx, { ...next, updatedAt: now });
   return { outcome: 'updated', userId: user.id, email: user.email };
 }
 

@@ -113,21 +113,31 @@ export async function updateUser(ctx: Ctx, userId: string, patch: UserPatch): Pr
 export async function suspendUser(ctx: Ctx, userId: string): Promise<User> {
   return ctx.tx(async (ctx) => {
     const user = await loadUser(ctx, userId);
-    guardSelf(ctx, user, 'suspend');
-    guardOwner(ctx, user);
-    await guardLastOwner(ctx, user, 'suspended');
-    const now = ctx.now();
-    const orgId = ctx.principal.orgId;
-    const sessionsRevoked = await ctx.stores.sessions.revokeForUser(orgId, userId, now);
-    // Sessions of the user's other organizations too: else they would act here again after an unsuspend.
-    await ctx.stores.sessions.cutOff(orgId, userId, now);
-    const keysRevoked = await ctx.stores.apiKeys.revokeForUser(orgId, userId, now);
-    if (user.status === 'suspended') return user;
-    const next: User = { ...user, status: 'suspended', updatedAt: now };
-    await ctx.stores.users.update(orgId, next);
-    await ctx.emit('user.suspended', { type: 'user', id: userId }, { sessionsRevoked, keysRevoked });
-    return next;
+    await guardSuspension(ctx, user);
+    return suspendMember(ctx, user);
   });
+}
+
+/** Throws when the caller may not suspend `user`: themselves, an owner unless an owner, the last active owner. */
+export async function guardSuspension(ctx: Ctx, user: User): Promise<void> {
+  guardSelf(ctx, user, 'suspend');
+  guardOwner(ctx, user);
+  await guardLastOwner(ctx, user, 'suspended');
+}
+
+/** `suspendUser`'s writes, in the caller's transaction, once `guardSuspension` has passed. */
+export async function suspendMember(ctx: Ctx, user: User): Promise<User> {
+  const now = ctx.now();
+  const orgId = ctx.principal.orgId;
+  const sessionsRevoked = await ctx.stores.sessions.revokeForUser(orgId, user.id, now);
+  // Sessions of the user's other organizations too: else they would act here again after an unsuspend.
+  await ctx.stores.sessions.cutOff(orgId, user.id, now);
+  const keysRevoked = await ctx.stores.apiKeys.revokeForUser(orgId, user.id, now);
+  if (user.status === 'suspended') return user;
+  const next: User = { ...user, status: 'suspended', updatedAt: now };
+  await ctx.stores.users.update(orgId, next);
+  await ctx.emit('user.suspended', { type: 'user', id: user.id }, { sessionsRevoked, keysRevoked });
+  return next;
 }
 
 /** Returns a suspended user to `active`, or to `pending` when they never accepted their invitation. */

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { OrgRole } from '../../../src/contract/permissions.js';
 import type { UserStatus } from '../../../src/contract/users.js';
-import { hashPassword, type ScryptCost } from '../../../src/platform/auth/passwords.js';
+import { GENERATED_PASSWORD_COST, hashPassword, type ScryptCost } from '../../../src/platform/auth/passwords.js';
 import { fixedClock, sequentialIds } from '../../../src/platform/clock.js';
 import { type AuthOptions, createPlatform, type Platform } from '../../../src/platform/index.js';
 import { bootstrap } from '../../../src/platform/operations/bootstrap.js';
@@ -16,8 +16,11 @@ export const OWNER_EMAIL = 'owner@acme.test';
 export const OWNER_PASSWORD = 'correct horse battery staple';
 export const REDIRECT = 'http://127.0.0.1:49152/callback';
 
-/** Seeded passwords use a tiny cost: what is under test is the flow; passwords.test.ts covers the real cost. */
-const SEED_COST: ScryptCost = { ln: 4, r: 8, p: 1 };
+/**
+ * Seeded passwords use the generated passwords' small cost: what is under test is the flow (passwords.test.ts covers
+ * the real cost), and a hash of a cost below both would be replaced at each first sign-in (`needsRehash`).
+ */
+const SEED_COST: ScryptCost = GENERATED_PASSWORD_COST;
 
 /** A PKCE pair (S256). */
 export function pkce(): { verifier: string; challenge: string } {
