@@ -62,8 +62,8 @@ export class Metadata {
   /** Sets a key (left out when the value is absent, empty or out of bounds). */
   set(key: string, value: unknown): this {
     const v = typeof value === 'string' ? value.trim() : value;
-    if (v === undefined || v === null || v === '' || key.length > MAX_KEY || key in this.values) return this;
-    if (Object.keys(this.values).length >= MAX_KEYS) return this;
+    if (v === undefined || v === null || v === '' || key.length > MAX_KEY) return this;
+    if (Object.hasOwn(this.values, key) || Object.keys(this.values).length >= MAX_KEYS) return this;
     if (typeof v === 'string' && v.length <= MAX_TEXT) this.values[key] = v;
     else if (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) this.values[key] = v;
     return this;
