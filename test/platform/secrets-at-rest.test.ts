@@ -270,7 +270,12 @@ describe('secrets at rest', () => {
     await expect(signingKeys(baseOf(p), true)).rejects.toThrow(message);
     expect(existsSync(`${db}.key`)).toBe(false);
     // The way out: the sealed secrets go, a new key is made, and tokens are signed again (with a new signing key).
-    expect(await p.admin.forgetSecrets()).toEqual({ signingKeys: 1, ssoClientSecrets: [orgId], mails: 0, passwords: 0 });
+    expect(await p.admin.forgetSecrets()).toEqual({
+      signingKeys: 1,
+      ssoClientSecrets: [orgId],
+      mails: 0,
+      passwords: 0,
+    });
     expect(await baseOf(p).stores.sso.clientSecret(orgId)).toBeNull();
     expect(await baseOf(p).stores.sso.get(orgId)).toMatchObject({ clientSecretSet: false });
     expect(await signingKeys(baseOf(p), true)).toHaveLength(1);
