@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cleanUpProcesses, processHome, servePlat, startPlat } from '../helpers/spawn.js';
 import { authorizeUrl, FormBrowser, pkce, REDIRECT, signIn } from '../platform/auth/helpers.js';
-import { fixture, SAMPLE_FIREBASE, secretsOf } from './bulk/provider-rows.js';
+import { fixture, SAMPLE_FIREBASE, SAMPLE_FIREBASE_FLAGS, secretsOf } from './bulk/provider-rows.js';
 
 // `plat users import FILE --from …` as its own process (the built CLI): every sample of test/fixtures/providers/ (their
 // documentation cited in test/cli/bulk/provider-*.test.ts) on the embedded platform, a dry run first — which exits and
@@ -16,16 +16,7 @@ const home = (env: Record<string, string>) => env.HOME as string;
 const plat = (env: Record<string, string>, argv: string[]) => startPlat(env, argv, { cwd: home(env) }).done;
 
 /** The Firebase project's parameters as `firebase auth:import` takes them. */
-const FIREBASE_FLAGS = [
-  '--hash-key',
-  SAMPLE_FIREBASE.signerKey,
-  '--salt-separator',
-  SAMPLE_FIREBASE.saltSeparator,
-  '--rounds',
-  '8',
-  '--mem-cost',
-  '14',
-];
+const FIREBASE_FLAGS = ['--hash-key', SAMPLE_FIREBASE.signerKey, ...SAMPLE_FIREBASE_FLAGS];
 
 /** Each sample, the flags it needs, and what its import does on a platform that has none of its users. */
 const SAMPLES: { provider: string; file: string; flags?: string[]; code: number; counts: string }[] = [

@@ -1,9 +1,9 @@
 import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CliDeps } from '../../src/cli/context.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
-import { fixture, SAMPLE_FIREBASE, secretsOf } from './bulk/provider-rows.js';
+import { importHelpers } from '../helpers/users-import.js';
+import { fixture, SAMPLE_FIREBASE, SAMPLE_FIREBASE_FLAGS, secretsOf } from './bulk/provider-rows.js';
 
 // `plat users import FILE --from auth0|firebase|cognito|clerk` in-process against the embedded platform (docs/migrate.md),
 // with the samples of test/fixtures/providers/ (their tests in test/cli/bulk/provider-*.test.ts cite the documentation
@@ -21,33 +21,7 @@ function sample(name: string, as = name): string {
   copyFileSync(fixture(name), join(w.dir, as));
   return as;
 }
-const read = (name: string) => readFileSync(join(w.dir, name), 'utf8');
-const errorsOf = (name: string) =>
-  read(name)
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
-
-async function users(): Promise<Record<string, any>> {
-  const list = JSON.parse((await w.runCli(['users', 'list', '--all', '--json'])).stdout) as any[];
-  return Object.fromEntries(list.map((u) => [u.email, u]));
-}
-
-/** Deps whose transport keeps the body of every batch request sent. */
-function recording(bodies: any[]): Partial<CliDeps> {
-  return {
-    transport: async (r) => {
-      const t = await w.transport(r);
-      const fetch = async (request: Request) => {
-        if (request.method === 'POST' && request.url.endsWith('/users/batch')) {
-          bodies.push(await request.clone().json());
-        }
-        return t.fetch(request);
-      };
-      return { ...t, fetch };
-    },
-  };
-}
+const { read, errorsOf, users, batches, recording } = importHelpers(() => w);
 
 /** Every text of a sample's hashes (the values the tests know to look for). */
 function hashesOf(name: string): string[] {
@@ -148,8 +122,8 @@ describe('users import --from', () => {
     });
     expect(await users()).toEqual(before);
     const bodies: any[] = [];
-    const flags = ['--hash-key', SAMPLE_FIREBASE.signerKey, '--salt-separator', 'Bw==', '--rounds', '8', '--mem-cost'];
-    const argv = ['users', 'import', file, '--from', 'firebase', ...flags, '14', '--batch-size', '1'];
+    const flags = ['--hash-key', SAMPLE_FIREBASE.signerKey, ...SAMPLE_FIREBASE_FLAGS];
+    const argv = ['users', 'import', file, '--from', 'firebase', ...flags, '--batch-size', '1'];
     const r = await w.runCli(argv, { deps: recording(bodies) });
     expect(r).toMatchObject({
       code: 0,
@@ -224,22 +198,11 @@ describe('users import --from', () => {
 
     // The Dashboard's CSV, stopped after its first batch (credentials refused), then resumed.
     const csv = sample('clerk-users.csv');
-    let n = 0;
-    const refuseSecond: Partial<CliDeps> = {
-      transport: async (req) => {
-        const t = await w.transport(req);
-        const fetch = (request: Request) =>
-          request.url.endsWith('/users/batch') && ++n === 2
-            ? Promise.resolve(
-                Response.json(
-                  { error: { code: 'unauthenticated', message: 'the API key was revoked' } },
-                  { status: 401 },
-                ),
-              )
-            : t.fetch(request);
-        return { ...t, fetch };
-      },
-    };
+    const refuseSecond = batches(async (n, _request, pass) =>
+      n === 2
+        ? Response.json({ error: { code: 'unauthenticated', message: 'the API key was revoked' } }, { status: 401 })
+        : pass(),
+    );
     const argv = ['users', 'import', csv, '--from', 'clerk', '--batch-size', '2', '--concurrency', '1'];
     const stopped = await w.runCli(argv, { deps: refuseSecond });
     expect(stopped.code).toBe(3);

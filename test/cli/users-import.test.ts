@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CliDeps } from '../../src/cli/context.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
+import { importHelpers } from '../helpers/users-import.js';
 
 // `plat users import` in-process against the embedded platform (docs/cli.md "Importing
 // users"). The spawned runs, embedded and against `plat serve`, are in users-import-process.test.ts.
@@ -17,19 +18,8 @@ beforeEach(async () => {
 afterEach(() => w.cleanup());
 
 const write = (name: string, text: string) => writeFileSync(join(w.dir, name), text);
-const read = (name: string) => readFileSync(join(w.dir, name), 'utf8');
 const exists = (name: string) => existsSync(join(w.dir, name));
-/** The lines of an errors file, parsed. */
-const errorsOf = (name: string) =>
-  read(name)
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l));
-
-async function users(): Promise<Record<string, any>> {
-  const list = JSON.parse((await w.runCli(['users', 'list', '--all', '--json'])).stdout) as any[];
-  return Object.fromEntries(list.map((u) => [u.email, u]));
-}
+const { read, errorsOf, users, batches } = importHelpers(() => w);
 
 /** How many `user.invited` events each e-mail has: one per user created, so a row done twice would show 2. */
 async function createdCount(): Promise<Record<string, number>> {
@@ -42,23 +32,6 @@ async function createdCount(): Promise<Record<string, number>> {
 /** `n` rows of people, from person1@example.com. */
 const people = (n: number, from = 1) =>
   `email,name\n${Array.from({ length: n }, (_, i) => `person${from + i}@example.com,Person ${from + i}\n`).join('')}`;
-
-/** Deps whose transport hands every batch request to `hook` (the n-th from 1), which may pass it on or fail it. */
-function batches(
-  hook: (n: number, request: Request, pass: () => Promise<Response>) => Promise<Response>,
-): Partial<CliDeps> {
-  let n = 0;
-  return {
-    transport: async (r) => {
-      const t = await w.transport(r);
-      const fetch = (request: Request) =>
-        request.method === 'POST' && request.url.endsWith('/users/batch')
-          ? hook(++n, request, () => t.fetch(request))
-          : t.fetch(request);
-      return { ...t, fetch };
-    },
-  };
-}
 
 /** What `fetch` throws when the connection is reset (the client finds the code along the cause chain). */
 const reset = () =>

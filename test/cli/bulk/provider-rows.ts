@@ -20,6 +20,16 @@ export const SAMPLE_FIREBASE: HashConfig = {
   memCost: 14,
 };
 
+/** The sample's parameters but the signer key (a secret, given apart), as `firebase auth:import`'s flags name them. */
+export const SAMPLE_FIREBASE_FLAGS = [
+  '--salt-separator',
+  SAMPLE_FIREBASE.saltSeparator,
+  '--rounds',
+  String(SAMPLE_FIREBASE.rounds),
+  '--mem-cost',
+  String(SAMPLE_FIREBASE.memCost),
+];
+
 /**
  * Every row `--from provider` makes of a sample (or of `text`, in a file named `file`), its halt, and the run's
  * Firebase parameters.
