@@ -59,11 +59,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
       const actual = await scryptKey(typed, salt, key.length, cost);
       return actual.length === key.length && timingSafeEqual(actual, key);
     };
-    // The platform hashes the password in NFKC. A `$scrypt$` hash may also have been imported, made from the password
-    // as it was typed: when that differs from its NFKC form, it is tried too. It never matches a hash of the platform's
-    // that NFKC missed (NFKC of the NFKC form is itself), so it can only let in the imported hash's own password.
+    // The platform hashes the password in NFKC. A `$scrypt$` hash at another cost may also have been imported, made
+    // from the password as it was typed: when that differs from its NFKC form, it is tried too (never for a hash at the
+    // platform's cost, so a typed password cannot double the work of every sign-in). It never matches a hash of the
+    // platform's that NFKC missed (NFKC of the NFKC form is itself), so it can only let in the imported hash's own.
     const normal = normalize(password);
-    return (await matches(normal)) || (normal !== password && (await matches(password)));
+    if (await matches(normal)) return true;
+    return normal !== password && needsRehash(stored) && (await matches(password));
   } catch {
     return false;
   }
@@ -71,14 +73,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /**
  * Whether a hash that just matched should be replaced by a fresh one of the platform's: true unless it is the
- * platform's own scrypt, at PASSWORD_COST or GENERATED_PASSWORD_COST with its salt and key lengths. So an imported
- * hash of any kind, `$scrypt$` with other parameters included, is replaced at the first successful sign-in.
+ * platform's own scrypt at PASSWORD_COST, with its salt and key lengths. So an imported hash of any kind, `$scrypt$`
+ * at any other cost included, is replaced at the first successful sign-in — and so is a generated password's cheaper
+ * hash (GENERATED_PASSWORD_COST), once, when its owner first signs in with it.
  */
 export function needsRehash(stored: string): boolean {
   const m = OWN.exec(stored);
   if (!m) return true;
   const [ln, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return ![PASSWORD_COST, GENERATED_PASSWORD_COST].some((c) => c.ln === ln && c.r === r && c.p === p);
+  return !(ln === PASSWORD_COST.ln && r === PASSWORD_COST.r && p === PASSWORD_COST.p);
 }
 
 let dummy: Promise<string> | undefined;
