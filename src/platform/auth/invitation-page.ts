@@ -23,7 +23,10 @@ async function view(ctx: BaseCtx, token: string) {
   const account = await ctx.stores.users.accountById(inv.userId);
   const organization = await ctx.stores.organizations.get(inv.organizationId);
   if (!account || !organization) return undefined;
-  return { inv, hasPassword: account.passwordHash !== null, organizationName: organization.name };
+  // A password another organization imported is not the person's to show here: they choose one (the link proves the
+  // e-mail is theirs), and it replaces the imported one (docs/migrate.md).
+  const imported = account.passwordImportedBy !== null && account.passwordImportedBy !== inv.organizationId;
+  return { inv, hasPassword: account.passwordHash !== null && !imported, organizationName: organization.name };
 }
 
 /** `GET {auth_url}/invitations/accept?token=…`: the page that sets the name and the password. */

@@ -65,7 +65,7 @@ export async function insertPendingUser(
   orgId: string,
   u: PendingUser,
   account: { id: string; email: string } | undefined,
-  opts: { mail: boolean; batch?: boolean; emailVerified?: boolean },
+  opts: { mail: boolean; batch?: boolean; emailVerified?: boolean; suspended?: boolean },
 ): Promise<Invitation> {
   const now = ctx.now();
   const userId = account?.id ?? ctx.ids('user');
@@ -108,6 +108,7 @@ export async function insertPendingUser(
       teams,
       newAccount: !account,
       ...(opts.batch && { batch: true, mailed: opts.mail }),
+      ...(opts.suspended && { status: 'suspended' }),
     },
   );
   return invitation;

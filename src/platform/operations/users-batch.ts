@@ -171,19 +171,30 @@ async function addUser(
   if (hash !== undefined && !account) {
     const now = ctx.now();
     [userId, email] = [ctx.ids('user'), item.email];
-    await ctx.stores.users.insertAccount(userId, email, item.emailVerified ?? false, now, hash);
+    await ctx.stores.users.insertAccount(userId, email, item.emailVerified ?? false, now, {
+      passwordHash: hash,
+      importedBy: orgId,
+    });
     const name = item.name ?? null;
     await ctx.stores.users.insertMembership({ orgId, userId, email, name, role, status: 'active', metadata, now });
     for (const teamId of teams ?? []) await ctx.stores.teams.addMember(orgId, teamId, userId, now);
-    const data = { email, role, teams: teams ?? [], via: 'import', batch: true };
+    const data = {
+      email,
+      role,
+      teams: teams ?? [],
+      via: 'import',
+      batch: true,
+      ...(suspended && { status: 'suspended' }),
+    };
     await ctx.emit('user.provisioned', { type: 'user', id: userId }, data);
   } else {
     const pending = { email: item.email, name: item.name ?? null, role, teams: teams ?? [], metadata };
     const mail = run.invite && !suspended;
-    const emailVerified = account ? undefined : item.emailVerified;
-    ({ userId, email } = await insertPendingUser(ctx, orgId, pending, account, { mail, batch: true, emailVerified }));
+    const opts = { mail, batch: true, emailVerified: account ? undefined : item.emailVerified, suspended };
+    ({ userId, email } = await insertPendingUser(ctx, orgId, pending, account, opts));
   }
-  if (suspended) await suspendMember(ctx, (await ctx.stores.users.get(orgId, userId)) as User);
+  // One event per user: the one above says it came in suspended.
+  if (suspended) await suspendMember(ctx, (await ctx.stores.users.get(orgId, userId)) as User, false);
   return { outcome: 'created', userId, email };
 }
 
@@ -247,26 +258,28 @@ async function reviseUser(
   if (fields.length > 0) {
     await ctx.stores.users.update(orgId, { ...next, updatedAt: now });
     const moved = teams === undefined ? undefined : await replaceTeams(ctx, orgId, user.id, current ?? [], teams, now);
-    if (password !== undefined) await ctx.stores.users.setPassword(user.id, password, now);
+    if (password !== undefined) await ctx.stores.users.setPassword(user.id, password, now, orgId);
     if (activate) await ctx.stores.invitations.revokeForUser(orgId, user.id, now);
     else if (user.status === 'pending') {
       // Their invitation (a resend mails it) says what they are now.
       const nowTeams = teams ?? (await ctx.stores.teams.teamIdsOf(orgId, user.id));
       await ctx.stores.invitations.reviseForUser(orgId, user.id, { name: next.name, role: next.role, teams: nowTeams });
     }
+    const status = suspend ? 'suspended' : next.status;
     await ctx.emit(
       'user.updated',
       { type: 'user', id: user.id },
       {
-        fields,
+        fields: suspend ? [...fields, 'status'] : fields,
         batch: true,
         ...(next.role !== user.role && { role: { from: user.role, to: next.role } }),
-        ...(activate && { status: { from: user.status, to: next.status } }),
+        ...(status !== user.status && { status: { from: user.status, to: status } }),
         ...(moved && { teams: moved }),
       },
     );
   }
-  if (suspend) await suspendMember(ctx, { ...next, updatedAt: now });
+  // One event per user: `user.suspended` when that is all that changed, else the `user.updated` above says so.
+  if (suspend) await suspendMember(ctx, { ...next, updatedAt: now }, fields.length === 0);
   return { outcome: 'updated', userId: user.id, email: user.email };
 }
 

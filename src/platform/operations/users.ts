@@ -125,8 +125,11 @@ export async function guardSuspension(ctx: Ctx, user: User): Promise<void> {
   await guardLastOwner(ctx, user, 'suspended');
 }
 
-/** `suspendUser`'s writes, in the caller's transaction, once `guardSuspension` has passed. */
-export async function suspendMember(ctx: Ctx, user: User): Promise<User> {
+/**
+ * `suspendUser`'s writes, in the caller's transaction, once `guardSuspension` has passed; `user.suspended` unless the
+ * caller records the change in an event of its own (`emit` false: a batch writes one event per user).
+ */
+export async function suspendMember(ctx: Ctx, user: User, emit = true): Promise<User> {
   const now = ctx.now();
   const orgId = ctx.principal.orgId;
   const sessionsRevoked = await ctx.stores.sessions.revokeForUser(orgId, user.id, now);
@@ -136,7 +139,7 @@ export async function suspendMember(ctx: Ctx, user: User): Promise<User> {
   if (user.status === 'suspended') return user;
   const next: User = { ...user, status: 'suspended', updatedAt: now };
   await ctx.stores.users.update(orgId, next);
-  await ctx.emit('user.suspended', { type: 'user', id: user.id }, { sessionsRevoked, keysRevoked });
+  if (emit) await ctx.emit('user.suspended', { type: 'user', id: user.id }, { sessionsRevoked, keysRevoked });
   return next;
 }
 

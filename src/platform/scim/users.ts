@@ -249,6 +249,11 @@ export async function createUser(ctx: Ctx, body: unknown) {
     const now = ctx.now();
     const userId = account?.id ?? ctx.ids('user');
     if (!account) await ctx.stores.users.insertAccount(userId, mapped.email, true, now);
+    // The domain is this organization's (verified): a password another organization imported for the address is not
+    // the person's to keep (docs/migrate.md).
+    else if (account.passwordImportedBy !== null && account.passwordImportedBy !== orgId) {
+      await ctx.stores.users.discardImportedPassword(account.id, now);
+    }
     await ctx.stores.users.insertMembership({
       orgId,
       userId,

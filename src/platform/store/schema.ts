@@ -11,6 +11,8 @@ export interface AccountsTable {
   email: string;
   email_verified: Generated<number>;
   password_hash: string | null;
+  /** The organization whose import set the password (migration 12); null: the person's own, or none. */
+  password_imported_by: string | null;
   created_at: string;
   updated_at: string;
 }

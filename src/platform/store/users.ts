@@ -60,10 +60,25 @@ const SORTS: Record<Dialect, Record<UserSort, ListSpec['sort']>> = {
   postgres: sorts('postgres'),
 };
 
-/** An account as stored (for sign-in and invitations). */
-export type Account = { id: string; email: string; emailVerified: boolean; passwordHash: string | null };
+/**
+ * An account as stored (for sign-in and invitations). `passwordImportedBy`: the organization whose import set its
+ * password (migration 12), a password the person never showed to be theirs to anyone else; null when they chose it.
+ */
+export type Account = {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  passwordHash: string | null;
+  passwordImportedBy: string | null;
+};
 
-type AccountRow = { id: string; email: string; email_verified: number; password_hash: string | null };
+type AccountRow = {
+  id: string;
+  email: string;
+  email_verified: number;
+  password_hash: string | null;
+  password_imported_by: string | null;
+};
 
 /**
  * The hashes stored sealed: an imported Firebase scrypt hash holds the Firebase project's signer key (see
@@ -136,9 +151,12 @@ export function usersStore(q: Q, env: StoreEnv) {
     email: r.email,
     emailVerified: r.email_verified === 1,
     passwordHash: openHash(r.id, r.password_hash),
+    passwordImportedBy: r.password_imported_by,
   });
   const account = (column: 'id' | 'email', value: string) => {
-    const query = q.selectFrom('accounts').select(['id', 'email', 'email_verified', 'password_hash']);
+    const query = q
+      .selectFrom('accounts')
+      .select(['id', 'email', 'email_verified', 'password_hash', 'password_imported_by']);
     // The e-mail compares case-insensitively (SQLite's column is NOCASE; PostgreSQL's unique index is on its key).
     const one = column === 'email' ? query.where(nocaseEquals(dialect, 'email', value)) : query.where('id', '=', value);
     return one.executeTakeFirst();
@@ -179,13 +197,16 @@ export function usersStore(q: Q, env: StoreEnv) {
       const r = await account('id', id);
       return r && toAccount(r);
     },
-    /** A new account; with a password hash when the user brings one (an import's, see auth/imported-hashes.ts). */
+    /**
+     * A new account; with a password hash when the user brings one, imported by the organization `importedBy` (see
+     * auth/imported-hashes.ts).
+     */
     insertAccount: async (
       id: string,
       email: string,
       emailVerified: boolean,
       now: string,
-      passwordHash: string | null = null,
+      imported?: { passwordHash: string; importedBy: string },
     ): Promise<void> => {
       await q
         .insertInto('accounts')
@@ -193,7 +214,8 @@ export function usersStore(q: Q, env: StoreEnv) {
           id,
           email,
           email_verified: emailVerified ? 1 : 0,
-          password_hash: sealHash(id, passwordHash),
+          password_hash: sealHash(id, imported?.passwordHash ?? null),
+          password_imported_by: imported?.importedBy ?? null,
           created_at: now,
           updated_at: now,
         })
@@ -275,12 +297,24 @@ export function usersStore(q: Q, env: StoreEnv) {
     },
     /** How many organizations the account is a member of, pending memberships included. */
     membershipCount,
-    /** Sign-in or an import: stores the account's password hash (a PHC string or an imported one, auth/passwords.ts). */
-    setPassword: async (userId: string, hash: string, now: string): Promise<void> => {
+    /**
+     * Stores the account's password hash (a PHC string, or an imported one: auth/passwords.ts): the person's own, or
+     * one the organization `importedBy` imported.
+     */
+    setPassword: async (userId: string, hash: string, now: string, importedBy: string | null = null): Promise<void> => {
       await q
         .updateTable('accounts')
-        .set({ password_hash: sealHash(userId, hash), updated_at: now })
+        .set({ password_hash: sealHash(userId, hash), password_imported_by: importedBy, updated_at: now })
         .where('id', '=', userId)
+        .execute();
+    },
+    /** Discards an imported password (another organization takes the account in): the account has none. */
+    discardImportedPassword: async (userId: string, now: string): Promise<void> => {
+      await q
+        .updateTable('accounts')
+        .set({ password_hash: null, password_imported_by: null, updated_at: now })
+        .where('id', '=', userId)
+        .where('password_imported_by', 'is not', null)
         .execute();
     },
     /**
@@ -290,19 +324,19 @@ export function usersStore(q: Q, env: StoreEnv) {
     rehashPassword: async (userId: string, from: string, to: string, now: string): Promise<boolean> => {
       const current = await account('id', userId);
       if (!current || openHash(userId, current.password_hash) !== from) return false;
-      await q
+      const r = await q
         .updateTable('accounts')
         .set({ password_hash: sealHash(userId, to), updated_at: now })
         .where('id', '=', userId)
         .where('password_hash', '=', current.password_hash as string)
-        .execute();
-      return true;
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) === 1;
     },
     /** Discards the sealed imported hashes (their key is lost, `plat local forget-secrets`); the accounts they were. */
     forgetSealedHashes: async (now: string): Promise<number> => {
       const r = await q
         .updateTable('accounts')
-        .set({ password_hash: null, updated_at: now })
+        .set({ password_hash: null, password_imported_by: null, updated_at: now })
         .where('password_hash', 'like', `${SEALED_HASH_STORED}%`)
         .executeTakeFirst();
       return Number(r.numUpdatedRows);

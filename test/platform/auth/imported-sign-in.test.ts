@@ -3,6 +3,7 @@ import { hashSync as argon2 } from '@node-rs/argon2';
 import { hashSync as bcrypt } from '@node-rs/bcrypt';
 import { encrypt as sha512crypt } from 'unixcrypt';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { checkPassword } from '../../../src/platform/auth/sign-in.js';
 import { bootstrap } from '../../../src/platform/operations/bootstrap.js';
 import { dbRows } from '../../helpers/db.js';
 import { baseOf } from '../../helpers/internals.js';
@@ -12,6 +13,7 @@ import {
   authorizePlatform,
   authorizeUrl,
   FormBrowser,
+  formFields,
   pkce,
   signIn,
 } from './helpers.js';
@@ -313,5 +315,140 @@ describe('the key the Firebase hashes are sealed with, lost', () => {
     expect(forgotten.passwords).toBe(1);
     expect(await raw('fay@acme.test')).toBeNull();
     expect(await signsIn('pia@acme.test', 'pia had pbkdf2')).toBe(true);
+  });
+});
+
+describe('an imported password is trusted by the importing organization alone', () => {
+  /** Organization A's admin imports `ceo@victim.test` with a password of their choosing; B is another organization. */
+  async function planted() {
+    const hash = pbkdf2Phc('a password admin A chose', 1000);
+    const r = await batch({ users: [{ email: 'ceo@victim.test', passwordHash: hash, emailVerified: true }] });
+    expect(r.body.summary).toMatchObject({ created: 1 });
+    const b = await bootstrap(baseOf(t.platform), { orgName: 'Victim', email: 'owner@victim.test' });
+    return { userId: r.body.results[0].userId as string, b };
+  }
+
+  it("another organization's invitation asks the person to choose a password, which replaces the imported one", async () => {
+    const { userId, b } = await planted();
+    const invited = await t.call('POST', `/organizations/${b.organizationId}/users`, {
+      body: { email: 'ceo@victim.test' },
+      key: b.apiKey,
+    });
+    expect(invited.status).toBe(201);
+    const link = (await baseOf(t.platform).stores.outbox.list({ to: 'ceo@victim.test' })).at(-1)?.links[0] as string;
+    const browser = new FormBrowser(t.fetch);
+    const page = await browser.get(link);
+    expect(page.text).toContain('Choose a password');
+    const accepted = await browser.post(`${new URL(link).origin}/v2/auth/invitations/accept`, {
+      ...formFields(page.text),
+      name: 'The CEO',
+      password: 'the ceo chose this herself',
+      confirm: 'the ceo chose this herself',
+    });
+    expect(accepted.status, accepted.text.slice(0, 300)).toBe(200);
+    // A member of two organizations now: the sign-in page would ask which, so the password is checked as it does.
+    const check = (password: string) => checkPassword(baseOf(t.platform), 'ceo@victim.test', password, null);
+    expect(await check('a password admin A chose')).toMatchObject({ ok: false });
+    expect(await check('the ceo chose this herself')).toMatchObject({ ok: true, userId });
+    expect((await baseOf(t.platform).stores.users.accountById(userId))?.passwordImportedBy).toBeNull();
+  });
+
+  it("another organization's SCIM, on its verified domain, discards the imported password", async () => {
+    const { userId, b } = await planted();
+    await t.platform.admin.verifyDomain(b.organizationId, 'victim.test');
+    const made = await t.call('POST', `/organizations/${b.organizationId}/scim/tokens`, {
+      body: { name: 'Okta' },
+      key: b.apiKey,
+    });
+    const user = {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: 'ceo@victim.test',
+      emails: [{ primary: true, value: 'ceo@victim.test' }],
+      active: true,
+    };
+    const r = await t.call('POST', `/organizations/${b.organizationId}/scim/Users`, {
+      key: null,
+      body: user,
+      headers: { authorization: `Bearer ${made.body.token}`, 'content-type': 'application/scim+json' },
+    });
+    expect(r.status).toBe(201);
+    expect(r.body.id).toBe(userId);
+    expect(await signsIn('ceo@victim.test', 'a password admin A chose')).toBe(false);
+    expect(await baseOf(t.platform).stores.users.accountById(userId)).toMatchObject({
+      passwordHash: null,
+      passwordImportedBy: null,
+    });
+  });
+
+  it('the importing organization’s own invitations and sign-ins keep it (rehashed, still marked as imported)', async () => {
+    const { userId } = await planted();
+    expect(await signsIn('ceo@victim.test', 'a password admin A chose')).toBe(true);
+    const account = await baseOf(t.platform).stores.users.accountById(userId);
+    expect(account?.passwordHash).toMatch(/^\$scrypt\$ln=17,/);
+    expect(account?.passwordImportedBy).toBe(t.orgId);
+  });
+});
+
+describe('one event per user, and nothing of a failed item', () => {
+  it('an item that creates and suspends, or changes and suspends, writes one event', async () => {
+    const userId = await t.addUser({ email: 'eve@acme.test', password: 'eve is active for now' });
+    const before = await dbRows<{ n: number }>(t.platform, 'SELECT COUNT(*) AS n FROM events');
+    const r = await batch({
+      users: [
+        { email: 'new1@acme.test', passwordHash: pbkdf2Phc('blocked elsewhere', 1000), status: 'suspended' },
+        { email: 'new2@acme.test', status: 'suspended' },
+        { email: 'eve@acme.test', name: 'Eve', status: 'suspended' },
+      ],
+      mode: 'upsert',
+    });
+    expect(r.body.summary).toMatchObject({ created: 2, updated: 1, failed: 0 });
+    const events = await dbRows<{ type: string; target_id: string; data: string }>(
+      t.platform,
+      'SELECT type, target_id, data FROM events ORDER BY created_at, id',
+    );
+    const added = events.slice(Number(before[0]?.n));
+    expect(added.map((e) => e.type).sort()).toEqual(['user.invited', 'user.provisioned', 'user.updated']);
+    const eve = added.find((e) => e.target_id === userId);
+    expect(JSON.parse(eve?.data as string)).toMatchObject({
+      fields: ['name', 'status'],
+      status: { from: 'active', to: 'suspended' },
+    });
+    for (const e of added.filter((x) => x.target_id !== userId)) {
+      expect(JSON.parse(e.data)).toMatchObject({ status: 'suspended' });
+    }
+  });
+
+  it('a failed item writes no account, membership, invitation or event', async () => {
+    const tables = ['accounts', 'org_users', 'invitations', 'events', 'outbox'];
+    const counts = async () =>
+      Promise.all(
+        tables.map(async (x) =>
+          Number((await dbRows<{ n: number }>(t.platform, `SELECT COUNT(*) AS n FROM ${x}`))[0]?.n),
+        ),
+      );
+    const before = await counts();
+    const r = await batch({
+      users: [
+        { email: 'x1@acme.test', passwordHash: '$2b$15$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW' },
+        { email: 'x2@acme.test', passwordHash: 'not a hash at all' },
+      ],
+      invite: true,
+    });
+    expect(r.body.summary).toMatchObject({ failed: 2 });
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe('a sign-in’s rehash', () => {
+  it('does not replace a password that changed meanwhile', async () => {
+    const r = await batch({ users: [{ email: 'ray@acme.test', passwordHash: pbkdf2Phc('ray had pbkdf2', 1000) }] });
+    const userId = r.body.results[0].userId as string;
+    const users = baseOf(t.platform).stores.users;
+    const imported = (await users.accountById(userId))?.passwordHash as string;
+    await t.setPassword(userId, 'ray set a new one meanwhile');
+    const changed = (await users.accountById(userId))?.passwordHash;
+    expect(await users.rehashPassword(userId, imported, '$scrypt$stale', '2026-01-02T00:00:00.000Z')).toBe(false);
+    expect((await users.accountById(userId))?.passwordHash).toBe(changed);
+    expect(await signsIn('ray@acme.test', 'ray set a new one meanwhile')).toBe(true);
   });
 });

@@ -14,6 +14,8 @@ import { migration as pgDomains } from './0010_domains.postgres.js';
 import { migration as domains } from './0010_domains.sqlite.js';
 import { migration as pgScim } from './0011_scim.postgres.js';
 import { migration as scim } from './0011_scim.sqlite.js';
+import { migration as pgImportedPasswords } from './0012_imported_passwords.postgres.js';
+import { migration as importedPasswords } from './0012_imported_passwords.sqlite.js';
 import type { Migration, PgMigration } from './migration.js';
 
 export type { Migration, MigrationEnv, PgMigration } from './migration.js';
@@ -41,6 +43,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   sealOutbox,
   domains,
   scim,
+  importedPasswords,
 ];
 
 /**
@@ -53,6 +56,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pgSealOutbox,
   pgDomains,
   pgScim,
+  pgImportedPasswords,
 ];
 
 /** The schema version this code reads and writes, on either dialect. */
