@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
 import { importHelpers } from '../helpers/users-import.js';
-import { fixture, SAMPLE_FIREBASE, SAMPLE_FIREBASE_FLAGS, secretsOf } from './bulk/provider-rows.js';
+import {
+  fixture,
+  hashesIn,
+  hashesOf,
+  SAMPLE_FIREBASE,
+  SAMPLE_FIREBASE_FLAGS,
+  secretsOf,
+} from './bulk/provider-rows.js';
 
 // `plat users import FILE --from auth0|firebase|cognito|clerk` in-process against the embedded platform (docs/migrate.md),
 // with the samples of test/fixtures/providers/ (their tests in test/cli/bulk/provider-*.test.ts cite the documentation
@@ -22,12 +29,6 @@ function sample(name: string, as = name): string {
   return as;
 }
 const { read, errorsOf, users, batches, recording } = importHelpers(() => w);
-
-/** Every text of a sample's hashes (the values the tests know to look for). */
-function hashesOf(name: string): string[] {
-  const text = readFileSync(fixture(name), 'utf8');
-  return [...new Set(text.match(/\$(?:2b|argon2id|pbkdf2-[a-z0-9]+)\$[^"\s,]+|[A-Za-z0-9+/]{40,}={0,2}/g) ?? [])];
-}
 
 /** Neither a hash nor a secret of the sample in what a run printed, nor in any file it wrote. */
 function expectNothingOf(sampleName: string, printed: string): void {
@@ -312,5 +313,48 @@ describe('users import --from', () => {
     expect(outOfRange).toMatchObject({ code: 7 });
     expect(outOfRange.stderr).toContain('expected a whole number from 1 to 8');
     expect(Object.keys(await users())).toEqual(['admin@localhost']);
+  });
+});
+
+describe('the check that no hash is printed or written', () => {
+  it('knows every form plat takes, whole and by its salt and hash, and the hashes and salts of JSON exports', () => {
+    const hashes = {
+      bcrypt2a: '$2a$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW',
+      bcrypt2y: '$2y$10$QnkyJ6G0cO4PiNVUvWBmUevr8qb.MEOdJPMWTR5oRxyLBk1.kmTvi',
+      argon2i: '$argon2i$v=19$m=16,t=2,p=1$c29tZXNhbHQ$Iv3/ASuw4b6H0sOQs1tuzQ',
+      scrypt: '$scrypt$ln=16,r=8,p=1$aM15713r3Xsvxbi31lqr1Q$nFNh2CVHVjNldFVKDHDlm4CbdRSCdEBsjjJxD+iCs5E',
+      sha512crypt:
+        '$6$rounds=5000$saltsaltsalt$qFmFH.bQmmtXzyBY0s9v7Oicd2z4XSIecDzlB5KiA2/jctKu9YterLp8wwnSq.qc.eoxqOmSuNp2xS0ktL3nh/',
+      django: 'pbkdf2_sha256$870000$Zs8yZxI7ncDRBNVzj2a0wa$xYbxdGSqxR5GR5vgiDWBbUZ3bBkyi0YhYXyY34jTB8Q=',
+    };
+    const json = JSON.stringify({
+      users: [
+        ...Object.values(hashes).map((passwordHash, i) => ({ email: `u${i}@example.com`, passwordHash })),
+        { email: 'f@example.com', passwordHash: 'bFNyZlYxNWNweDk1', salt: '42xEC+ixf3L2lw==' },
+        {
+          email: 'a@example.com',
+          custom_password_hash: {
+            algorithm: 'md4',
+            hash: { value: 'AbuUujgF0pPPkJPSFRTpmA==', encoding: 'base64' },
+            salt: { value: 'pepper-and-salt', encoding: 'utf8' },
+          },
+        },
+      ],
+    });
+    const csv = `email,password_digest,password_hasher\nd@example.com,${hashes.django},pbkdf2_sha256_django\n`;
+    const found = [...hashesIn(json), ...hashesIn(csv)];
+    const parts = ['c29tZXNhbHQ', 'aM15713r3Xsvxbi31lqr1Q', 'saltsaltsalt', 'Zs8yZxI7ncDRBNVzj2a0wa'];
+    for (const text of [
+      ...Object.values(hashes),
+      ...parts,
+      'bFNyZlYxNWNweDk1',
+      '42xEC+ixf3L2lw==',
+      'AbuUujgF0pPPkJPSFRTpmA==',
+      'pepper-and-salt',
+    ]) {
+      expect(found).toContain(text);
+    }
+    // Never a parameter, nor a cell after the hash.
+    expect(found.filter((t) => /^[a-z]+=\d|bcrypt|pbkdf2_sha256_django$|^870000$/.test(t))).toEqual([]);
   });
 });

@@ -74,3 +74,43 @@ export function secretsOf(name: string): string[] {
   // Auth0's sample TOTP secret (its documentation's), in mfa_factors.
   return [...new Set([...marked, ...(text.includes('2PRXZWZAYYDAWCD') ? ['2PRXZWZAYYDAWCD'] : [])])];
 }
+
+/**
+ * A hash string of a form plat takes (bcrypt `$2a$`/`$2b$`/`$2y$`, `$argon2id$`/`$argon2i$`, `$scrypt$`,
+ * `$pbkdf2-…$`, Django's `pbkdf2_sha256$`, sha512-crypt `$6$`) or refuses but an export may hold (phpass `$P$`), whole:
+ * its parameters (`m=65536,t=2,p=1`) hold commas, its end does not (a CSV cell after it).
+ */
+const PREFIXED =
+  /(?:\$(?:2[aby]|argon2id|argon2i|scrypt|pbkdf2-[a-z0-9]+|6|P)|pbkdf2_sha256)(?:\$(?:[a-z]+=\d+(?:,[a-z]+=\d+)*|[A-Za-z0-9+/=._-]*))+/g;
+
+/**
+ * A salt or a hash of 8 characters or more: not the name of the form (`argon2id`), nor a parameter (`rounds=5000`);
+ * shorter pieces are left alone.
+ */
+const isSecretPart = (part: string) =>
+  part.length >= 8 &&
+  /^[A-Za-z0-9+/=._-]+$/.test(part) &&
+  !/^(?:argon2id|argon2i|scrypt|pbkdf2[-_][a-z0-9]+)$/.test(part) &&
+  !/^[a-z]+=\d/.test(part);
+
+/**
+ * Every text of the hashes in `text` that nothing plat prints or writes may hold: the hash strings whole; each salt
+ * and hash in them (of `$`-separated values: the forms above, Clerk's scrypt_firebase digests); the salts and hashes
+ * given as JSON (Firebase's `"passwordHash"` and `"salt"`, Auth0's `"hash": {"value": "…"}`); and long base64 or hex
+ * (Firebase's hashes, other digests).
+ */
+export function hashesIn(text: string): string[] {
+  const whole = text.match(PREFIXED) ?? [];
+  const parts = text
+    .split(/[\s",{}[\]]+/)
+    .filter((token) => token.includes('$'))
+    .flatMap((token) => token.split('$'))
+    .filter(isSecretPart);
+  const given = /"(?:salt|hash|passwordHash)"\s*:\s*(?:\{\s*"value"\s*:\s*)?"([^"]{8,})"/g;
+  const salts = [...text.matchAll(given)].map((m) => m[1] as string);
+  const long = text.match(/[A-Za-z0-9+/]{32,}={0,2}/g) ?? [];
+  return [...new Set([...whole, ...parts, ...salts, ...long])];
+}
+
+/** Every text of a sample's hashes (`hashesIn`). */
+export const hashesOf = (name: string): string[] => hashesIn(readFileSync(fixture(name), 'utf8'));
