@@ -65,23 +65,27 @@ export async function verifyPassword(password: string, stored: string): Promise<
     // platform's that NFKC missed (NFKC of the NFKC form is itself), so it can only let in the imported hash's own.
     const normal = normalize(password);
     if (await matches(normal)) return true;
-    return normal !== password && needsRehash(stored) && (await matches(password));
+    return normal !== password && !ownAt(stored, PASSWORD_COST) && (await matches(password));
   } catch {
     return false;
   }
 }
 
+/** Whether `stored` is the platform's own scrypt at `cost`, with its salt and key lengths. */
+function ownAt(stored: string, cost: ScryptCost): boolean {
+  const m = OWN.exec(stored);
+  return m !== null && Number(m[1]) === cost.ln && Number(m[2]) === cost.r && Number(m[3]) === cost.p;
+}
+
 /**
  * Whether a hash that just matched should be replaced by a fresh one of the platform's: true unless it is the
- * platform's own scrypt at PASSWORD_COST, with its salt and key lengths. So an imported hash of any kind, `$scrypt$`
- * at any other cost included, is replaced at the first successful sign-in — and so is a generated password's cheaper
- * hash (GENERATED_PASSWORD_COST), once, when its owner first signs in with it.
+ * platform's own scrypt at PASSWORD_COST, or at GENERATED_PASSWORD_COST when the password was not imported (a generated
+ * password's). So an imported hash of any kind, `$scrypt$` at any other cost included, is replaced at the first
+ * successful sign-in.
  */
-export function needsRehash(stored: string): boolean {
-  const m = OWN.exec(stored);
-  if (!m) return true;
-  const [ln, r, p] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return !(ln === PASSWORD_COST.ln && r === PASSWORD_COST.r && p === PASSWORD_COST.p);
+export function needsRehash(stored: string, imported: boolean): boolean {
+  if (ownAt(stored, PASSWORD_COST)) return false;
+  return imported || !ownAt(stored, GENERATED_PASSWORD_COST);
 }
 
 let dummy: Promise<string> | undefined;

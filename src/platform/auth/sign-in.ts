@@ -38,7 +38,7 @@ export async function checkPassword(
   }
   await recordSuccess(ctx, keys);
   const stored = account.passwordHash as string;
-  if (needsRehash(stored)) {
+  if (needsRehash(stored, account.passwordImportedBy !== null)) {
     const fresh = await hashPassword(password);
     // Unless the password changed meanwhile (then the new one stands).
     await ctx.tx((ctx) => ctx.stores.users.rehashPassword(account.id, stored, fresh, ctx.now()));

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { OrgRole } from '../../../src/contract/permissions.js';
 import type { UserStatus } from '../../../src/contract/users.js';
-import { hashPassword } from '../../../src/platform/auth/passwords.js';
+import { GENERATED_PASSWORD_COST, hashPassword, type ScryptCost } from '../../../src/platform/auth/passwords.js';
 import { fixedClock, sequentialIds } from '../../../src/platform/clock.js';
 import { type AuthOptions, createPlatform, type Platform } from '../../../src/platform/index.js';
 import { bootstrap } from '../../../src/platform/operations/bootstrap.js';
@@ -17,15 +17,10 @@ export const OWNER_PASSWORD = 'correct horse battery staple';
 export const REDIRECT = 'http://127.0.0.1:49152/callback';
 
 /**
- * Seeded passwords are hashed at the platform's cost (a cheaper hash would be replaced at each first sign-in, see
- * `needsRehash`), once per password for the whole file: what is under test is the flow, and the tests use few.
+ * Seeded passwords use the generated passwords' small cost: what is under test is the flow (passwords.test.ts covers
+ * the real cost), and a hash at a cost below both would be replaced at each first sign-in (`needsRehash`).
  */
-const seeded = new Map<string, Promise<string>>();
-function seedHash(password: string): Promise<string> {
-  const hash = seeded.get(password) ?? hashPassword(password);
-  seeded.set(password, hash);
-  return hash;
-}
+const SEED_COST: ScryptCost = GENERATED_PASSWORD_COST;
 
 /** A PKCE pair (S256). */
 export function pkce(): { verifier: string; challenge: string } {
@@ -71,7 +66,7 @@ export async function authorizePlatform(opts: { auth?: AuthOptions } = {}): Prom
   const base = baseOf(platform);
   const boot = await bootstrap(base, { orgName: 'Acme', email: OWNER_EMAIL, name: 'Olive Owner' });
   const setPassword = async (userId: string, password: string) =>
-    base.stores.users.setPassword(userId, await seedHash(password), base.now());
+    base.stores.users.setPassword(userId, await hashPassword(password, SEED_COST), base.now());
   await setPassword(boot.userId, OWNER_PASSWORD);
   return {
     platform,

@@ -48,6 +48,12 @@ function pbkdf2Phc(password: string, iterations: number): string {
   return `$pbkdf2-sha256$i=${iterations}$${b64(salt)}$${b64(pbkdf2Sync(password, salt, iterations, 32, 'sha256'))}`;
 }
 
+/** scrypt as PHC writes it, at N=2^10, r=8, p=1 with a 16-byte salt and a 32-byte key. */
+function scryptPhc(password: string): string {
+  const salt = randomBytes(16);
+  return `$scrypt$ln=10,r=8,p=1$${b64(salt)}$${b64(scryptSync(password, salt, 32, { N: 1024, r: 8, p: 1 }))}`;
+}
+
 /** Django's `pbkdf2_sha256$iterations$salt$hash` (the salt as text, the hash in padded base64). */
 function django(password: string, iterations: number): string {
   const salt = 'r4nd0msaltt3xt';
@@ -87,6 +93,8 @@ const PEOPLE = [
     hash: () => argon2('ira had argon2i', { algorithm: 1, memoryCost: 1024, timeCost: 2, parallelism: 1 }),
   },
   { email: 'pia@acme.test', password: 'pia had pbkdf2', hash: () => pbkdf2Phc('pia had pbkdf2', 1000) },
+  // The very form and cost of the platform's generated passwords' hashes: imported, it is replaced all the same.
+  { email: 'sol@acme.test', password: 'sol had scrypt', hash: () => scryptPhc('sol had scrypt') },
   { email: 'dan@acme.test', password: 'dan had django', hash: () => django('dan had django', 1000) },
   {
     email: 'cyd@acme.test',
