@@ -5,11 +5,23 @@ import { failedRow, type Halt, platRecords, type RecordReader, type Row } from '
 /** The longest element or line read: the API's body limit (a longer one could never be sent). */
 export const MAX_ELEMENT_CHARS = 1024 * 1024;
 
+/** JSON's punctuation: an unexpected token that is one of these is named (any other could be a character of a value). */
+const PUNCTUATION = new Set(['{', '}', '[', ']', ',', ':', '"']);
+
 /**
- * Why a JSON text does not parse, without the excerpt of the text V8 may quote (`Unexpected token 'y', ..."…" is not
- * valid JSON`): it could hold part of a password hash, which no message shows.
+ * Why a JSON text does not parse, in V8's words but with none of the text: V8 quotes the text around the error after
+ * its description (`Unexpected token 'x', ..."…" is not valid JSON`, cut with `...` on either side or both), and names
+ * the token it did not expect — either could be part of a password hash, which no message shows. What is kept is the
+ * description before the quote, naming the token only when it is JSON's punctuation; a description with a position
+ * (`Expected ',' or '}' after property value in JSON at position 20`) has no text of the line.
  */
-const whyNotJson = (err: Error) => err.message.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '');
+function whyNotJson(err: Error): string {
+  const description = err.message.replace(/, (?:\.\.\.)?"[\s\S]*$/, '');
+  const token = /^Unexpected token '([\s\S]+)'$/.exec(description);
+  if (token) return PUNCTUATION.has(token[1] as string) ? description : 'Unexpected token';
+  // Any other form that would still quote the text (a later V8's): none of it, only that it is not JSON.
+  return description.includes('"') ? 'not valid JSON' : description;
+}
 
 /** A JSON text as a row, by `records`: what it parses to, or why it does not. */
 function parsed(line: number, text: string, records: RecordReader): Row {

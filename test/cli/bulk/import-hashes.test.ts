@@ -47,11 +47,31 @@ describe("plat's own files with a passwordHash", () => {
     ]);
   });
 
-  it('a line that does not parse fails without quoting its text (which may hold a hash)', async () => {
-    // V8 would say `Unexpected token 'y', ..."DdRy6", "x": y}" is not valid JSON`.
-    const line = `{"email": "ada@example.com", "passwordHash": "${BCRYPT}", "x": y}\n`;
-    const [row] = await rows(jsonLinesRows, line);
-    expect(show(row as Row)).toBe("1 - ✗ not JSON: Unexpected token 'y'");
+  it('a line that does not parse fails without any of its text (which may hold a hash)', async () => {
+    // V8 quotes the text around the error, cut with `...` after, before or on both sides: `Unexpected token 'x',
+    // ..."DdRy6","k": x, "name":"... is not valid JSON`. The message keeps none of it, nor a token of the hash's.
+    const name = 'Ada Lovelace, Countess of Lovelace, who wrote the first program';
+    const lines = [
+      `{"email": "ada@example.com", "passwordHash": "${BCRYPT}","k": x, "name": "${name}"}`,
+      `{"email": "bob@example.com", "passwordHash": "${BCRYPT}", "x": y}`,
+      `{"passwordHash": ${BCRYPT}, "email": "cy@example.com", "name": "${name}"}`,
+      `{"a": "${BCRYPT}"}} ${BCRYPT}`,
+      '{"a": y}',
+    ];
+    const failed = await rows(jsonLinesRows, `${lines.join('\n')}\n`);
+    expect(failed.map(show)).toEqual([
+      '1 - ✗ not JSON: Unexpected token',
+      '2 - ✗ not JSON: Unexpected token',
+      '3 - ✗ not JSON: Unexpected token',
+      '4 - ✗ not JSON: Unexpected non-whitespace character after JSON at position 69',
+      '5 - ✗ not JSON: Unexpected token',
+    ]);
+    const pieces = Array.from({ length: BCRYPT.length - 2 }, (_, i) => BCRYPT.slice(i, i + 3));
+    for (const row of failed) for (const piece of pieces) expect(show(row)).not.toContain(piece);
+    const [close] = await rows(jsonLinesRows, '{"a": 1,}\n');
+    expect(show(close as Row)).toBe('1 - ✗ not JSON: Expected double-quoted property name in JSON at position 8');
+    const [brace] = await rows(jsonLinesRows, '{"a": ,}\n');
+    expect(show(brace as Row)).toBe("1 - ✗ not JSON: Unexpected token ','");
     expect(hashProblem(BCRYPT)).toBeUndefined();
   });
 
