@@ -149,6 +149,25 @@ describe('users import --from', () => {
     expect(u['mallory@example.com']).toMatchObject({ status: 'suspended' });
   });
 
+  it('firebase: URL-safe base64 goes as standard base64, so the platform takes the hash', async () => {
+    const urlSafe = (b64: string) => b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    const exported = JSON.parse(readFileSync(fixture('firebase-export.json'), 'utf8'));
+    const [user1] = exported.users;
+    const standard = { hash: user1.passwordHash, salt: user1.salt };
+    Object.assign(user1, { passwordHash: urlSafe(user1.passwordHash), salt: urlSafe(user1.salt) });
+    writeFileSync(join(w.dir, 'users.json'), JSON.stringify({ users: [user1] }));
+    const bodies: any[] = [];
+    const flags = ['--hash-key', urlSafe(SAMPLE_FIREBASE.signerKey), '--salt-separator', 'Bw', '--rounds', '8'];
+    const argv = ['users', 'import', 'users.json', '--from', 'firebase', ...flags, '--mem-cost', '14'];
+    expect(await w.runCli(argv, { deps: recording(bodies) })).toMatchObject({
+      code: 0,
+      stderr: 'Imported users.json: 1 row — 1 created, 0 updated, 0 unchanged, 0 failed.\n',
+    });
+    expect(bodies[0].hashConfig).toEqual(SAMPLE_FIREBASE);
+    expect(bodies[0].users[0].passwordHash).toEqual({ algorithm: 'firebase-scrypt', ...standard });
+    expect((await users())['user1@test.com']).toMatchObject({ status: 'active' });
+  });
+
   it('cognito: its CSV and list-users JSON, without passwords: users pending, disabled ones suspended', async () => {
     const bodies: any[] = [];
     const csv = await w.runCli(['users', 'import', sample('cognito-users.csv', 'pool.txt'), '--from', 'cognito'], {

@@ -45,6 +45,15 @@ export function base64Bytes(text: string): Buffer | undefined {
   return Buffer.from(bare.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
 }
 
+/**
+ * Base64 text (standard or URL-safe, padded or not) as standard base64, padded — as Firebase writes it, and the only
+ * alphabet the platform reads (api-contract §15) —; undefined when it is not base64. Sent so, a URL-safe value fails no
+ * row at the server.
+ */
+export function standardBase64(text: string): string | undefined {
+  return base64Bytes(text)?.toString('base64');
+}
+
 /** Text in one of the encodings exports name (`base64`, `hex`, `utf8`) as bytes; undefined when it is not that. */
 export function bytesOf(text: string, encoding: string): Buffer | undefined {
   if (encoding === 'utf8') return Buffer.from(text, 'utf8');

@@ -8,7 +8,7 @@ import type { HashConfig } from '../../contract/users.js';
 import { completes } from '../completion-values.js';
 import { UsageError } from '../errors.js';
 import { intBetween } from '../parse.js';
-import { base64Bytes } from './hashes.js';
+import { standardBase64 } from './hashes.js';
 import { FIREBASE_FLAGS } from './providers/firebase.js';
 import { PROVIDER_NAMES, type ProviderName } from './providers/provider.js';
 
@@ -77,16 +77,18 @@ function hashConfigOf(raw: Record<string, any>): HashConfig | undefined {
         'Firebase console shows them)',
     );
   }
-  const separator = (raw.saltSeparator as string | undefined) ?? '';
-  if (!base64Bytes(raw.hashKey as string) || (raw.hashKey as string) === '') {
+  // Sent in standard base64, padded, whichever alphabet they were given in: the platform reads that one.
+  const signerKey = standardBase64(raw.hashKey as string);
+  const separator = standardBase64((raw.saltSeparator as string | undefined) ?? '');
+  if (!signerKey) {
     throw new UsageError('--hash-key is not base64: give the base64_signer_key as the Firebase console shows it');
   }
-  if (!base64Bytes(separator)) {
+  if (separator === undefined) {
     throw new UsageError('--salt-separator is not base64: give the base64_salt_separator as the console shows it');
   }
   return {
     algorithm: 'firebase-scrypt',
-    signerKey: raw.hashKey,
+    signerKey,
     saltSeparator: separator,
     rounds: raw.rounds,
     memCost: raw.memCost,

@@ -112,6 +112,23 @@ describe('--from clerk', () => {
     for (const secret of secretsOf('clerk-export.json')) expect(JSON.stringify(rows)).not.toContain(secret);
   });
 
+  it('sends the URL-safe base64 of a scrypt_firebase digest as standard base64, padded', async () => {
+    const users = [
+      {
+        id: 'user_1',
+        email_addresses: 'a@example.com',
+        password_digest: 'aGFzaA$-_-_$a2V5-_8$Bw$8$14',
+        password_hasher: 'scrypt_firebase',
+      },
+    ];
+    const { rows, firebase } = await rowsOf('clerk', 'users.json', { text: JSON.stringify(users) });
+    expect(byEmail(rows)).toMatchObject({
+      items: { 'a@example.com': { passwordHash: { algorithm: 'firebase-scrypt', hash: 'aGFzaA==', salt: '+/+/' } } },
+      failures: [],
+    });
+    expect(firebase.config).toEqual({ ...SAMPLE_FIREBASE, signerKey: 'a2V5+/8=', saltSeparator: 'Bw==' });
+  });
+
   it('fails a scrypt_firebase digest whose parameters differ from the first one, and malformed digests', async () => {
     const digest = (key: string) => `aGFzaA==$c2FsdA==$${key}$Bw==$8$14`;
     const users = [

@@ -111,6 +111,30 @@ describe('--from firebase', () => {
     await expect(rowsOf('firebase', 'users.json', { text: '\n \n' })).rejects.toThrow(/^users\.json is empty: /);
   });
 
+  it('sends URL-safe base64 as standard base64, padded as Firebase writes it (the platform reads that alone)', async () => {
+    const hash = 'lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==';
+    const urlSafe = (b64: string) => b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    const text = JSON.stringify({
+      users: [
+        user('a@example.com', { passwordHash: urlSafe(hash), salt: urlSafe('42xEC+ixf3L2lw==') }),
+        user('b@example.com', { passwordHash: 'aGFzaA', salt: '-_-_' }),
+      ],
+    });
+    const { rows } = await rowsOf('firebase', 'users.json', { text, config: SAMPLE_FIREBASE });
+    const { items, failures } = byEmail(rows);
+    expect(failures).toEqual([]);
+    expect(items['a@example.com']?.passwordHash).toEqual({
+      algorithm: 'firebase-scrypt',
+      hash,
+      salt: '42xEC+ixf3L2lw==',
+    });
+    expect(items['b@example.com']?.passwordHash).toEqual({
+      algorithm: 'firebase-scrypt',
+      hash: 'aGFzaA==',
+      salt: '+/+/',
+    });
+  });
+
   it('fails a user whose hash or salt is not base64, without saying them', async () => {
     const text = JSON.stringify({ users: [user('a@example.com', { passwordHash: 'not base64!', salt: 'c2FsdA==' })] });
     const { rows } = await rowsOf('firebase', 'users.json', { text, config: SAMPLE_FIREBASE });

@@ -16,7 +16,7 @@
 // (`HASH$SALT$SIGNER_KEY$SALT_SEPARATOR$ROUNDS$MEMORY_COST`) is Firebase's scrypt with its project's parameters. The
 // others (md5, sha256, pbkdf2_sha1, phpass, bcrypt_sha256_django…) are refused. `totp_secret` and backup codes: never read.
 import type { HashConfig, ImportedHash } from '../../../contract/users.js';
-import { base64Bytes, pbkdf2Phc } from '../hashes.js';
+import { base64Bytes, pbkdf2Phc, standardBase64 } from '../hashes.js';
 import type { Row } from '../import-rows.js';
 import {
   csvObjects,
@@ -58,7 +58,9 @@ const problem = (message: string): ClerkHash => ({ problem: `password_digest: ${
 /** A `scrypt_firebase` digest: the user's hash and salt, and the Firebase project's parameters (agreed for the run). */
 function firebaseDigest(digest: string, line: number, parameters: FirebaseParameters): ClerkHash {
   const parts = digest.split('$');
-  const [hash, salt, signerKey, saltSeparator, rounds, memCost] = parts;
+  const [rounds, memCost] = [parts[4], parts[5]];
+  // In standard base64, padded, whichever alphabet the digest has: the platform reads that one.
+  const [hash, salt, signerKey, saltSeparator] = parts.slice(0, 4).map(standardBase64);
   const config: HashConfig = {
     algorithm: 'firebase-scrypt',
     signerKey: signerKey ?? '',
@@ -66,7 +68,7 @@ function firebaseDigest(digest: string, line: number, parameters: FirebaseParame
     rounds: Number(rounds),
     memCost: Number(memCost),
   };
-  const base64 = [hash, salt, signerKey, saltSeparator].every((p) => p !== undefined && base64Bytes(p));
+  const base64 = [hash, salt, signerKey, saltSeparator].every((p) => p !== undefined);
   const bounded = Number.isInteger(config.rounds) && config.rounds >= 1 && config.rounds <= 8;
   if (
     parts.length !== 6 ||

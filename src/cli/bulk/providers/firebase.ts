@@ -4,11 +4,12 @@
 // localId, email, emailVerified, passwordHash, salt, displayName, photoUrl, lastSignedInAt (lastLoginAt renamed),
 // createdAt, phoneNumber, disabled, customAttributes — and providerUserInfo [{ providerId, rawId, email, displayName,
 // photoUrl }]; passwordHash and salt in standard base64 (convertToNormalBase64), and only for the hashes of Firebase's
-// own scrypt (a user whose hash is of another version is written without one). Those are verified with the project's
+// own scrypt (a user whose hash is of another version is written without one); a file made otherwise may have them in
+// URL-safe base64, sent as standard base64 (the platform reads that alone). Those are verified with the project's
 // parameters, which the export does not hold: the flags `--hash-key`, `--salt-separator`, `--rounds` and `--mem-cost`,
 // as `firebase auth:import` names them (src/commands/auth-import.ts), give them.
 import { UsageError } from '../../errors.js';
-import { base64Bytes } from '../hashes.js';
+import { standardBase64 } from '../hashes.js';
 import type { Row } from '../import-rows.js';
 import { type Fields, hashRefused, isFields, Metadata, notAnObject, personRow, text } from './fields.js';
 import type { FirebaseParameters, Provider } from './provider.js';
@@ -47,7 +48,8 @@ function firebaseRow(line: number, value: unknown, parameters: FirebaseParameter
         '⋮, Password hash parameters)',
     );
   }
-  if (hash !== undefined && (!base64Bytes(hash) || !base64Bytes(salt))) {
+  const [hash64, salt64] = [hash === undefined ? undefined : standardBase64(hash), standardBase64(salt)];
+  if (hash !== undefined && (hash64 === undefined || salt64 === undefined)) {
     return hashRefused(line, email, 'passwordHash: the hash and the salt of a Firebase export are base64');
   }
   const metadata = new Metadata('firebase')
@@ -62,7 +64,8 @@ function firebaseRow(line: number, value: unknown, parameters: FirebaseParameter
     name: text(value.displayName),
     emailVerified: value.emailVerified === true,
     suspended: value.disabled === true,
-    passwordHash: hash === undefined ? undefined : { algorithm: 'firebase-scrypt', hash, salt },
+    passwordHash:
+      hash64 === undefined ? undefined : { algorithm: 'firebase-scrypt', hash: hash64, salt: salt64 as string },
     metadata,
   });
 }
