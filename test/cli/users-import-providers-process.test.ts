@@ -13,13 +13,22 @@ import { fixture, SAMPLE_FIREBASE, SAMPLE_FIREBASE_FLAGS, secretsOf } from './bu
 afterAll(cleanUpProcesses);
 
 const home = (env: Record<string, string>) => env.HOME as string;
-const plat = (env: Record<string, string>, argv: string[]) => startPlat(env, argv, { cwd: home(env) }).done;
+const plat = (env: Record<string, string>, argv: string[], input?: string) =>
+  startPlat(env, argv, { cwd: home(env), input }).done;
 
-/** The Firebase project's parameters as `firebase auth:import` takes them. */
-const FIREBASE_FLAGS = ['--hash-key', SAMPLE_FIREBASE.signerKey, ...SAMPLE_FIREBASE_FLAGS];
-
-/** Each sample, the flags it needs, and what its import does on a platform that has none of its users. */
-const SAMPLES: { provider: string; file: string; flags?: string[]; code: number; counts: string }[] = [
+/**
+ * Each sample, the flags it needs (the Firebase signer key apart), and what its import does on a platform that has none
+ * of its users.
+ */
+const SAMPLES: {
+  provider: string;
+  file: string;
+  flags?: string[];
+  /** It needs the Firebase project's signer key (a secret: given on stdin, or in the environment). */
+  signerKey?: string;
+  code: number;
+  counts: string;
+}[] = [
   {
     provider: 'auth0',
     file: 'auth0-export.ndjson',
@@ -41,7 +50,8 @@ const SAMPLES: { provider: string; file: string; flags?: string[]; code: number;
   {
     provider: 'firebase',
     file: 'firebase-export.json',
-    flags: FIREBASE_FLAGS,
+    flags: SAMPLE_FIREBASE_FLAGS,
+    signerKey: SAMPLE_FIREBASE.signerKey,
     code: 0,
     counts: '3 rows — 3 created, 0 updated, 0 unchanged, 0 failed',
   },
@@ -98,8 +108,10 @@ describe('users import --from as a process', () => {
       }
       copyFileSync(fixture(s.file), join(home(env), s.file));
       const argv = ['users', 'import', s.file, '--from', s.provider, ...(s.flags ?? [])];
-      const dry = await plat(env, [...argv, '--dry-run']);
-      const real = await plat(env, argv);
+      if (s.signerKey) argv.push('--hash-key-stdin');
+      const input = s.signerKey && `${s.signerKey}\n`;
+      const dry = await plat(env, [...argv, '--dry-run'], input);
+      const real = await plat(env, argv, input);
       expect([s.file, dry.code], dry.stderr).toEqual([s.file, s.code]);
       expect([s.file, real.code], real.stderr).toEqual([s.file, s.code]);
       expect(dry.stderr).toContain(`Dry run of ${s.file}, nothing changed: ${s.counts}`);
@@ -131,7 +143,9 @@ describe('users import --from as a process', () => {
     };
     for (const s of SAMPLES.filter((x) => x.file !== 'cognito-users.csv' && x.file !== 'auth0-export.ndjson')) {
       copyFileSync(fixture(s.file), join(home(env), s.file));
-      const r = await plat(env, ['users', 'import', s.file, '--from', s.provider, ...(s.flags ?? [])]);
+      // The Firebase signer key from the environment here (from stdin above): never on the command line.
+      const keyed = s.signerKey ? { ...env, PLAT_FIREBASE_HASH_KEY: s.signerKey } : env;
+      const r = await plat(keyed, ['users', 'import', s.file, '--from', s.provider, ...(s.flags ?? [])]);
       expect([s.file, r.code], r.stderr).toEqual([s.file, s.code]);
     }
     /** Signs in on the sign-in page; true when it redirects back to the CLI with a code. */

@@ -109,7 +109,7 @@ describe('users import --from', () => {
     for (const secret of secretsOf('auth0-export.ndjson')) expect(everything).not.toContain(secret);
   });
 
-  it("firebase: the project's parameters by the Firebase CLI's flags, sent with the batches that need them", async () => {
+  it("firebase: the project's parameters by the Firebase CLI's flags, the key on stdin, sent with the batches that need them", async () => {
     const file = sample('firebase-export.json', 'users.json');
     const before = await users();
     const missing = await w.runCli(['users', 'import', file, '--from', 'firebase']);
@@ -118,14 +118,17 @@ describe('users import --from', () => {
       stdout: '',
       stderr:
         "plat: line 2: this user has a password hash, which plat verifies with the Firebase project's hash " +
-        'parameters: give them with --hash-key, --salt-separator, --rounds and --mem-cost, as the Firebase console ' +
-        'shows them (Authentication, Users, ⋮, Password hash parameters)\n',
+        'parameters: give them with --salt-separator, --rounds and --mem-cost, and the signer key with ' +
+        '--hash-key-stdin, PLAT_FIREBASE_HASH_KEY or --hash-key, as the Firebase console shows them (Authentication, ' +
+        'Users, ⋮, Password hash parameters)\n',
     });
     expect(await users()).toEqual(before);
     const bodies: any[] = [];
-    const flags = ['--hash-key', SAMPLE_FIREBASE.signerKey, ...SAMPLE_FIREBASE_FLAGS];
-    const argv = ['users', 'import', file, '--from', 'firebase', ...flags, '--batch-size', '1'];
-    const r = await w.runCli(argv, { deps: recording(bodies) });
+    const argv = ['users', 'import', file, '--from', 'firebase', '--hash-key-stdin', ...SAMPLE_FIREBASE_FLAGS];
+    const r = await w.runCli([...argv, '--batch-size', '1'], {
+      deps: recording(bodies),
+      stdin: `${SAMPLE_FIREBASE.signerKey}\n`,
+    });
     expect(r).toMatchObject({
       code: 0,
       stdout: '',
@@ -147,6 +150,71 @@ describe('users import --from', () => {
     });
     expect(Object.keys(u['grace@example.com'].metadata)).not.toContain('claims.apiToken');
     expect(u['mallory@example.com']).toMatchObject({ status: 'suspended' });
+  });
+
+  it('firebase: the signer key from PLAT_FIREBASE_HASH_KEY too; --hash-key before it; what is missing or clashes', async () => {
+    const file = sample('firebase-export.json', 'users.json');
+    const bodies: any[] = [];
+    const argv = ['users', 'import', file, '--from', 'firebase', ...SAMPLE_FIREBASE_FLAGS, '--dry-run'];
+    const env = { PLAT_FIREBASE_HASH_KEY: SAMPLE_FIREBASE.signerKey };
+    expect(await w.runCli(argv, { env, deps: recording(bodies) })).toMatchObject({ code: 0, stdout: '' });
+    expect(bodies[0].hashConfig).toEqual(SAMPLE_FIREBASE);
+    // The flag's key is taken before the environment's.
+    const other = Buffer.alloc(64, 'another project').toString('base64'); // 64 bytes, as long as the hash
+    expect((await w.runCli([...argv, '--hash-key', other], { env, deps: recording(bodies) })).code).toBe(0);
+    expect(bodies[1].hashConfig).toEqual({ ...SAMPLE_FIREBASE, signerKey: other });
+
+    const refusals: [string[], { env?: Record<string, string>; stdin?: string }, number, string][] = [
+      [
+        [],
+        {},
+        2,
+        'the Firebase hash parameters need the signer key too (--salt-separator, --rounds and --mem-cost, and the ' +
+          'signer key with --hash-key-stdin, PLAT_FIREBASE_HASH_KEY or --hash-key, as the Firebase console shows them)',
+      ],
+      [
+        [],
+        { env: { PLAT_FIREBASE_HASH_KEY: 'not base64!' } },
+        2,
+        'PLAT_FIREBASE_HASH_KEY is not base64: give the base64_signer_key as the Firebase console shows it',
+      ],
+      [
+        ['--hash-key-stdin'],
+        { stdin: 'not base64!\n' },
+        2,
+        '--hash-key-stdin is not base64: give the base64_signer_key as the Firebase console shows it',
+      ],
+      [['--hash-key-stdin'], { stdin: '\n' }, 7, '--hash-key-stdin: stdin was empty'],
+      [
+        ['--hash-key-stdin', '--hash-key', other],
+        {},
+        2,
+        '--hash-key and --hash-key-stdin both give the signer key: give one',
+      ],
+      [
+        ['--hash-key-stdin', '--api-key-stdin'],
+        { stdin: 'x' },
+        2,
+        '--hash-key-stdin and --api-key-stdin both need stdin',
+      ],
+    ];
+    for (const [extra, opts, code, message] of refusals) {
+      const r = await w.runCli(
+        ['users', 'import', file, '--from', 'firebase', ...SAMPLE_FIREBASE_FLAGS, ...extra],
+        opts,
+      );
+      expect([extra, r]).toMatchObject([extra, { code, stdout: '', stderr: `plat: ${message}\n` }]);
+    }
+    // Stdin holds the key or the users, not both.
+    const piped = readFileSync(fixture('firebase-export.json'), 'utf8');
+    const both = ['users', 'import', '-', '--from', 'firebase', '--hash-key-stdin', ...SAMPLE_FIREBASE_FLAGS];
+    expect(await w.runCli(both, { stdin: piped })).toMatchObject({
+      code: 2,
+      stderr:
+        'plat: --hash-key-stdin reads the signer key from stdin, which FILE - reads the users from: name the file, ' +
+        'or put the key in PLAT_FIREBASE_HASH_KEY\n',
+    });
+    expect(Object.keys(await users())).toEqual(['admin@localhost']);
   });
 
   it('firebase: URL-safe base64 goes as standard base64, so the platform takes the hash', async () => {
@@ -308,9 +376,19 @@ describe('users import --from', () => {
         "--hash-key: a Firebase project's hash parameters go with --from firebase",
       ],
       [
+        ['--from', 'clerk', '--hash-key-stdin'],
+        "--hash-key-stdin: a Firebase project's hash parameters go with --from firebase",
+      ],
+      [
         ['--from', 'firebase', '--hash-key', 'a2V5'],
-        'the Firebase hash parameters need --rounds and --mem-cost too (--hash-key, --salt-separator, --rounds and ' +
-          '--mem-cost, as the Firebase console shows them)',
+        'the Firebase hash parameters need --rounds and --mem-cost too (--salt-separator, --rounds and --mem-cost, ' +
+          'and the signer key with --hash-key-stdin, PLAT_FIREBASE_HASH_KEY or --hash-key, as the Firebase console ' +
+          'shows them)',
+      ],
+      [
+        ['--from', 'firebase', '--hash-key-stdin', '--rounds', '8'],
+        'the Firebase hash parameters need --mem-cost too (--salt-separator, --rounds and --mem-cost, and the signer ' +
+          'key with --hash-key-stdin, PLAT_FIREBASE_HASH_KEY or --hash-key, as the Firebase console shows them)',
       ],
       [
         ['--from', 'firebase', '--hash-key', 'not base64!', '--rounds', '8', '--mem-cost', '14'],

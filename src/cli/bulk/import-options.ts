@@ -63,7 +63,7 @@ export function addImportOptions(c: Command): void {
 /** Reads them; a format that is none of csv, json, jsonl is a usage error (2), as for export. */
 export function parseImportOptions(file: string, raw: Record<string, any>): ImportOptions {
   return {
-    ...parseFromOptions(raw),
+    ...parseFromOptions(raw, file),
     file,
     format: formatOption(raw.format),
     upsert: raw.upsert === true,

@@ -24,6 +24,7 @@ import {
   type Totals,
 } from './import-checkpoint.js';
 import { type ErrorLine, ErrorsFile, type Failures, StderrFailures } from './import-errors.js';
+import { firebaseHashConfig } from './import-from-options.js';
 import type { ImportOptions } from './import-options.js';
 import { progress } from './import-progress.js';
 import type { Row } from './import-rows.js';
@@ -97,7 +98,7 @@ export async function importUsers(o: ImportOptions, ctx: Context): Promise<Outpu
   const at = (p: string) => resolve(ctx.deps.cwd, p);
   /** The checkpoint's absolute path; undefined when failures go to stderr. */
   const checkpointAt = shown && at(shown.checkpoint);
-  const firebase = new FirebaseParameters(o.hashConfig);
+  const firebase = new FirebaseParameters(await firebaseHashConfig(o.firebase, ctx));
   const reading: Reading = o.from ? { provider: PROVIDERS[o.from], firebase } : { format: formatOf(o.file, o.format) };
   const options: RunOptions = {
     ...('format' in reading ? { format: reading.format } : { from: o.from }),

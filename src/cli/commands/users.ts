@@ -206,7 +206,7 @@ const importAll = verb<ImportOptions>({
     'plat users export | plat users import - --profile staging --create-teams',
     'plat users import - --errors failed.jsonl --resume < people.csv',
     'plat users import tenant.json --from auth0 --dry-run',
-    'plat users import users.json --from firebase --hash-key "$KEY" --salt-separator Bw== --rounds 8 --mem-cost 14',
+    'printf %s "$KEY" | plat users import users.json --from firebase --hash-key-stdin --salt-separator Bw== --rounds 8 --mem-cost 14',
   ],
   parse: ([file], o) => parseImportOptions(file, o),
   // The import's code (and csv-parse) is loaded only when it runs.

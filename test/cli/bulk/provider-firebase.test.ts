@@ -67,8 +67,9 @@ describe('--from firebase', () => {
       name: 'UsageError',
       message:
         "line 2: this user has a password hash, which plat verifies with the Firebase project's hash parameters: " +
-        'give them with --hash-key, --salt-separator, --rounds and --mem-cost, as the Firebase console shows them ' +
-        '(Authentication, Users, ⋮, Password hash parameters)',
+        'give them with --salt-separator, --rounds and --mem-cost, and the signer key with --hash-key-stdin, ' +
+        'PLAT_FIREBASE_HASH_KEY or --hash-key, as the Firebase console shows them (Authentication, Users, ⋮, ' +
+        'Password hash parameters)',
     });
     // An export whose users have no password (they signed in with Google) needs none.
     const text = JSON.stringify({ users: [user('a@example.com'), user('b@example.com', { disabled: true })] });

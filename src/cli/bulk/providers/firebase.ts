@@ -7,7 +7,8 @@
 // own scrypt (a user whose hash is of another version is written without one); a file made otherwise may have them in
 // URL-safe base64, sent as standard base64 (the platform reads that alone). Those are verified with the project's
 // parameters, which the export does not hold: the flags `--hash-key`, `--salt-separator`, `--rounds` and `--mem-cost`,
-// as `firebase auth:import` names them (src/commands/auth-import.ts), give them.
+// as `firebase auth:import` names them (src/commands/auth-import.ts), give them — the key, a secret, better on stdin
+// (`--hash-key-stdin`) or in PLAT_FIREBASE_HASH_KEY (import-from-options.ts).
 import { UsageError } from '../../errors.js';
 import { standardBase64 } from '../hashes.js';
 import type { Row } from '../import-rows.js';
@@ -33,8 +34,10 @@ function claimsOf(user: Fields): unknown {
   }
 }
 
-/** The flags that give a Firebase project's hash parameters (`firebase auth:import`'s names). */
-export const FIREBASE_FLAGS = '--hash-key, --salt-separator, --rounds and --mem-cost';
+/** The flags that give a Firebase project's hash parameters (`firebase auth:import`'s names, and plat's for the key). */
+export const FIREBASE_FLAGS =
+  '--salt-separator, --rounds and --mem-cost, and the signer key with --hash-key-stdin, PLAT_FIREBASE_HASH_KEY or ' +
+  '--hash-key';
 
 /** One user of a Firebase export as a row; a password hash needs the project's parameters (a usage error without). */
 function firebaseRow(line: number, value: unknown, parameters: FirebaseParameters): Row {
