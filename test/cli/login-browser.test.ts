@@ -273,7 +273,7 @@ describe('plat login with a real browser, against plat serve', () => {
   it('no secret in anything printed, in the --verbose logs, the server log or config.json', () => {
     expect(transcript.length).toBeGreaterThan(15);
     expect(tokens.size).toBeGreaterThanOrEqual(5);
-    expect(codes.filter(Boolean)).toHaveLength(3);
+    expect(codes.filter(Boolean)).toHaveLength(5);
     const printed = transcript.map((t) => t.stdout + t.stderr).join('\n');
     const configs = [clientEnv, serverEnv].map((e) =>
       readFileSync(join(e.PLAT_CONFIG_DIR as string, 'config.json'), 'utf8'),
@@ -283,7 +283,7 @@ describe('plat login with a real browser, against plat serve', () => {
       ['server log', server.log()],
       ['config.json', configs.join('\n')],
     ] as const) {
-      for (const secret of [OWNER_PASSWORD, IVY_PASSWORD, ...codes, ...tokens]) {
+      for (const secret of [OWNER_PASSWORD, IVY_PASSWORD, OLD_PASSWORD, ...codes, ...tokens]) {
         expect(text.includes(secret), `a secret in the ${where}`).toBe(false);
       }
     }

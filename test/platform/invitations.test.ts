@@ -103,6 +103,7 @@ describe('POST /organizations/{orgId}/users (invite)', () => {
       email: 'bob@example.test',
       emailVerified: false,
       passwordHash: null,
+      passwordImportedBy: null,
     });
 
     const [mail, ...rest] = await mails();
