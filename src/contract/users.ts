@@ -151,7 +151,7 @@ export const firebaseHashSchema = z.strictObject({
   salt: z.string().max(MAX_HASH_CHARS),
 });
 
-/** A password hash a batch item may carry (api-contract §15 as docs/migrate.md gives it). */
+/** A password hash a batch item may carry (docs/api.md, "Imported passwords"; docs/migrate.md). */
 export const importedHashSchema = z.union([z.string().min(1).max(MAX_HASH_CHARS), firebaseHashSchema]);
 export type ImportedHash = z.infer<typeof importedHashSchema>;
 

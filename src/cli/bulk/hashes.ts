@@ -1,4 +1,4 @@
-// Password hashes as an import sends them (docs/migrate.md, "The hashes plat verifies"; api-contract §15): the forms the
+// Password hashes as an import sends them (docs/migrate.md, "The hashes plat verifies"; docs/api.md, "Imported passwords"): the forms the
 // platform verifies, the conversions of other systems' forms into them, and the care that keeps them out of every
 // message. PHC strings (https://github.com/P-H-C/phc-string-format/blob/master/phc-sf-spec.md) are written with PHC's
 // B64: standard base64 without padding.
@@ -47,7 +47,7 @@ export function base64Bytes(text: string): Buffer | undefined {
 
 /**
  * Base64 text (standard or URL-safe, padded or not) as standard base64, padded — as Firebase writes it, and the only
- * alphabet the platform reads (api-contract §15) —; undefined when it is not base64. Sent so, a URL-safe value fails no
+ * alphabet the platform reads (docs/api.md, "Imported passwords") —; undefined when it is not base64. Sent so, a URL-safe value fails no
  * row at the server.
  */
 export function standardBase64(text: string): string | undefined {
