@@ -1,7 +1,7 @@
-// Password hashes as an import sends them (docs/migrate.md, "The hashes plat verifies"; docs/api.md, "Imported passwords"): the forms the
-// platform verifies, the conversions of other systems' forms into them, and the care that keeps them out of every
-// message. PHC strings (https://github.com/P-H-C/phc-string-format/blob/master/phc-sf-spec.md) are written with PHC's
-// B64: standard base64 without padding.
+// Password hashes as an import sends them (docs/migrate.md, "The hashes plat verifies"; docs/api.md, "Imported
+// passwords"): the forms the platform verifies, the conversions of other systems' forms into them, and the care that
+// keeps them out of every message. PHC strings (https://github.com/P-H-C/phc-string-format/blob/master/phc-sf-spec.md)
+// are written with PHC's B64: standard base64 without padding.
 import type { UserBatchItem } from '../../contract/users.js';
 
 /** How each form the platform verifies begins. */
@@ -47,8 +47,8 @@ export function base64Bytes(text: string): Buffer | undefined {
 
 /**
  * Base64 text (standard or URL-safe, padded or not) as standard base64, padded — as Firebase writes it, and the only
- * alphabet the platform reads (docs/api.md, "Imported passwords") —; undefined when it is not base64. Sent so, a URL-safe value fails no
- * row at the server.
+ * alphabet the platform reads (docs/api.md, "Imported passwords") —; undefined when it is not base64. Sent so, a
+ * URL-safe value fails no row at the server.
  */
 export function standardBase64(text: string): string | undefined {
   return base64Bytes(text)?.toString('base64');

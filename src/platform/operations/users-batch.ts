@@ -44,11 +44,11 @@ const ISOLATE = Symbol('isolate the items');
  * other; one that fails does so before it writes anything (its checks come first), and then fails alone. Should one
  * ever fail having written, the batch is rolled back and run again with a savepoint per item — the slow way (SQLite
  * copies each page an item touches, and FTS5 flushes at each savepoint), kept for what the checks did not foresee.
- * `create` makes pending users — invitations mailed with `invite` — or, when an item brings its password hash (docs/api.md,
- * "Imported passwords"), active ones who sign in with it; it leaves a member that already matches `unchanged`, or
- * fails it with `409` when it differs; `upsert` updates name, role, teams (replaced), metadata (merged), a password
- * (see `passwordToSet`) and suspends. A dry run applies everything and rolls it back, so its outcomes are exactly the real ones. One event per
- * changed user.
+ * `create` makes pending users — invitations mailed with `invite` — or, when an item brings its password hash
+ * (docs/api.md, "Imported passwords"), active ones who sign in with it; it leaves a member that already matches
+ * `unchanged`, or fails it with `409` when it differs; `upsert` updates name, role, teams (replaced), metadata
+ * (merged), a password (see `passwordToSet`) and suspends. A dry run applies everything and rolls it back, so its
+ * outcomes are exactly the real ones. One event per changed user.
  */
 export async function batchUsers(ctx: Ctx, orgId: string, input: UserBatch): Promise<UserBatchReply> {
   // The items one after the other (each sees what the ones before it wrote), in the transaction `ctx` runs in.
@@ -199,9 +199,10 @@ async function addUser(
 }
 
 /**
- * The hash to set on a member's account, or undefined when the item's is not to be set (docs/api.md, "Imported passwords"): only on an
- * account without a password, unless the batch says `replacePasswords`; never on an account that belongs to other
- * organizations too (its password is not this organization's to choose) — asked to replace one, the item fails `409`.
+ * The hash to set on a member's account, or undefined when the item's is not to be set (docs/api.md, "Imported
+ * passwords"): only on an account without a password, unless the batch says `replacePasswords`; never on an account
+ * that belongs to other organizations too (its password is not this organization's to choose) — asked to replace one,
+ * the item fails `409`.
  */
 async function passwordToSet(ctx: Ctx, run: Run, account: Account, hash: string): Promise<string | undefined> {
   if (account.passwordHash === hash) return undefined;

@@ -24,9 +24,10 @@ export interface Provider {
 }
 
 /**
- * The Firebase project's scrypt parameters for a run (docs/api.md, "Imported passwords": the batch's `hashConfig`): given by the flags
- * the Firebase CLI names (`--hash-key`, `--salt-separator`, `--rounds`, `--mem-cost`), or — for a Clerk export of
- * users Clerk had imported from Firebase, whose `scrypt_firebase` digests carry them — those of the first such row.
+ * The Firebase project's scrypt parameters for a run (docs/api.md, "Imported passwords": the batch's `hashConfig`):
+ * given by the flags the Firebase CLI names (`--hash-key`, `--salt-separator`, `--rounds`, `--mem-cost`), or — for a
+ * Clerk export of users Clerk had imported from Firebase, whose `scrypt_firebase` digests carry them — those of the
+ * first such row.
  * A batch is sent with them when one of its items has a Firebase hash. They are a secret of that project: never shown.
  */
 export class FirebaseParameters {
