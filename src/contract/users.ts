@@ -155,7 +155,9 @@ export const firebaseHashSchema = z.strictObject({
 export const importedHashSchema = z.union([z.string().min(1).max(MAX_HASH_CHARS), firebaseHashSchema]);
 export type ImportedHash = z.infer<typeof importedHashSchema>;
 
-/** The parameters of a Firebase project's scrypt (`firebase auth:export`'s hash config), base64 as Firebase shows them. */
+/**
+ * The parameters of a Firebase project's scrypt (`firebase auth:export`'s hash config), base64 as Firebase shows them.
+ */
 export const hashConfigSchema = z
   .strictObject({
     algorithm: z.literal('firebase-scrypt'),
