@@ -1,7 +1,9 @@
 import type { List } from '../contract/common.js';
+import type { ServerSentEvent, StreamOptions } from '../contract/endpoint.js';
 import { PER_PAGE_MAX } from '../contract/limits.js';
 import { apiErrorFrom } from './error-body.js';
 import { ApiError, NetworkError } from './errors.js';
+import { serverSentEvents } from './event-stream.js';
 import { createResources, type Query, type Resources } from './resources.js';
 import { backoffDelay, errorCode, IDEMPOTENT_METHODS, isTransient, rateLimitDelay } from './retry.js';
 import { stopwatch } from './stopwatch.js';
@@ -152,6 +154,44 @@ export class PlatformClient {
           body: { code: 'internal_error', message, status, requestId },
         });
       }
+    }
+  }
+
+  /**
+   * Opens a stream endpoint (Server-Sent Events) and returns its events as they come: resumed after
+   * `lastEventId` when given, ended by `signal` (or by the server). Refusals throw `ApiError` as `request` does,
+   * after one credential refresh on a `401`; a connection that fails throws `NetworkError`. Never retried here: the
+   * caller decides how to resume.
+   */
+  async stream(path: string, opts: StreamOptions = {}): Promise<AsyncIterable<ServerSentEvent>> {
+    const o = this.opts;
+    const url = this.url(path);
+    let refreshed = false;
+    for (;;) {
+      const headers = new Headers({ Accept: 'text/event-stream', 'User-Agent': o.userAgent ?? 'plat-cli' });
+      if (o.orgId) headers.set('X-Org-Id', o.orgId);
+      if (o.requestId) headers.set('X-Request-Id', o.requestId);
+      if (opts.lastEventId) headers.set('Last-Event-ID', opts.lastEventId);
+      for (const [name, value] of Object.entries(await o.auth())) headers.set(name, value);
+      const elapsed = stopwatch();
+      let res: Response;
+      try {
+        res = await o.fetch(new Request(url, { method: 'GET', headers, ...(opts.signal && { signal: opts.signal }) }));
+      } catch (error) {
+        o.onRequest?.({ method: 'GET', url, status: null, ms: elapsed(), requestId: null, attempt: 1 });
+        throw networkError('GET', url, error, errorCode(error), 0);
+      }
+      const requestId = res.headers.get('x-request-id');
+      o.onRequest?.({ method: 'GET', url, status: res.status, ms: elapsed(), requestId, attempt: 1 });
+      if (res.status === 401 && o.onUnauthorized && !refreshed) {
+        refreshed = true;
+        await res.body?.cancel();
+        if (await o.onUnauthorized()) continue;
+        throw apiErrorFrom(401, res.headers, '', 0);
+      }
+      if (res.status < 200 || res.status > 299 || !res.body)
+        throw apiErrorFrom(res.status, res.headers, await res.text(), 0);
+      return serverSentEvents(res.body, opts.signal);
     }
   }
 

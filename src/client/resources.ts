@@ -9,6 +9,8 @@ import {
   type PathNames,
   pathNames,
   type QueryOf,
+  type ServerSentEvent,
+  type StreamOptions,
   type Strings,
 } from '../contract/endpoint.js';
 import { API, type Api } from '../contract/endpoints/index.js';
@@ -20,6 +22,7 @@ export type Query = Record<string, string | number | boolean | undefined>;
 export interface Requester {
   request<T>(method: string, path: string, opts?: { query?: Query; body?: unknown }): Promise<T>;
   all<T>(path: string, query?: Query, onPage?: (count: number) => void): AsyncGenerator<T>;
+  stream(path: string, opts?: StreamOptions): Promise<AsyncIterable<ServerSentEvent>>;
 }
 
 /** The client's method for an endpoint: its path parameters in order, then its body or query. */
@@ -52,6 +55,7 @@ function group(r: Requester, endpoints: EndpointGroup): Record<string, unknown> 
     };
     methods[name] = (...args: unknown[]) => {
       const { path, rest } = parts(args);
+      if (e.stream === 'sse') return r.stream(path, rest[0] as StreamOptions | undefined);
       return r.request(e.method, path, e.body ? { body: rest[0] } : { query: rest[0] as Query | undefined });
     };
     if (isPagedList(e.response)) {

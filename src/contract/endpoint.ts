@@ -100,8 +100,13 @@ export interface Endpoint {
    * follow from the rest of its declaration (src/platform/http/openapi.ts).
    */
   answers?: Readonly<Record<number, Answer>>;
-  status?: 200 | 201 | 204;
+  status?: 200 | 201 | 202 | 204;
   response?: z.ZodType;
+  /**
+   * The answer is a stream of Server-Sent Events (`text/event-stream`) rather than one JSON body: the handler returns
+   * an `EventStream` (src/platform/http/reply.ts), the client reads it with `PlatformClient.stream`.
+   */
+  stream?: 'sse';
   /** A `201`'s `Location` header: where the created record is read. */
   location?: LocationOf;
 }
@@ -123,22 +128,44 @@ export type Strings<T extends unknown[]> = { [K in keyof T]: string };
 /** The query a client sends an endpoint, as its schema reads it (`never` for one without a query). */
 export type QueryOf<E extends Endpoint> = E extends { query: infer Q extends z.ZodType } ? z.output<Q> : never;
 
-/** What a client passes to call an endpoint: the path's parameters in order, then the body or the query. */
+/** One Server-Sent Event as a client reads it (a stream endpoint's records). */
+export interface ServerSentEvent {
+  /** The `id:` field (what `Last-Event-ID` resumes from), or null. */
+  id: string | null;
+  /** The `event:` field; `message` when none was sent. */
+  event: string;
+  data: string;
+}
+
+/** How a client opens a stream endpoint: where to resume, and what ends it. */
+export interface StreamOptions {
+  lastEventId?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * What a client passes to call an endpoint: the path's parameters in order, then the body or the query (or a stream's
+ * options).
+ */
 export type CallArgs<E extends Endpoint> = [
   ...Strings<PathNames<E['path']>>,
-  ...(E extends { body: z.ZodType }
-    ? [body: z.input<E['body']>]
-    : E extends { query: z.ZodType }
-      ? [query?: QueryOf<E>]
-      : []),
+  ...(E extends { stream: 'sse' }
+    ? [options?: StreamOptions]
+    : E extends { body: z.ZodType }
+      ? [body: z.input<E['body']>]
+      : E extends { query: z.ZodType }
+        ? [query?: QueryOf<E>]
+        : []),
 ];
 
 /** What a call of the endpoint resolves to: the response's record, or nothing for `204`. */
-export type CallResult<E extends Endpoint> = E extends { status: 204 }
-  ? undefined
-  : E extends { response: infer R extends z.ZodType }
-    ? z.output<R>
-    : unknown;
+export type CallResult<E extends Endpoint> = E extends { stream: 'sse' }
+  ? AsyncIterable<ServerSentEvent>
+  : E extends { status: 204 }
+    ? undefined
+    : E extends { response: infer R extends z.ZodType }
+      ? z.output<R>
+      : unknown;
 
 /** The record of a paginated list endpoint (`never` for any other). */
 export type ListItem<E extends Endpoint> = CallResult<E> extends List<infer T> ? T : never;

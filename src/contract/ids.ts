@@ -15,5 +15,7 @@ export const ID_PREFIX = {
   ssoTest: 'ssot',
   domain: 'dom',
   scimToken: 'scimtok',
+  webhook: 'wh',
+  delivery: 'dlv',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;

@@ -19,6 +19,8 @@ export const PERMISSIONS = [
   'keys:read',
   'keys:write',
   'events:read',
+  'webhooks:read',
+  'webhooks:write',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 export const permissionSchema = z.enum(PERMISSIONS);

@@ -3,6 +3,7 @@ import type { OrgRole, Permission } from '../contract/permissions.js';
 import type { AuthSettings } from './auth/settings.js';
 import type { Clock, IdFactory } from './clock.js';
 import type { TxtLookup } from './dns.js';
+import type { StreamSettings } from './operations/event-stream.js';
 import type { Standing } from './store/api-keys.js';
 import type { Stores } from './store/index.js';
 import type { CursorCodec } from './store/paging.js';
@@ -34,6 +35,8 @@ export interface BaseCtx {
   auth: AuthSettings;
   /** Looks a name's TXT records up: domain verification (dns.ts). */
   txt: TxtLookup;
+  /** What event streams run by: the platform's closing, how often they look for new events. */
+  streams: StreamSettings;
   /** Now, as the API writes timestamps. */
   now(): string;
   /**

@@ -88,6 +88,8 @@ export interface PlatformOptions {
    * beside the database (`<db>.key`, mode 0600, made on first use).
    */
   secretKey?: string;
+  /** How often an open event stream looks for new events (ms); default 250. */
+  streamPollMs?: number;
 }
 
 /**
@@ -192,6 +194,9 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
   const publicUrl = (opts.publicUrl ?? DEFAULT_PUBLIC_URL).replace(/\/+$/, '');
   const auth = resolveAuthSettings(opts.auth);
   const txt = txtLookup(opts.dnsServer);
+  // Aborted when the platform closes: every open event stream ends.
+  const closing = new AbortController();
+  const streams = { signal: closing.signal, pollMs: opts.streamPollMs ?? 250 };
   // What every request's context shares, made once.
   const now = () => clock().toISOString();
   const writes = () => sql.writes();
@@ -216,6 +221,7 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
     publicUrl,
     auth,
     txt,
+    streams,
     now,
     tx,
     writes,
@@ -236,6 +242,7 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
       responseOf(await pipeline(platform, incomingOf(request, bindings)), request.method),
     admin: adminOperations(base),
     close: async () => {
+      closing.abort();
       await limiter?.close();
       await sql.close();
     },
@@ -244,6 +251,7 @@ function platformOver(parts: PlatformParts, opts: Omit<PlatformOptions, 'db' | '
     answer: (incoming) => pipeline(platform, incoming),
     base,
     checkSecretKey: () => parts.secrets?.check(),
+    endStreams: () => closing.abort(),
     sql,
   });
   return made;

@@ -17,6 +17,8 @@ export interface PlatformInternals {
    * one at hand (`plat serve` checks before it listens).
    */
   checkSecretKey(): void;
+  /** Ends every open event stream (a listener closing: their connections would hold it open). */
+  endStreams(): void;
   readonly sql: SqlDb;
 }
 

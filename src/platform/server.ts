@@ -10,6 +10,7 @@ import { answerClientError } from './listener-errors.js';
 import type { DeliveryOptions, MailDelivery } from './mail/delivery.js';
 import type { MailFrom } from './mail/settings.js';
 import { appliedLimits, applyLimits, httpServerOptions, type ServerLimits, serverLimits } from './server-limits.js';
+import type { WebhookDelivery, WebhookDeliveryOptions } from './webhooks/delivery.js';
 
 export { trustedProxies } from './client-address.js';
 export { SERVER_LIMITS, type ServerLimits } from './server-limits.js';
@@ -45,6 +46,11 @@ export interface ServerOptions extends Omit<PlatformOptions, 'publicUrl'> {
    * `plat <no-reply@HOST>`, HOST being the public URL's.
    */
   mail?: Omit<DeliveryOptions, 'from'> & { from?: MailFrom };
+  /**
+   * How webhooks are delivered, in the background (webhooks/delivery.ts); `false`: not by this server (another one
+   * sharing the database delivers them).
+   */
+  webhooks?: WebhookDeliveryOptions | false;
 }
 
 /** A request target's path and query as the pipeline reads them, or undefined when it names no path of ours. */
@@ -185,9 +191,13 @@ const LINGER_BYTES = 64 * 1024 * 1024;
  * still arrives meanwhile discarded — so that a client still sending reads this answer rather than a reset.
  */
 function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
+  if (reply.body instanceof ReadableStream) {
+    void pump(res, reply, reply.body);
+    return;
+  }
   const { headers } = reply;
   // Encoded once: its length is the bytes' (a string would be measured, then encoded again by Node.js).
-  const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : reply.body;
+  const body = typeof reply.body === 'string' ? Buffer.from(reply.body) : (reply.body as Uint8Array | null);
   if (body !== null) headers.push('content-length', String(body.byteLength));
   if (req.complete) {
     res.writeHead(reply.status, headers);
@@ -213,6 +223,39 @@ function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   });
   req.on('end', close);
   req.resume();
+}
+
+/**
+ * Writes a stream's reply (Server-Sent Events): the headers at once, then each chunk as the stream gives it, waiting
+ * while the client is slow to read; the stream is cancelled when the connection closes, and the answer ends with it.
+ */
+async function pump(res: ServerResponse, reply: Reply, stream: ReadableStream<Uint8Array>): Promise<void> {
+  const reader = stream.getReader();
+  const gone = () => void reader.cancel().catch(() => {});
+  res.once('close', gone);
+  res.writeHead(reply.status, reply.headers);
+  res.flushHeaders();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done || res.destroyed) break;
+      if (!res.write(value))
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go);
+            res.off('close', go);
+            resolve();
+          };
+          res.on('drain', go);
+          res.on('close', go);
+        });
+    }
+  } catch {
+    // The stream failed (the database closed under it): the answer ends, and the client reconnects.
+  } finally {
+    res.off('close', gone);
+    if (!res.destroyed) res.end();
+  }
 }
 
 /** Serves the platform over HTTP (what `plat serve` runs): node:http in, the pipeline, node:http out. */
@@ -309,12 +352,17 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   let platform: Platform | undefined;
   let delivery: MailDelivery | undefined;
+  let webhooks: WebhookDelivery | undefined;
   try {
     platform = await createPlatform({ ...opts, logger, publicUrl: opts.publicUrl ?? origin });
     const inside = internalsOf(platform);
     // A server that could not sign a token or open an SSO secret must not start as if it could.
     inside.checkSecretKey();
     if (opts.mail) delivery = await startMailDelivery(platform, opts.mail, logger);
+    if (opts.webhooks !== false) {
+      const { startWebhookDelivery } = await import('./webhooks/delivery.js');
+      webhooks = startWebhookDelivery(inside.base, logger, opts.webhooks);
+    }
     answer = inside.answer;
     opened(answer);
   } catch (err) {
@@ -333,8 +381,11 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     serverLimits: appliedLimits(server, limits),
     close: () => {
       closing ??= (async () => {
-        // Mail stops claiming at once, and has until the requests are answered and its grace is over to finish.
+        // Mail and webhooks stop claiming at once, and have until the requests are answered and their grace is over
+        // to finish; event streams end now (their connections would hold the listener open).
         const stoppingMail = delivery?.stop();
+        const stoppingWebhooks = webhooks?.stop();
+        internalsOf(platform as Platform).endStreams();
         await new Promise<void>((resolve) => {
           // Idle keep-alive sockets would hold close() open until they time out: end each one as soon as it has
           // answered its last request. Busy sockets finish their response first.
@@ -347,6 +398,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
         });
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
         await stoppingMail;
+        await stoppingWebhooks;
         await platform?.close();
       })();
       return closing;

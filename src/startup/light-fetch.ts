@@ -9,7 +9,7 @@
  */
 
 type HeadersInput = LightHeaders | Headers | [string, string][] | Record<string, string> | undefined | null;
-type BodyInput = string | Uint8Array | ArrayBuffer | null | undefined;
+type BodyInput = string | Uint8Array | ArrayBuffer | ReadableStream<Uint8Array> | null | undefined;
 
 /**
  * A header value as the Fetch standard keeps it: surrounding whitespace removed; NUL, CR or LF refused, and anything
@@ -110,7 +110,9 @@ function checkBody(body: unknown): BodyInput {
   if (body == null || typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer) {
     return body as BodyInput;
   }
-  throw new TypeError('an in-process request or response body must be a string or bytes');
+  // A stream endpoint's answer (Server-Sent Events), read through `.body` as it comes.
+  if (typeof (body as ReadableStream).getReader === 'function') return body as ReadableStream<Uint8Array>;
+  throw new TypeError('an in-process request or response body must be a string, bytes or a stream');
 }
 
 /** The body half of both classes: read once, as text, JSON or bytes. */
@@ -122,7 +124,7 @@ class LightBody {
     this.#body = checkBody(body);
   }
 
-  /** The body as given (not a stream): enough to pass it on to another Request or Response. */
+  /** The body as given: enough to pass it on to another Request or Response, or to read a stream as it comes. */
   get body(): BodyInput {
     return this.#body ?? null;
   }
@@ -137,6 +139,9 @@ class LightBody {
     this.#used = true;
     const body = this.#body;
     if (body == null) return new Uint8Array(0);
+    if (!(typeof body === 'string' || body instanceof Uint8Array || body instanceof ArrayBuffer)) {
+      throw new TypeError('a streamed body is read through .body');
+    }
     if (typeof body === 'string') return new TextEncoder().encode(body);
     // A copy, as reading a body never hands out the bytes it was made from.
     return body instanceof ArrayBuffer ? new Uint8Array(body).slice() : body.slice();

@@ -14,6 +14,7 @@ import { sso } from './sso.js';
 import { ssoSignIn } from './sso-sign-in.js';
 import { teams } from './teams.js';
 import { users } from './users.js';
+import { webhooks } from './webhooks.js';
 
 /**
  * Every endpoint of the API a credential calls (JSON in, JSON out), by group: the client's methods are these groups,
@@ -33,6 +34,7 @@ export const API = {
   domains,
   scim,
   events,
+  webhooks,
   auth,
 } as const;
 

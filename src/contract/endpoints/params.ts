@@ -10,6 +10,10 @@ export const teamParams = lazySchema(() => z.strictObject({ teamId: idParam('tea
 export const invitationParams = lazySchema(() => z.strictObject({ invitationId: idParam('inv') }));
 export const keyParams = lazySchema(() => z.strictObject({ keyId: idParam('key') }));
 export const domainParams = lazySchema(() => z.strictObject({ domainId: idParam('dom') }));
+export const webhookParams = lazySchema(() => z.strictObject({ webhookId: idParam('wh') }));
+export const deliveryParams = lazySchema(() =>
+  z.strictObject({ webhookId: idParam('wh'), deliveryId: idParam('dlv') }),
+);
 export const scimTokenParams = lazySchema(() => z.strictObject({ orgId: idParam('org'), tokenId: idParam('scimtok') }));
 export const ssoTestParams = lazySchema(() => z.strictObject({ orgId: idParam('org'), testId: idParam('ssot') }));
 export const sessionParams = lazySchema(() => z.strictObject({ userId: idParam('user'), sessionId: idParam('sess') }));

@@ -45,6 +45,7 @@ export function withPrincipal(base: BaseCtx, principal: Principal): Ctx {
     publicUrl: base.publicUrl,
     auth: base.auth,
     txt: base.txt,
+    streams: base.streams,
     now: base.now,
     // The base's `tx` gives `fn` a copy of the context it is called on, with the transaction's stores: here a `Ctx`.
     tx: base.tx as Ctx['tx'],

@@ -49,12 +49,13 @@ export function incomingOf(request: Request, bindings: FetchBindings | undefined
   };
 }
 
-/** A reply as a `Response` (no body for `HEAD`). */
+/** A reply as a `Response` (no body for `HEAD`); a stream's body is the stream itself. */
 export function responseOf(reply: Reply, method: string): Response {
   const headers: [string, string][] = [];
   for (let i = 0; i < reply.headers.length; i += 2) {
     headers.push([reply.headers[i] as string, reply.headers[i + 1] as string]);
   }
+  if (method === 'HEAD' && reply.body instanceof ReadableStream) void reply.body.cancel();
   const body = method === 'HEAD' ? null : reply.body;
   return new Response(body as string | null, { status: reply.status, headers });
 }

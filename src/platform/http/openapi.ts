@@ -171,9 +171,11 @@ function apiResponses(route: Documented): Json {
     route.status === 204
       ? { description: 'Done; no body', headers: headers([]) }
       : {
-          description: route.status === 201 ? 'Created' : 'OK',
+          description: route.status === 201 ? 'Created' : route.status === 202 ? 'Accepted' : 'OK',
           headers: headers(route.location ? ['Location'] : []),
-          ...(route.response && { content: { 'application/json': { schema: inline(route.response, 'output') } } }),
+          ...(route.stream === 'sse'
+            ? { content: { 'text/event-stream': { schema: { type: 'string' } } } }
+            : route.response && { content: { 'application/json': { schema: inline(route.response, 'output') } } }),
         };
   const writes = route.method !== 'GET';
   const codes = ['400', '401', '403'];

@@ -37,7 +37,15 @@ import { compileMatcher, type Mounted } from './match.js';
 import { buildOpenApi } from './openapi.js';
 import { PageCall, type RequestLimits } from './page.js';
 import { permit } from './permit.js';
-import { errorReply, type Failure, jsonReply, REQUEST_ID, type Reply, setHeader } from './reply.js';
+import {
+  EVENT_STREAM_HEADERS,
+  errorReply,
+  type Failure,
+  jsonReply,
+  REQUEST_ID,
+  type Reply,
+  setHeader,
+} from './reply.js';
 import type { ApiRoute, PublicRoute, RouteDef, ScimRoute } from './route.js';
 import { parseBody, parseParams, parseQuery } from './validate.js';
 
@@ -317,9 +325,14 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
       // No query sent and none declared: nothing to parse.
       const query = route.query || req.query ? parseQuery(new URLSearchParams(req.query), route.query ?? noQuery) : {};
       const body = route.body ? parseBody(await bodyText(req), req.header('content-type'), route.body) : undefined;
-      const result = await route.handler(withPrincipal(base, principal), { params, query, body } as never);
+      const input = { params, query, body, header: req.header };
+      const result = await route.handler(withPrincipal(base, principal), input as never);
       const status = route.status ?? 200;
-      const reply: Reply = status === 204 ? { status, headers: [], body: null } : jsonReply(status, result);
+      const reply: Reply = route.stream
+        ? { status, headers: [...EVENT_STREAM_HEADERS], body: result as ReadableStream<Uint8Array> }
+        : status === 204
+          ? { status, headers: [], body: null }
+          : jsonReply(status, result);
       const location = locationOf.get(route);
       if (location) reply.headers.push('location', location(result, params));
       if (limits) showLimits(reply, limits);

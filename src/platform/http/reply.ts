@@ -1,5 +1,6 @@
 // What the request pipeline answers (pipeline.ts), before any transport turns it into bytes on a socket (server.ts)
-// or a `Response` in-process (fetch.ts): a status, headers in order, and a body held whole.
+// or a `Response` in-process (fetch.ts): a status, headers in order, and a body held whole — or, for a stream endpoint
+// (Server-Sent Events), a stream the transport writes as it comes and cancels when the client goes away.
 import type { ErrorBody } from '../../contract/errors.js';
 import { ID_PREFIX } from '../../contract/ids.js';
 import { randomBase62 } from '../clock.js';
@@ -10,8 +11,18 @@ export interface Reply {
   status: number;
   /** `name, value, name, value…`, names in lower case; `set-cookie` may repeat. */
   headers: string[];
-  body: string | Uint8Array | null;
+  body: string | Uint8Array | null | ReadableStream<Uint8Array>;
 }
+
+/** The headers of a Server-Sent Events answer: sent at once, never cached or buffered by a proxy. */
+export const EVENT_STREAM_HEADERS = [
+  'content-type',
+  'text/event-stream; charset=utf-8',
+  'cache-control',
+  'no-cache, no-store',
+  'x-accel-buffering',
+  'no',
+];
 
 /** The value of a reply's header (the first, when repeated), or undefined. */
 export function headerOf(reply: Reply, name: string): string | undefined {

@@ -9,6 +9,8 @@ export interface Input<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** A request header by its lower-case name (the event stream's `Last-Event-ID`), or null. */
+  header: (name: string) => string | null;
 }
 
 /** An authenticated JSON route: the handler gets the principal's context and the validated input. */
@@ -41,9 +43,11 @@ export type RouteDef = ApiRoute | PublicRoute | ScimRoute;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type InputOf<E extends Endpoint> = Input<Out<E['params']>, Out<E['query']>, Out<E['body']>>;
 /** An operation's answer must be the endpoint's declared response (nothing for `204`). */
-type ApiHandler<E extends Endpoint> = E extends { status: 204 }
-  ? (ctx: Ctx, input: InputOf<E>) => void | Promise<void>
-  : (ctx: Ctx, input: InputOf<E>) => CallResult<E> | Promise<CallResult<E>>;
+type ApiHandler<E extends Endpoint> = E extends { stream: 'sse' }
+  ? (ctx: Ctx, input: InputOf<E>) => Promise<ReadableStream<Uint8Array>>
+  : E extends { status: 204 }
+    ? (ctx: Ctx, input: InputOf<E>) => void | Promise<void>
+    : (ctx: Ctx, input: InputOf<E>) => CallResult<E> | Promise<CallResult<E>>;
 
 /** How an endpoint is answered: a public one answers itself; an authenticated one returns its record. */
 export type Binding<E extends Endpoint> = E['access'] extends 'public'

@@ -1,7 +1,9 @@
+import { sql } from 'kysely';
 import type { Event } from '../../contract/events.js';
 import { jsonStrings } from './dialects.js';
-import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
+import { type Listing, newestFirst, runList, type SortPosition, withParams } from './paging.js';
 import type { Q, StoreEnv } from './sql.js';
+import { webhooksStore } from './webhooks.js';
 
 type Row = {
   id: string;
@@ -29,7 +31,35 @@ function toEvent(r: Row): Event {
   };
 }
 
-/** The audit log: its SQL in one place. One row per write, inserted in the write's own transaction. */
+/**
+ * Where an event stands in the order events were committed (docs/webhooks.md, "The event stream"): `seq` on SQLite,
+ * whose writes are serial; on PostgreSQL the writing transaction's id first (`tx`), then `seq`.
+ */
+export interface StreamPosition {
+  tx: string | null;
+  seq: number;
+}
+
+/** An event with its place in the stream. */
+export interface StreamedEvent {
+  event: Event;
+  position: StreamPosition;
+}
+
+/** Leaves out, for a key restricted to some projects (`reach`), every event about a project outside them. */
+function reachClause(dialect: 'sqlite' | 'postgres'): string {
+  return `NOT EXISTS (SELECT 1 FROM event_projects ep WHERE ep.event_id = events.id AND ep.project_id NOT IN (SELECT value FROM ${jsonStrings(dialect, '?')}))`;
+}
+
+/** The body a webhook delivery of the event POSTs (docs/webhooks.md, "Payloads"). */
+export function webhookPayload(e: Event): string {
+  return JSON.stringify({ type: e.type, timestamp: e.createdAt, data: e });
+}
+
+/**
+ * The audit log: its SQL in one place. One row per write, inserted in the write's own transaction, with the webhook
+ * deliveries it makes.
+ */
 export function eventsStore(q: Q, env: StoreEnv) {
   const { dialect } = env.sql;
   return {
@@ -41,6 +71,8 @@ export function eventsStore(q: Q, env: StoreEnv) {
       await q
         .insertInto('events')
         .values({
+          // PostgreSQL's identity column numbers it; SQLite's writes are serial, so the next number is the order.
+          ...(dialect === 'sqlite' && { seq: sql<number>`(SELECT coalesce(max(seq), 0) + 1 FROM events)` }),
           id: e.id,
           org_id: e.organizationId,
           type: e.type,
@@ -53,6 +85,69 @@ export function eventsStore(q: Q, env: StoreEnv) {
           created_at: e.createdAt,
         })
         .execute();
+      await webhooksStore(q, env).fanOut({
+        orgId: e.organizationId,
+        eventId: e.id,
+        type: e.type,
+        payload: webhookPayload(e),
+        now: e.createdAt,
+      });
+    },
+    /** Where the organization's event stands in the stream, or undefined when it has no such event. */
+    position: async (orgId: string, id: string): Promise<StreamPosition | undefined> => {
+      const r = await q
+        .selectFrom('events')
+        .select(['seq'])
+        .$if(dialect === 'postgres', (s) => s.select(sql<string>`tx::text`.as('tx')))
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!r) return undefined;
+      return { tx: (r as { tx?: string }).tx ?? null, seq: Number(r.seq) };
+    },
+    /**
+     * The stream's "now": every event after it is new. On PostgreSQL, the oldest transaction still running: what it
+     * and later ones write comes after (an event committed a moment ago by a later one may come once more than asked).
+     */
+    now: async (): Promise<StreamPosition> => {
+      if (dialect === 'sqlite') {
+        const r = await q
+          .selectFrom('events')
+          .select((eb) => eb.fn.max('seq').as('seq'))
+          .executeTakeFirst();
+        return { tx: null, seq: Number(r?.seq ?? 0) };
+      }
+      const r = await sql<{ tx: string }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS tx`.execute(q);
+      return { tx: r.rows[0]?.tx ?? '0', seq: 0 };
+    },
+    /**
+     * The organization's events after `from`, in the stream's order, at most `limit`. On PostgreSQL only those of
+     * transactions older than every one still running: a later read can never find an event before the last one read.
+     */
+    after: async (
+      orgId: string,
+      from: StreamPosition,
+      limit: number,
+      reach: readonly string[] | null,
+    ): Promise<StreamedEvent[]> => {
+      const where = ['org_id = ?'];
+      const params: unknown[] = [orgId];
+      if (dialect === 'sqlite') {
+        where.push('seq > ?');
+        params.push(from.seq);
+      } else {
+        where.push('(tx, seq) > (CAST(? AS xid8), ?)', 'tx < pg_snapshot_xmin(pg_current_snapshot())');
+        params.push(from.tx ?? '0', from.seq);
+      }
+      if (reach !== null) {
+        where.push(reachClause(dialect));
+        params.push(JSON.stringify(reach));
+      }
+      const order = dialect === 'sqlite' ? 'seq' : 'tx, seq';
+      const columns = dialect === 'sqlite' ? '*' : '*, CAST(tx AS text) AS tx_text';
+      const text = `SELECT ${columns} FROM events WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${Math.floor(limit)}`;
+      const rows = await withParams<Row & { seq: number | string; tx_text?: string }>(text, params).execute(q);
+      return rows.rows.map((r) => ({ event: toEvent(r), position: { tx: r.tx_text ?? null, seq: Number(r.seq) } }));
     },
     /**
      * Newest first; filters `type` and `since` (inclusive). `reach` (a key restricted to some projects) leaves out
@@ -69,9 +164,7 @@ export function eventsStore(q: Q, env: StoreEnv) {
       const params: unknown[] = [orgId];
       if (reach !== null) {
         // The project ids as one JSON parameter.
-        where.push(
-          `NOT EXISTS (SELECT 1 FROM event_projects ep WHERE ep.event_id = events.id AND ep.project_id NOT IN (SELECT value FROM ${jsonStrings(dialect, '?')}))`,
-        );
+        where.push(reachClause(dialect));
         params.push(JSON.stringify(reach));
       }
       if (f.type) {

@@ -13,6 +13,7 @@ import { ssoStore } from './sso.js';
 import { ssoSignInStore } from './sso-sign-in.js';
 import { teamsStore } from './teams.js';
 import { usersStore } from './users.js';
+import { webhooksStore } from './webhooks.js';
 
 const FACTORIES = {
   organizations: organizationsStore,
@@ -24,6 +25,7 @@ const FACTORIES = {
   sessions: sessionsStore,
   apiKeys: apiKeysStore,
   events: eventsStore,
+  webhooks: webhooksStore,
   sso: ssoStore,
   domains: domainsStore,
   scim: scimStore,

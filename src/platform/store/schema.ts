@@ -107,6 +107,8 @@ export interface EventsTable {
   request_id: string | null;
   data: Generated<string>;
   created_at: string;
+  /** The order events were committed in (migration 13); PostgreSQL also orders by `tx` first. */
+  seq: Generated<number | null>;
 }
 
 export interface InvitationsTable {
@@ -192,6 +194,40 @@ export interface OutboxTable {
   lease_owner: string | null;
   last_error: string | null;
   failed_at: string | null;
+}
+
+export interface WebhooksTable {
+  id: string;
+  org_id: string;
+  url: string;
+  /** A JSON array of event types; `[]`: every type. */
+  events: string;
+  description: string | null;
+  enabled: number;
+  disabled_reason: string | null;
+  failing_since: string | null;
+  /** Sealed (secret-box.ts). */
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  type: string;
+  payload: string;
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  delivered_at: string | null;
+  failed_at: string | null;
+  created_at: string;
 }
 
 export interface ProjectMembersTable {
@@ -366,6 +402,8 @@ export interface Tables {
   org_users: OrgUsersTable;
   organizations: OrganizationsTable;
   outbox: OutboxTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   project_members: ProjectMembersTable;
   projects: ProjectsTable;
   refresh_tokens: RefreshTokensTable;

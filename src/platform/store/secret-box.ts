@@ -54,6 +54,8 @@ export const SEALED = {
   mailLinks: (id: string) => `outbox.links:${id}`,
   /** An imported Firebase scrypt hash: it carries the project's signer key, which must not sit in the database clear. */
   passwordHash: (userId: string) => `accounts.password_hash:${userId}`,
+  /** A webhook endpoint's signing secret (current or previous): every delivery is signed with it. */
+  webhookSecret: (webhookId: string) => `webhooks.secret:${webhookId}`,
 };
 
 /** The key file beside a database file. */

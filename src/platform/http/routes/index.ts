@@ -16,6 +16,7 @@ import { ssoRoutes } from './sso.js';
 import { ssoSignInRoutes } from './sso-sign-in.js';
 import { teamsRoutes } from './teams.js';
 import { userRoutes } from './users.js';
+import { webhooksRoutes } from './webhooks.js';
 
 /** Every route of the API, in the order the reference lists them: each endpoint of the contract with its handler. */
 export const ROUTES: readonly RouteDef[] = [
@@ -37,4 +38,5 @@ export const ROUTES: readonly RouteDef[] = [
   ...scimRoutes,
   ...scimProtocolRoutes,
   ...eventsRoutes,
+  ...webhooksRoutes,
 ];

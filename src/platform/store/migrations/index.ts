@@ -16,6 +16,8 @@ import { migration as pgScim } from './0011_scim.postgres.js';
 import { migration as scim } from './0011_scim.sqlite.js';
 import { migration as pgImportedPasswords } from './0012_imported_passwords.postgres.js';
 import { migration as importedPasswords } from './0012_imported_passwords.sqlite.js';
+import { migration as pgWebhooks } from './0013_webhooks.postgres.js';
+import { migration as webhooks } from './0013_webhooks.sqlite.js';
 import type { Migration, PgMigration } from './migration.js';
 
 export type { Migration, MigrationEnv, PgMigration } from './migration.js';
@@ -44,6 +46,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   domains,
   scim,
   importedPasswords,
+  webhooks,
 ];
 
 /**
@@ -57,6 +60,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pgDomains,
   pgScim,
   pgImportedPasswords,
+  pgWebhooks,
 ];
 
 /** The schema version this code reads and writes, on either dialect. */

@@ -1,0 +1,115 @@
+import type { Event } from '../../contract/events.js';
+import type { Ctx } from '../context.js';
+import { PlatformError } from '../errors.js';
+import type { StreamPosition } from '../store/events.js';
+
+// `GET /organizations/{orgId}/events/stream` (docs/webhooks.md, "The event stream"): the audit log as Server-Sent
+// Events, in commit order, resumable with `Last-Event-ID`.
+
+/** How often a quiet stream sends a comment, so that proxies and clients know it is alive. */
+export const HEARTBEAT_MS = 15_000;
+/**
+ * How long one connection streams before the server ends it (the client resumes with `Last-Event-ID`): a revoked key
+ * or an ended session stops reading within this, and a token never outlives its expiry on an open stream.
+ */
+export const STREAM_LIFETIME_MS = 10 * 60_000;
+/** The most events read at once. */
+const BATCH = 100;
+
+const encoder = new TextEncoder();
+
+/** One event as the stream writes it: `id`, `event`, `data` (JSON on one line). */
+function frame(e: Event): string {
+  return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+}
+
+/** What the stream needs of its platform: when it closes, and how often to look for new events. */
+export interface StreamSettings {
+  /** Aborted when the platform closes: every stream ends. */
+  signal: AbortSignal;
+  pollMs: number;
+}
+
+/**
+ * The organization's events after `lastEventId` (every one, `400` when it names no event of the organization), or
+ * from now on without it, as a stream of Server-Sent Events. A key restricted to some projects reads no event about
+ * another project.
+ */
+export async function streamEvents(
+  ctx: Ctx,
+  orgId: string,
+  lastEventId: string | null,
+): Promise<ReadableStream<Uint8Array>> {
+  let from: StreamPosition | undefined;
+  if (lastEventId !== null && lastEventId !== '') {
+    from = await ctx.stores.events.position(orgId, lastEventId);
+    if (!from) {
+      throw new PlatformError('invalid_request', 'Last-Event-ID: no event of this organization has this id', {
+        details: [{ field: 'Last-Event-ID', message: 'no event of this organization has this id' }],
+      });
+    }
+  } else {
+    from = await ctx.stores.events.now();
+  }
+  const position: StreamPosition = from;
+  const reach = ctx.principal.projectIds;
+  const { signal, pollMs } = ctx.streams;
+  const started = ctx.clock().getTime();
+  const expiry = ctx.principal.expiresAt ? Date.parse(ctx.principal.expiresAt) : Number.POSITIVE_INFINITY;
+  const endAt = Math.min(started + STREAM_LIFETIME_MS, expiry);
+  let lastWrite = Date.now();
+  let cancelled = false;
+  let wake = () => {};
+  const stop = () => {
+    cancelled = true;
+    wake();
+  };
+  signal.addEventListener('abort', stop, { once: true });
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      // The client's reconnection delay, and something to read at once: the headers and this go out together.
+      controller.enqueue(encoder.encode('retry: 1000\n\n'));
+    },
+    async pull(controller) {
+      try {
+        for (;;) {
+          if (cancelled || ctx.clock().getTime() >= endAt) {
+            signal.removeEventListener('abort', stop);
+            controller.close();
+            return;
+          }
+          const batch = await ctx.stores.events.after(orgId, position, BATCH, reach);
+          if (batch.length > 0) {
+            const last = batch[batch.length - 1];
+            if (last) Object.assign(position, last.position);
+            controller.enqueue(encoder.encode(batch.map((b) => frame(b.event)).join('')));
+            lastWrite = Date.now();
+            return;
+          }
+          if (Date.now() - lastWrite >= HEARTBEAT_MS) {
+            controller.enqueue(encoder.encode(': keep-alive\n\n'));
+            lastWrite = Date.now();
+            return;
+          }
+          await sleep(pollMs);
+        }
+      } catch (err) {
+        signal.removeEventListener('abort', stop);
+        controller.error(err);
+      }
+    },
+    cancel() {
+      signal.removeEventListener('abort', stop);
+      stop();
+    },
+  });
+}

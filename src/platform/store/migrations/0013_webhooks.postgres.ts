@@ -1,0 +1,52 @@
+import type { PgMigration } from './migration.js';
+
+/**
+ * Migration 13 on PostgreSQL: webhooks and the event stream, as SQLite's migration 13. Events are ordered for the
+ * stream by the transaction that wrote them (`tx`, `pg_current_xact_id()`) and then `seq`: a stream reads only events
+ * of transactions older than every one still running (`pg_snapshot_xmin`), so that an event committed late by a
+ * transaction begun early is never passed over (store/events.ts).
+ */
+export const migration: PgMigration = {
+  version: 13,
+  name: 'webhooks',
+  sql: `
+CREATE TABLE webhooks (
+  id text COLLATE "C" PRIMARY KEY,
+  org_id text COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  url text NOT NULL,
+  events text NOT NULL DEFAULT '[]',
+  description text,
+  enabled integer NOT NULL DEFAULT 1,
+  disabled_reason text,
+  failing_since text COLLATE "C",
+  secret text NOT NULL,
+  previous_secret text,
+  previous_secret_expires_at text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text COLLATE "C" NOT NULL
+);
+CREATE INDEX webhooks_org ON webhooks (org_id, created_at, id);
+
+CREATE TABLE webhook_deliveries (
+  id text COLLATE "C" PRIMARY KEY,
+  webhook_id text COLLATE "C" NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+  event_id text COLLATE "C" NOT NULL,
+  type text COLLATE "C" NOT NULL,
+  payload text NOT NULL,
+  attempts integer NOT NULL DEFAULT 0,
+  next_attempt_at text COLLATE "C",
+  lease_owner text COLLATE "C",
+  last_status_code integer,
+  last_error text,
+  delivered_at text COLLATE "C",
+  failed_at text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at, id);
+
+ALTER TABLE events ADD COLUMN tx xid8 NOT NULL DEFAULT pg_current_xact_id();
+ALTER TABLE events ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
+CREATE INDEX events_stream ON events (org_id, tx, seq);
+`,
+};

@@ -1,0 +1,392 @@
+import { type Selectable, sql } from 'kysely';
+import type { DeliveryStatus } from '../../contract/webhooks.js';
+import { jsonStrings } from './dialects.js';
+import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
+import type { WebhookDeliveriesTable, WebhooksTable } from './schema.js';
+import { SEALED } from './secret-box.js';
+import type { Q, StoreEnv } from './sql.js';
+
+/** A webhook endpoint as stored, its secrets opened. */
+export interface StoredWebhook {
+  id: string;
+  organizationId: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  enabled: boolean;
+  disabledReason: string | null;
+  failingSince: string | null;
+  secret: string;
+  previousSecret: string | null;
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A delivery as stored. */
+export interface StoredDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  type: string;
+  status: DeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+/** A delivery a server has claimed, with what it needs to send it: the body, the endpoint and its secrets. */
+export interface ClaimedDelivery {
+  id: string;
+  eventId: string;
+  payload: string;
+  /** Which attempt this is (1 for the first): with the sender's id, the claim that may report back. */
+  attempt: number;
+  createdAt: string;
+  webhook: Pick<StoredWebhook, 'id' | 'organizationId' | 'url' | 'failingSince'> & { secrets: string[] };
+}
+
+/** The claim a report must still hold: the same sender, the same attempt. */
+export interface DeliveryClaim {
+  id: string;
+  owner: string;
+  attempt: number;
+}
+
+type WebhookRow = Selectable<WebhooksTable>;
+type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+function statusOf(r: Pick<DeliveryRow, 'delivered_at' | 'failed_at'>): DeliveryStatus {
+  return r.delivered_at ? 'delivered' : r.failed_at ? 'failed' : 'pending';
+}
+
+function toDelivery(r: DeliveryRow): StoredDelivery {
+  return {
+    id: r.id,
+    webhookId: r.webhook_id,
+    eventId: r.event_id,
+    type: r.type,
+    status: statusOf(r),
+    attempts: Number(r.attempts),
+    lastStatusCode: r.last_status_code === null ? null : Number(r.last_status_code),
+    lastError: r.last_error,
+    // A claimed delivery's lease end is no scheduled attempt.
+    nextAttemptAt: r.lease_owner ? null : r.next_attempt_at,
+    createdAt: r.created_at,
+    deliveredAt: r.delivered_at,
+  };
+}
+
+/** A random delivery id made by the database itself, for the deliveries one event fans out to. */
+function randomId(dialect: 'sqlite' | 'postgres'): string {
+  return dialect === 'sqlite'
+    ? `'dlv_' || lower(hex(randomblob(10)))`
+    : `'dlv_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 20)`;
+}
+
+/**
+ * Webhook endpoints and their deliveries (docs/webhooks.md): their SQL in one place. Secrets are sealed at rest
+ * (they sign every delivery, so they are read back). Deliveries are claimed with a lease, as the mail outbox's are
+ * (store/outbox.ts): a server gone leaves them to another after the lease; on PostgreSQL, `SKIP LOCKED` hands each
+ * to one server.
+ */
+export function webhooksStore(q: Q, env: StoreEnv) {
+  const { secrets } = env;
+  const { dialect } = env.sql;
+  const seal = (id: string, secret: string) => secrets.seal(secret, SEALED.webhookSecret(id));
+  const open = (id: string, sealed: string) => secrets.open(sealed, SEALED.webhookSecret(id));
+  const toWebhook = (r: WebhookRow): StoredWebhook => ({
+    id: r.id,
+    organizationId: r.org_id,
+    url: r.url,
+    events: JSON.parse(r.events) as string[],
+    description: r.description,
+    enabled: Number(r.enabled) === 1,
+    disabledReason: r.disabled_reason,
+    failingSince: r.failing_since,
+    secret: open(r.id, r.secret),
+    previousSecret: r.previous_secret === null ? null : open(r.id, r.previous_secret),
+    previousSecretExpiresAt: r.previous_secret_expires_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
+  const ours = (c: DeliveryClaim) =>
+    q
+      .updateTable('webhook_deliveries')
+      .where('id', '=', c.id)
+      .where('lease_owner', '=', c.owner)
+      .where('attempts', '=', c.attempt);
+
+  return {
+    /** The organization's endpoints, oldest first. */
+    list: async (orgId: string): Promise<StoredWebhook[]> => {
+      const rows = await q
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map(toWebhook);
+    },
+    count: async (orgId: string): Promise<number> => {
+      const r = await q
+        .selectFrom('webhooks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('org_id', '=', orgId)
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+    /** The organization's endpoint by id, or undefined (another organization's is undefined too). */
+    get: async (orgId: string, id: string): Promise<StoredWebhook | undefined> => {
+      const r = await q
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return r && toWebhook(r);
+    },
+    insert: async (w: StoredWebhook): Promise<void> => {
+      await q
+        .insertInto('webhooks')
+        .values({
+          id: w.id,
+          org_id: w.organizationId,
+          url: w.url,
+          events: JSON.stringify(w.events),
+          description: w.description,
+          enabled: w.enabled ? 1 : 0,
+          disabled_reason: w.disabledReason,
+          failing_since: w.failingSince,
+          secret: seal(w.id, w.secret),
+          previous_secret: w.previousSecret === null ? null : seal(w.id, w.previousSecret),
+          previous_secret_expires_at: w.previousSecretExpiresAt,
+          created_at: w.createdAt,
+          updated_at: w.updatedAt,
+        })
+        .execute();
+    },
+    /** Writes an endpoint's fields back (its id and organization never change). */
+    save: async (w: StoredWebhook): Promise<void> => {
+      await q
+        .updateTable('webhooks')
+        .set({
+          url: w.url,
+          events: JSON.stringify(w.events),
+          description: w.description,
+          enabled: w.enabled ? 1 : 0,
+          disabled_reason: w.disabledReason,
+          failing_since: w.failingSince,
+          secret: seal(w.id, w.secret),
+          previous_secret: w.previousSecret === null ? null : seal(w.id, w.previousSecret),
+          previous_secret_expires_at: w.previousSecretExpiresAt,
+          updated_at: w.updatedAt,
+        })
+        .where('id', '=', w.id)
+        .execute();
+    },
+    /** Removes an endpoint and its deliveries. False when the organization has no such endpoint. */
+    delete: async (orgId: string, id: string): Promise<boolean> => {
+      await q.deleteFrom('webhook_deliveries').where('webhook_id', '=', id).execute();
+      const r = await q.deleteFrom('webhooks').where('org_id', '=', orgId).where('id', '=', id).executeTakeFirst();
+      return Number(r.numDeletedRows) > 0;
+    },
+    /**
+     * Queues the event for every enabled endpoint of its organization that selects its type, in the caller's
+     * transaction (the one logging the event): one statement, nothing read back.
+     */
+    fanOut: async (e: { orgId: string; eventId: string; type: string; payload: string; now: string }) => {
+      await sql`
+        INSERT INTO webhook_deliveries (id, webhook_id, event_id, type, payload, attempts, next_attempt_at, created_at)
+        SELECT ${sql.raw(randomId(dialect))}, w.id, ${e.eventId}, ${e.type}, ${e.payload}, 0, ${e.now}, ${e.now}
+        FROM webhooks w
+        WHERE w.org_id = ${e.orgId} AND w.enabled = 1
+          AND (w.events = '[]' OR EXISTS (SELECT 1 FROM ${sql.raw(jsonStrings(dialect, 'w.events'))}
+            WHERE value = ${e.type}))`.execute(q);
+    },
+    /** Queues one delivery (a test event): due now. */
+    insertDelivery: async (d: {
+      id: string;
+      webhookId: string;
+      eventId: string;
+      type: string;
+      payload: string;
+      now: string;
+    }) => {
+      await q
+        .insertInto('webhook_deliveries')
+        .values({
+          id: d.id,
+          webhook_id: d.webhookId,
+          event_id: d.eventId,
+          type: d.type,
+          payload: d.payload,
+          attempts: 0,
+          next_attempt_at: d.now,
+          created_at: d.now,
+        })
+        .execute();
+    },
+    /** One delivery of the endpoint, or undefined. */
+    delivery: async (webhookId: string, id: string): Promise<StoredDelivery | undefined> => {
+      const r = await q
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('webhook_id', '=', webhookId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return r && toDelivery(r);
+    },
+    /** The endpoint's deliveries, newest first; filter `status`. */
+    deliveries: async (
+      webhookId: string,
+      listing: Listing,
+      status: DeliveryStatus | undefined,
+      next: (p: SortPosition) => string,
+    ) => {
+      const where = ['webhook_id = ?'];
+      if (status === 'delivered') where.push('delivered_at IS NOT NULL');
+      if (status === 'failed') where.push('failed_at IS NOT NULL');
+      if (status === 'pending') where.push('delivered_at IS NULL AND failed_at IS NULL');
+      const spec = newestFirst('webhook_deliveries', where, [webhookId]);
+      const { rows, pagination } = await runList<DeliveryRow>(q, spec, listing, next);
+      return { data: rows.map(toDelivery), pagination };
+    },
+    /**
+     * Makes a pending or failed delivery due now (a manual retry): a failed one gets its schedule back. False when it
+     * was delivered meanwhile.
+     */
+    dueNow: async (id: string, now: string): Promise<boolean> => {
+      const r = await q
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: now, lease_owner: null, failed_at: null })
+        .where('id', '=', id)
+        .where('delivered_at', 'is', null)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+    /**
+     * Claims up to `limit` due deliveries of enabled endpoints for `owner` until `leaseUntil`, oldest due first, and
+     * counts the attempt. A delivery another server claimed since the subquery read it is due no longer, and is left
+     * alone; on PostgreSQL the subquery skips rows another server is claiming.
+     */
+    claim: async (c: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<ClaimedDelivery[]> => {
+      const rows = await q
+        .updateTable('webhook_deliveries')
+        .set((eb) => ({ attempts: eb('attempts', '+', 1), lease_owner: c.owner, next_attempt_at: c.leaseUntil }))
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('webhook_deliveries as d')
+            .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+            .select('d.id')
+            .where('w.enabled', '=', 1)
+            .where('d.next_attempt_at', 'is not', null)
+            .where('d.next_attempt_at', '<=', c.now)
+            .orderBy('d.next_attempt_at')
+            .orderBy('d.id')
+            .limit(c.limit)
+            .$if(dialect === 'postgres', (s) => s.forUpdate('d').skipLocked()),
+        )
+        .where('next_attempt_at', 'is not', null)
+        .where('next_attempt_at', '<=', c.now)
+        .returning(['id', 'webhook_id', 'event_id', 'payload', 'attempts', 'created_at'])
+        .execute();
+      if (rows.length === 0) return [];
+      const hooks = await q
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('id', 'in', [...new Set(rows.map((r) => r.webhook_id))])
+        .execute();
+      const byId = new Map(hooks.map((h) => [h.id, toWebhook(h)]));
+      const claimed: ClaimedDelivery[] = [];
+      for (const r of rows) {
+        const w = byId.get(r.webhook_id);
+        if (!w) continue; // removed meanwhile: its deliveries went with it
+        const current = [w.secret];
+        if (w.previousSecret && w.previousSecretExpiresAt && w.previousSecretExpiresAt > c.now) {
+          current.push(w.previousSecret);
+        }
+        claimed.push({
+          id: r.id,
+          eventId: r.event_id,
+          payload: r.payload,
+          attempt: Number(r.attempts),
+          createdAt: r.created_at,
+          webhook: {
+            id: w.id,
+            organizationId: w.organizationId,
+            url: w.url,
+            failingSince: w.failingSince,
+            secrets: current,
+          },
+        });
+      }
+      return claimed;
+    },
+    /** The endpoint answered `2xx`: delivered, whoever holds the delivery now; the endpoint is failing no more. */
+    delivered: async (c: DeliveryClaim & { webhookId: string; now: string; statusCode: number }): Promise<void> => {
+      await q
+        .updateTable('webhook_deliveries')
+        .set({
+          delivered_at: c.now,
+          failed_at: null,
+          next_attempt_at: null,
+          lease_owner: null,
+          last_status_code: c.statusCode,
+          last_error: null,
+        })
+        .where('id', '=', c.id)
+        .where('delivered_at', 'is', null)
+        .execute();
+      await q.updateTable('webhooks').set({ failing_since: null }).where('id', '=', c.webhookId).execute();
+    },
+    /**
+     * The attempt failed: due again at `at`, or (`at` null) given up. The endpoint is failing since its first failure
+     * after a success. False when the claim was no longer the delivery's (its lease had ended).
+     */
+    failed: async (
+      c: DeliveryClaim & {
+        webhookId: string;
+        now: string;
+        at: string | null;
+        statusCode: number | null;
+        error: string;
+      },
+    ): Promise<boolean> => {
+      const r = await ours(c)
+        .set({
+          next_attempt_at: c.at,
+          failed_at: c.at === null ? c.now : null,
+          lease_owner: null,
+          last_status_code: c.statusCode,
+          last_error: c.error,
+        })
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
+      await q
+        .updateTable('webhooks')
+        .set({ failing_since: c.now })
+        .where('id', '=', c.webhookId)
+        .where('failing_since', 'is', null)
+        .execute();
+      return true;
+    },
+    /**
+     * Disables an endpoint failing since before `before`: true when this call did (its caller records the event).
+     */
+    disableFailing: async (id: string, before: string, now: string, reason: string): Promise<boolean> => {
+      const r = await q
+        .updateTable('webhooks')
+        .set({ enabled: 0, disabled_reason: reason, updated_at: now })
+        .where('id', '=', id)
+        .where('enabled', '=', 1)
+        .where('failing_since', '<=', before)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
+    },
+  };
+}

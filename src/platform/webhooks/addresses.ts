@@ -1,0 +1,76 @@
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { isLoopback } from '../sso/fetch.js';
+
+// Where webhooks may be sent (docs/webhooks.md, "Endpoint addresses"): `https`, or `http` to this machine; at delivery,
+// never to a private or link-local address unless `plat serve --allow-private-webhooks` — checked on the addresses the
+// connection really uses, so that a name cannot point elsewhere between the check and the request.
+
+/** Why an address was refused: said to the caller (`422` naming `url`) or recorded on the delivery. */
+export class AddressError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AddressError';
+  }
+}
+
+/** Ranges no webhook goes to without `--allow-private-webhooks`: private, shared, link-local, unspecified. */
+const PRIVATE = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  PRIVATE.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  PRIVATE.addSubnet(net, prefix, 'ipv6');
+}
+
+/** Whether an address (v4 or v6) is this machine's loopback. */
+function loopbackAddress(address: string): boolean {
+  return isIP(address) === 4 ? address.startsWith('127.') : address === '::1';
+}
+
+/** Whether an address may receive webhooks: loopback always, private ranges only when allowed. */
+export function addressAllowed(address: string, allowPrivate: boolean): boolean {
+  if (loopbackAddress(address)) return true;
+  const mapped = address.toLowerCase().startsWith('::ffff:') ? address.slice(7) : address;
+  if (isIP(mapped) === 4 && mapped !== address) return addressAllowed(mapped, allowPrivate);
+  const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+  return allowPrivate || !PRIVATE.check(address, family);
+}
+
+/**
+ * A webhook URL as given to create or change an endpoint: absolute, `https`, or `http` to this machine — a name only
+ * when every address it resolves to is loopback; no user name or password. Returns it normalised.
+ */
+export async function checkWebhookUrl(raw: string): Promise<string> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AddressError('is not a URL');
+  }
+  if (url.username || url.password) throw new AddressError('must not carry a user name or password');
+  if (url.protocol === 'https:') return url.href;
+  if (url.protocol !== 'http:') throw new AddressError('must be https (plain http only to this machine)');
+  if (isLoopback(url.hostname)) return url.href;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) === 0) {
+    const found = await lookup(host, { all: true }).catch(() => []);
+    if (found.length > 0 && found.every((a) => loopbackAddress(a.address))) return url.href;
+  }
+  throw new AddressError('must be https (plain http only to this machine: localhost, 127.0.0.1, ::1)');
+}

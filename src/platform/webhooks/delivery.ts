@@ -1,0 +1,275 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { Agent, request } from 'undici';
+import { signedHeaders } from '../../contract/webhook-signature.js';
+import { DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from '../../contract/webhooks.js';
+import { type Clock, randomBase62 } from '../clock.js';
+import type { BaseCtx } from '../context.js';
+import { audit } from '../operations/auth.js';
+import { isLoopback } from '../sso/fetch.js';
+import type { ClaimedDelivery } from '../store/webhooks.js';
+import { addressAllowed } from './addresses.js';
+
+/** How `plat serve` delivers webhooks (docs/webhooks.md). */
+export interface WebhookDeliveryOptions {
+  /** Sends to private and link-local addresses too (`plat serve --allow-private-webhooks`). */
+  allowPrivate?: boolean;
+  /** How many deliveries are in flight at once. */
+  concurrency?: number;
+  /** How often the queue is read while nothing is due. */
+  pollMs?: number;
+  /** How long a claim holds a delivery: a server gone meanwhile leaves it to another one after this. */
+  leaseMs?: number;
+  /** How long an endpoint has to answer. */
+  timeoutMs?: number;
+  /** The waits between attempts (Standard Webhooks' schedule unless tests shorten it). */
+  schedule?: readonly number[];
+  /** How long `stop()` lets deliveries in flight finish before it abandons them to their leases. */
+  stopGraceMs?: number;
+}
+
+export const WEBHOOK_DEFAULTS = {
+  concurrency: 8,
+  pollMs: 500,
+  leaseMs: 60_000,
+  timeoutMs: 10_000,
+  stopGraceMs: 5_000,
+};
+
+/** A running delivery. */
+export interface WebhookDelivery {
+  stop(): Promise<void>;
+}
+
+/** What one attempt came to: the endpoint's status, or why there was none. */
+type Outcome = { ok: boolean; statusCode: number | null; error: string | null };
+
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * A DNS lookup that refuses every address a webhook may not go to: the connection is made to what it answers, so a
+ * name cannot resolve to an allowed address for a check and to another for the request.
+ */
+function guardedLookup(allowPrivate: boolean) {
+  return (
+    hostname: string,
+    options: object,
+    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, []);
+      const allowed = addresses.filter((a) => addressAllowed(a.address, allowPrivate));
+      if (allowed.length === 0) {
+        const refused = Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' });
+        return callback(refused, []);
+      }
+      if ((options as { all?: boolean }).all) return callback(null, allowed);
+      const first = allowed[0] as LookupAddress;
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+/**
+ * Why the URL may not be sent to now, or null: plain http only to this machine (a name only while it resolves to
+ * loopback alone); an address literal checked as such (the guarded lookup checks names as they are connected to).
+ */
+async function refusal(url: URL, allowPrivate: boolean): Promise<string | null> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    if (isIP(host) !== 0) return 'plain http goes only to this machine';
+    const found = await lookup(host, { all: true }).catch(() => []);
+    if (!found.every((a) => isLoopback(a.address))) return `plain http goes only to this machine; ${host} is not`;
+  }
+  if (isIP(host) !== 0 && !addressAllowed(host, allowPrivate)) {
+    return `${host} is a private address (plat serve --allow-private-webhooks sends there)`;
+  }
+  return null;
+}
+
+/**
+ * Delivers webhooks in the background: claims due deliveries, POSTs each signed body, and records how it went —
+ * delivered on a `2xx` within the time limit; else due again after the schedule's next wait, or failed after its last.
+ * An endpoint failing every attempt for 5 days is disabled (event `webhook.disabled`). Everything is in the database:
+ * another server, or this one restarted, takes over where it stopped (at least once: a delivery whose answer came but
+ * was not recorded is sent again).
+ */
+export function startWebhookDelivery(
+  base: () => BaseCtx,
+  log: (line: string) => void,
+  opts: WebhookDeliveryOptions = {},
+): WebhookDelivery {
+  const ctx = base();
+  const clock: Clock = ctx.clock;
+  const allowPrivate = opts.allowPrivate ?? false;
+  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? WEBHOOK_DEFAULTS.concurrency));
+  const pollMs = opts.pollMs ?? WEBHOOK_DEFAULTS.pollMs;
+  const leaseMs = opts.leaseMs ?? WEBHOOK_DEFAULTS.leaseMs;
+  const timeoutMs = opts.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
+  const schedule = opts.schedule ?? RETRY_SCHEDULE_MS;
+  const stopGraceMs = opts.stopGraceMs ?? WEBHOOK_DEFAULTS.stopGraceMs;
+  const owner = `webhooks_${randomBase62(16)}`;
+  const agent = new Agent({ connect: { lookup: guardedLookup(allowPrivate) }, keepAliveTimeout: 4_000 });
+  const inFlight = new Set<Promise<void>>();
+  const abort = new AbortController();
+  let stopping = false;
+  let abandoned = false;
+  let wake = () => {};
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  const send = async (d: ClaimedDelivery): Promise<Outcome> => {
+    let url: URL;
+    try {
+      url = new URL(d.webhook.url);
+    } catch {
+      return { ok: false, statusCode: null, error: 'the endpoint URL is not a URL' };
+    }
+    const refused = await refusal(url, allowPrivate);
+    if (refused) return { ok: false, statusCode: null, error: refused };
+    const timestamp = Math.floor(clock().getTime() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'plat-webhooks',
+      ...signedHeaders(d.webhook.secrets, d.eventId, timestamp, d.payload),
+    };
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers,
+        body: d.payload,
+        dispatcher: agent,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.any([abort.signal, AbortSignal.timeout(timeoutMs)]),
+      } as Parameters<typeof request>[1]);
+      // Only the status matters: up to 64 KiB of the body are read and dropped (so the connection can be reused), the
+      // rest abandoned with it.
+      await res.body.dump({ limit: 64 * 1024 }).catch(() => {});
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      return { ok, statusCode: res.statusCode, error: ok ? null : `answered ${res.statusCode}` };
+    } catch (err) {
+      const e = err as Error & { code?: string; cause?: { code?: string } };
+      const code = e.code ?? e.cause?.code;
+      if (e.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT') {
+        return { ok: false, statusCode: null, error: `no answer within ${timeoutMs / 1000} s` };
+      }
+      if (code === 'EPRIVATE') {
+        return { ok: false, statusCode: null, error: `${url.hostname} resolves to a private address` };
+      }
+      return { ok: false, statusCode: null, error: `could not be reached${code ? ` (${code})` : ''}` };
+    }
+  };
+
+  /** Disables an endpoint failing for 5 days, recording the event, once (whichever server sees it first). */
+  const disableIfFailing = async (d: ClaimedDelivery, now: Date): Promise<void> => {
+    const since = d.webhook.failingSince;
+    if (!since || now.getTime() - Date.parse(since) < DISABLE_AFTER_MS) return;
+    const reason = `every attempt failed since ${since}`;
+    await ctx.tx(async (tx) => {
+      const before = new Date(now.getTime() - DISABLE_AFTER_MS).toISOString();
+      if (!(await tx.stores.webhooks.disableFailing(d.webhook.id, before, now.toISOString(), reason))) return;
+      await audit(
+        tx,
+        d.webhook.organizationId,
+        { type: 'system', id: 'webhooks' },
+        'webhook.disabled',
+        {
+          type: 'webhook',
+          id: d.webhook.id,
+        },
+        { url: d.webhook.url, reason, failingSince: since },
+      );
+    });
+    log(`webhook ${d.webhook.id}: disabled, ${reason}`);
+  };
+
+  const attempt = async (d: ClaimedDelivery): Promise<void> => {
+    const outcome = await send(d);
+    if (abandoned) return;
+    const now = clock();
+    const claim = { id: d.id, owner, attempt: d.attempt, webhookId: d.webhook.id, now: now.toISOString() };
+    if (outcome.ok) {
+      await ctx.stores.webhooks.delivered({ ...claim, statusCode: outcome.statusCode as number });
+      return;
+    }
+    const wait = schedule[d.attempt - 1];
+    const at = wait === undefined ? null : new Date(now.getTime() + wait).toISOString();
+    const error = outcome.error ?? 'failed';
+    if (await ctx.stores.webhooks.failed({ ...claim, at, statusCode: outcome.statusCode, error })) {
+      log(
+        `webhook delivery ${d.id} (${d.eventId}) to ${d.webhook.url}: attempt ${d.attempt} failed (${error}); ` +
+          (at ? `next at ${at}` : 'given up'),
+      );
+    }
+    await disableIfFailing(d, now);
+  };
+
+  const track = (d: ClaimedDelivery) => {
+    const p = attempt(d)
+      .catch((err: unknown) => {
+        if (!abandoned) log(`webhook delivery ${d.id}: could not record the attempt (${(err as Error).message})`);
+      })
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  };
+
+  const loop = async () => {
+    while (!stopping) {
+      await yieldToIo();
+      if (stopping) break;
+      const free = concurrency - inFlight.size;
+      if (free <= 0) {
+        await Promise.race(inFlight);
+        continue;
+      }
+      let claimed: ClaimedDelivery[] = [];
+      const now = clock();
+      try {
+        claimed = await ctx.stores.webhooks.claim({
+          owner,
+          now: now.toISOString(),
+          leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+          limit: free,
+        });
+      } catch (err) {
+        if (!stopping) log(`webhooks: could not read the deliveries (${(err as Error).message})`);
+      }
+      if (claimed.length === 0 && !stopping) await sleep(pollMs);
+      for (const d of claimed) track(d);
+    }
+  };
+
+  const running = loop();
+  let stopped: Promise<void> | undefined;
+  return {
+    stop: () => {
+      stopped ??= (async () => {
+        stopping = true;
+        wake();
+        let grace: NodeJS.Timeout | undefined;
+        const finished = await Promise.race([
+          running.then(() => Promise.all(inFlight)).then(() => true),
+          new Promise<false>((resolve) => {
+            grace = setTimeout(resolve, stopGraceMs, false);
+          }),
+        ]);
+        clearTimeout(grace);
+        if (!finished) {
+          abandoned = true;
+          abort.abort();
+        }
+        await agent.close().catch(() => {});
+      })();
+      return stopped;
+    },
+  };
+}
