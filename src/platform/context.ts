@@ -3,7 +3,6 @@ import type { OrgRole, Permission } from '../contract/permissions.js';
 import type { AuthSettings } from './auth/settings.js';
 import type { Clock, IdFactory } from './clock.js';
 import type { TxtLookup } from './dns.js';
-import type { StreamSettings } from './operations/event-stream.js';
 import type { Standing } from './store/api-keys.js';
 import type { Stores } from './store/index.js';
 import type { CursorCodec } from './store/paging.js';
@@ -17,6 +16,13 @@ export type FetchBindings = { incoming?: { socket?: { remoteAddress?: string } }
 
 /** `live` instances issue and accept only live keys, `sandbox` instances only test keys. */
 export type Mode = 'live' | 'sandbox';
+
+/** What event streams run by (operations/event-stream.ts): the platform's closing, how often they look for events. */
+export interface StreamSettings {
+  /** Aborted when the platform closes: every stream ends. */
+  signal: AbortSignal;
+  pollMs: number;
+}
 
 /** What every request can use, authenticated or not. */
 export interface BaseCtx {

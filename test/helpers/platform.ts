@@ -77,6 +77,13 @@ export async function send(
     if (!headers.has('content-type')) headers.set('Content-Type', 'application/json');
   }
   const res = await conformant(fetcher)(new Request(`${origin}/v2${path}`, { method, headers, body }));
+  // A stream (Server-Sent Events) never ends by itself: its first chunk is the body, then it is cancelled.
+  if (res.headers.get('content-type')?.startsWith('text/event-stream') && res.body) {
+    const reader = res.body.getReader();
+    const first = await reader.read();
+    await reader.cancel();
+    return { status: res.status, headers: res.headers, body: new TextDecoder().decode(first.value) };
+  }
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -24,6 +24,9 @@ export interface Fixture {
   /** A domain the organization claimed and verified (its operator vouched: no DNS here). */
   domainId: string;
   scimTokenId: string;
+  /** A webhook endpoint (to loopback: nothing is sent without a server) and a delivery of its test event. */
+  webhookId: string;
+  deliveryId: string;
 }
 
 type Caller = (method: string, path: string, opts?: { body?: unknown }) => Promise<Reply>;
@@ -89,6 +92,11 @@ export async function buildFixture(
     await call('POST', `/organizations/${orgId}/scim/tokens`, { body: { name: `${tag} directory` } }),
     'scim token',
   );
+  const webhook = ok(
+    await call('POST', `/organizations/${orgId}/webhooks`, { body: { url: 'http://127.0.0.1:9/hooks' } }),
+    'webhook',
+  );
+  const delivery = ok(await call('POST', `/webhooks/${webhook.id}/test`), 'webhook test');
   const sessionId = await createSession(t as never, invited.userId, { orgId });
   return {
     orgId,
@@ -104,6 +112,8 @@ export async function buildFixture(
     ssoTestId: ssoTest.id,
     domainId: domain.id,
     scimTokenId: scimToken.id,
+    webhookId: webhook.id,
+    deliveryId: delivery.id,
   };
 }
 
@@ -131,6 +141,8 @@ export const EXAMPLE_BODIES: Record<string, (f: Fixture) => unknown> = {
   'POST /organizations/{orgId}/api-keys': () => ({ name: 'ci', environment: 'live', permissions: ['projects:read'] }),
   'POST /organizations/{orgId}/domains': () => ({ domain: 'another.example.test' }),
   'POST /organizations/{orgId}/scim/tokens': () => ({ name: 'Entra ID' }),
+  'POST /organizations/{orgId}/webhooks': () => ({ url: 'https://hooks.example.test/plat', events: ['user.invited'] }),
+  'PATCH /webhooks/{webhookId}': () => ({ description: 'Billing', events: ['user.suspended'] }),
   // Uploaded metadata: a configuration the platform can check without fetching anything.
   'PUT /organizations/{orgId}/sso': () => ({
     protocol: 'saml',
@@ -154,6 +166,8 @@ export function pathFor(route: RouteDef, f: Fixture): string {
     testId: f.ssoTestId,
     domainId: f.domainId,
     tokenId: f.scimTokenId,
+    webhookId: f.webhookId,
+    deliveryId: f.deliveryId,
   };
   return route.path.replace(/\{([^}]+)\}/g, (_, p: string) => {
     const id = ids[p];

@@ -57,6 +57,9 @@ describe('bad input on every write route', () => {
         'POST /organizations/{orgId}/sso/refresh',
         'POST /organizations/{orgId}/sso/tests',
         'POST /domains/{domainId}/verify',
+        'POST /webhooks/{webhookId}/rotate-secret',
+        'POST /webhooks/{webhookId}/test',
+        'POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry',
       ].sort(),
     );
     expect(WRITE_ROUTES.every((r) => ['POST', 'PUT', 'PATCH'].includes(r.method))).toBe(true);

@@ -275,12 +275,55 @@ describe('secrets at rest', () => {
       ssoClientSecrets: [orgId],
       mails: 0,
       passwords: 0,
+      webhooks: 0,
     });
     expect(await baseOf(p).stores.sso.clientSecret(orgId)).toBeNull();
     expect(await baseOf(p).stores.sso.get(orgId)).toMatchObject({ clientSecretSet: false });
     expect(await signingKeys(baseOf(p), true)).toHaveLength(1);
     expect(existsSync(`${db}.key`)).toBe(true);
     expect(() => internalsOf(p).checkSecretKey()).not.toThrow();
+  });
+
+  it('keeps webhook secrets sealed; forget-secrets discards them and disables the endpoints until rotated', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'local.db');
+    const p = await platformAt(db);
+    const boot = await bootstrap(baseOf(p), { orgName: 'Acme', email: 'owner@acme.test' });
+    const call = (m: string, path: string, body?: unknown) =>
+      send(p.fetch, 'http://plat.test', boot.apiKey, m, path, { body });
+    const created = await call('POST', `/organizations/${boot.organizationId}/webhooks`, {
+      url: 'https://hooks.example.test/plat',
+    });
+    expect(created.status).toBe(201);
+    const secret = created.body.secret as string;
+    const rotated = await call('POST', `/webhooks/${created.body.id}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    const raw = new Database(db, { readonly: true });
+    const stored = raw.prepare('SELECT secret, previous_secret FROM webhooks').get() as Record<string, string>;
+    raw.close();
+    expect(stored.secret).toMatch(/^enc:v1:/);
+    expect(stored.previous_secret).toMatch(/^enc:v1:/);
+    for (const s of [secret, rotated.body.secret as string]) {
+      expect(onDisk(db).includes(s)).toBe(false);
+      expect(onDisk(db).includes(s.slice('whsec_'.length))).toBe(false);
+    }
+    // The key is lost: the secrets go, and the endpoint is disabled until a rotation gives it a new one.
+    for (const q of open.splice(0)) await q.close();
+    rmSync(`${db}.key`);
+    const after = await platformAt(db);
+    expect(await after.admin.forgetSecrets()).toMatchObject({ webhooks: 1 });
+    const again = (m: string, path: string, body?: unknown) =>
+      send(after.fetch, 'http://plat.test', boot.apiKey, m, path, { body });
+    const disabled = await again('GET', `/webhooks/${created.body.id}`);
+    expect(disabled.body).toMatchObject({ enabled: false, previousSecretExpiresAt: null });
+    expect(disabled.body.disabledReason).toMatch(/lost/);
+    expect((await again('PATCH', `/webhooks/${created.body.id}`, { enabled: true })).status).toBe(409);
+    const fresh = await again('POST', `/webhooks/${created.body.id}/rotate-secret`);
+    expect(fresh.body).toMatchObject({ previousSecretExpiresAt: null, secret: expect.stringMatching(/^whsec_/) });
+    expect((await again('PATCH', `/webhooks/${created.body.id}`, { enabled: true })).body).toMatchObject({
+      enabled: true,
+      disabledReason: null,
+    });
   });
 
   it('seals nothing more with another key than the one the database records', async () => {

@@ -232,7 +232,7 @@ const forgetSecrets = verb<Record<string, never>>({
     } finally {
       await platform.close();
     }
-    const { signingKeys, ssoClientSecrets, mails, passwords } = forgotten;
+    const { signingKeys, ssoClientSecrets, mails, passwords, webhooks } = forgotten;
     const sso = ssoClientSecrets.length
       ? ` Single sign-on of ${ssoClientSecrets.join(', ')} needs its client secret again: plat sso set … --client-secret-stdin.`
       : '';
@@ -244,6 +244,10 @@ const forgetSecrets = verb<Record<string, never>>({
         (passwords
           ? `, ${passwords} imported Firebase password ${passwords === 1 ? 'hash' : 'hashes'} cleared (those users ` +
             'need a new password: remove and invite them again)'
+          : '') +
+        (webhooks
+          ? `, ${webhooks} webhook ${webhooks === 1 ? "endpoint's" : "endpoints'"} secrets discarded (disabled: ` +
+            'plat webhooks rotate-secret, then plat webhooks update --enable)'
           : '') +
         `.${sso}`,
     );

@@ -23,13 +23,6 @@ function frame(e: Event): string {
   return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 }
 
-/** What the stream needs of its platform: when it closes, and how often to look for new events. */
-export interface StreamSettings {
-  /** Aborted when the platform closes: every stream ends. */
-  signal: AbortSignal;
-  pollMs: number;
-}
-
 /**
  * The organization's events after `lastEventId` (every one, `400` when it names no event of the organization), or
  * from now on without it, as a stream of Server-Sent Events. A key restricted to some projects reads no event about

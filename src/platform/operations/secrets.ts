@@ -10,14 +10,17 @@ export interface ForgottenSecrets {
   mails: number;
   /** Accounts whose imported Firebase hash is gone: they sign in again after a new password (a new invitation). */
   passwords: number;
+  /** Webhook endpoints whose signing secrets are gone: disabled until their secret is rotated and they are enabled. */
+  webhooks: number;
 }
 
 /**
  * The way out when the key the database's secrets were sealed with is lost (`plat local forget-secrets`): every
  * sealed secret is discarded — the signing keys retired (a new one, sealed with the key at hand, is made on first use),
  * the SSO client secrets cleared, the mails' text and links replaced by a note (invitations are resent to get new
- * links), the imported Firebase hashes cleared (those accounts have no password until they set one) — and the record of the old key with them. One transaction; an event per organization
- * whose client secret went.
+ * links), the imported Firebase hashes cleared (those accounts have no password until they set one), the webhook endpoints'
+ * secrets discarded and the endpoints disabled — and the record of the old key with them. One transaction; an event
+ * per organization whose client secret went.
  */
 export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecrets> {
   return base.tx(async (base) => {
@@ -26,6 +29,7 @@ export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecre
     const ssoClientSecrets = await base.stores.sso.forgetClientSecrets(now);
     const mails = await base.stores.outbox.forgetMails(now);
     const passwords = await base.stores.users.forgetSealedHashes(now);
+    const webhooks = await base.stores.webhooks.forgetSecrets(now);
     for (const orgId of ssoClientSecrets) {
       await base.stores.events.insert({
         id: base.ids('event'),
@@ -38,6 +42,6 @@ export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecre
         data: { clientSecretForgotten: true },
       });
     }
-    return { signingKeys, ssoClientSecrets, mails, passwords };
+    return { signingKeys, ssoClientSecrets, mails, passwords, webhooks };
   });
 }

@@ -116,6 +116,9 @@ export async function updateWebhook(ctx: Ctx, webhookId: string, input: WebhookU
     if (url !== undefined && url !== w.url) next.url = changed.url = url;
     if (input.events !== undefined) next.events = changed.events = distinct(input.events);
     if (input.description !== undefined) next.description = changed.description = input.description;
+    if (input.enabled === true && w.secret === '') {
+      throw conflict('this endpoint has no secret (it was sealed with a lost key): rotate its secret first');
+    }
     if (input.enabled !== undefined && input.enabled !== w.enabled) {
       next.enabled = changed.enabled = input.enabled;
       next.disabledReason = null;
@@ -146,8 +149,9 @@ export async function rotateWebhookSecret(ctx: Ctx, webhookId: string): Promise<
     const next: StoredWebhook = {
       ...w,
       secret: newSecret(),
-      previousSecret: w.secret,
-      previousSecretExpiresAt: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
+      // An endpoint whose secret was discarded (a lost key) has none to keep signing with.
+      previousSecret: w.secret === '' ? null : w.secret,
+      previousSecretExpiresAt: w.secret === '' ? null : new Date(now + ROTATION_OVERLAP_MS).toISOString(),
       updatedAt: new Date(now).toISOString(),
     };
     await ctx.stores.webhooks.save(next);

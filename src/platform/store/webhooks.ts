@@ -59,6 +59,12 @@ export interface DeliveryClaim {
 type WebhookRow = Selectable<WebhooksTable>;
 type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
+/** What a secret sealed with a lost key is replaced by (`plat local forget-secrets`): no secret at all. */
+const FORGOTTEN = 'forgotten';
+/** Why an endpoint whose secret was discarded is disabled. */
+export const SECRET_FORGOTTEN_REASON =
+  'its secret was sealed with a secret key that was lost (plat local forget-secrets): rotate its secret, then enable it';
+
 function statusOf(r: Pick<DeliveryRow, 'delivered_at' | 'failed_at'>): DeliveryStatus {
   return r.delivered_at ? 'delivered' : r.failed_at ? 'failed' : 'pending';
 }
@@ -80,13 +86,6 @@ function toDelivery(r: DeliveryRow): StoredDelivery {
   };
 }
 
-/** A random delivery id made by the database itself, for the deliveries one event fans out to. */
-function randomId(dialect: 'sqlite' | 'postgres'): string {
-  return dialect === 'sqlite'
-    ? `'dlv_' || lower(hex(randomblob(10)))`
-    : `'dlv_' || substr(replace(gen_random_uuid()::text, '-', ''), 1, 20)`;
-}
-
 /**
  * Webhook endpoints and their deliveries (docs/webhooks.md): their SQL in one place. Secrets are sealed at rest
  * (they sign every delivery, so they are read back). Deliveries are claimed with a lease, as the mail outbox's are
@@ -97,7 +96,9 @@ export function webhooksStore(q: Q, env: StoreEnv) {
   const { secrets } = env;
   const { dialect } = env.sql;
   const seal = (id: string, secret: string) => secrets.seal(secret, SEALED.webhookSecret(id));
-  const open = (id: string, sealed: string) => secrets.open(sealed, SEALED.webhookSecret(id));
+  const openSealed = (id: string, sealed: string) => secrets.open(sealed, SEALED.webhookSecret(id));
+  // A secret discarded with a lost key (`forgetSecrets`) reads as '' until the endpoint's secret is rotated.
+  const open = (id: string, sealed: string) => (sealed === FORGOTTEN ? '' : openSealed(id, sealed));
   const toWebhook = (r: WebhookRow): StoredWebhook => ({
     id: r.id,
     organizationId: r.org_id,
@@ -108,7 +109,7 @@ export function webhooksStore(q: Q, env: StoreEnv) {
     disabledReason: r.disabled_reason,
     failingSince: r.failing_since,
     secret: open(r.id, r.secret),
-    previousSecret: r.previous_secret === null ? null : open(r.id, r.previous_secret),
+    previousSecret: r.previous_secret === null ? null : open(r.id, r.previous_secret) || null,
     previousSecretExpiresAt: r.previous_secret_expires_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -197,12 +198,14 @@ export function webhooksStore(q: Q, env: StoreEnv) {
     },
     /**
      * Queues the event for every enabled endpoint of its organization that selects its type, in the caller's
-     * transaction (the one logging the event): one statement, nothing read back.
+     * transaction (the one logging the event): one statement, nothing read back. A delivery's id is made of the
+     * event's and the endpoint's (`dlv_<event><endpoint>`): one per pair, and the same in every run of a test.
      */
     fanOut: async (e: { orgId: string; eventId: string; type: string; payload: string; now: string }) => {
       await sql`
         INSERT INTO webhook_deliveries (id, webhook_id, event_id, type, payload, attempts, next_attempt_at, created_at)
-        SELECT ${sql.raw(randomId(dialect))}, w.id, ${e.eventId}, ${e.type}, ${e.payload}, 0, ${e.now}, ${e.now}
+        SELECT 'dlv_' || substr(${e.eventId}, 5) || substr(w.id, 4), w.id, ${e.eventId}, ${e.type}, ${e.payload}, 0,
+          ${e.now}, ${e.now}
         FROM webhooks w
         WHERE w.org_id = ${e.orgId} AND w.enabled = 1
           AND (w.events = '[]' OR EXISTS (SELECT 1 FROM ${sql.raw(jsonStrings(dialect, 'w.events'))}
@@ -374,6 +377,25 @@ export function webhooksStore(q: Q, env: StoreEnv) {
         .where('failing_since', 'is', null)
         .execute();
       return true;
+    },
+    /**
+     * Discards every endpoint's secrets (the key they were sealed with is lost: operations/secrets.ts) and disables
+     * the endpoints: nothing is signed again until a rotation gives each a new secret. Returns how many.
+     */
+    forgetSecrets: async (now: string): Promise<number> => {
+      const r = await q
+        .updateTable('webhooks')
+        .set({
+          secret: FORGOTTEN,
+          previous_secret: null,
+          previous_secret_expires_at: null,
+          enabled: 0,
+          disabled_reason: SECRET_FORGOTTEN_REASON,
+          updated_at: now,
+        })
+        .where('secret', '<>', FORGOTTEN)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows);
     },
     /**
      * Disables an endpoint failing since before `before`: true when this call did (its caller records the event).
