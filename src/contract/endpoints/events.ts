@@ -24,7 +24,8 @@ export const events = {
     operationId: 'streamEvents',
     summary: "Follow the organization's audit log as Server-Sent Events",
     description:
-      'Each event as `id: evt_…`, `event: <type>`, `data: <the event as JSON>`, in the order they were committed. ' +
+      'Each event as `id: evt_…`, `event: <type>`, `data: <the event as JSON>`, in the order they were written (on ' +
+      'PostgreSQL, by transaction). ' +
       'Without `Last-Event-ID`, only events from now on; with it, every event after that one (nothing missed, ' +
       'nothing twice; an id of no event of the organization is a `400`). A comment every 15 s keeps the connection ' +
       'open. A key restricted to some projects reads no event about another project, as in the events list.',

@@ -116,8 +116,9 @@ export const webhooks = {
     operationId: 'retryWebhookDelivery',
     summary: 'Attempt a pending or failed delivery now',
     description:
-      'A failed delivery gets one more attempt (and its retries after that, if it fails again). A delivered one is ' +
-      'a `409`; so is one on a disabled endpoint (enable it first).',
+      'A failed delivery gets one more attempt (if it fails too, it is `failed` again); a pending one is attempted ' +
+      'now and keeps the rest of its schedule. A delivered one is a `409`; so is one on a disabled endpoint (enable ' +
+      'it first).',
     tag,
     access: 'webhooks:write',
     params: deliveryParams,

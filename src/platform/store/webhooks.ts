@@ -260,8 +260,8 @@ export function webhooksStore(q: Q, env: StoreEnv) {
       return { data: rows.map(toDelivery), pagination };
     },
     /**
-     * Makes a pending or failed delivery due now (a manual retry): a failed one gets its schedule back. False when it
-     * was delivered meanwhile.
+     * Makes a pending or failed delivery due now (a manual retry): a failed one gets one more attempt (its schedule is
+     * spent, so failing again fails it). False when it was delivered meanwhile.
      */
     dueNow: async (id: string, now: string): Promise<boolean> => {
       const r = await q

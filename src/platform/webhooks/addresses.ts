@@ -14,9 +14,20 @@ export class AddressError extends Error {
   }
 }
 
-/** Ranges no webhook goes to without `--allow-private-webhooks`: private, shared, link-local, unspecified. */
-const PRIVATE = new BlockList();
-for (const [net, prefix] of [
+/**
+ * Ranges no webhook goes to without `--allow-private-webhooks`: private, shared, link-local, unspecified, multicast.
+ * Made on first use: a `BlockList` is a native handle, which the startup snapshot cannot hold.
+ */
+let privateRanges: BlockList | undefined;
+function privateList(): BlockList {
+  if (privateRanges) return privateRanges;
+  const list = new BlockList();
+  for (const [net, prefix] of V4_PRIVATE) list.addSubnet(net, prefix, 'ipv4');
+  for (const [net, prefix] of V6_PRIVATE) list.addSubnet(net, prefix, 'ipv6');
+  privateRanges = list;
+  return list;
+}
+const V4_PRIVATE = [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
   ['100.64.0.0', 10],
@@ -26,17 +37,13 @@ for (const [net, prefix] of [
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) {
-  PRIVATE.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
+] as const;
+const V6_PRIVATE = [
   ['::', 128],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-] as const) {
-  PRIVATE.addSubnet(net, prefix, 'ipv6');
-}
+] as const;
 
 /** Whether an address (v4 or v6) is this machine's loopback. */
 function loopbackAddress(address: string): boolean {
@@ -49,7 +56,7 @@ export function addressAllowed(address: string, allowPrivate: boolean): boolean 
   const mapped = address.toLowerCase().startsWith('::ffff:') ? address.slice(7) : address;
   if (isIP(mapped) === 4 && mapped !== address) return addressAllowed(mapped, allowPrivate);
   const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-  return allowPrivate || !PRIVATE.check(address, family);
+  return allowPrivate || !privateList().check(address, family);
 }
 
 /**
