@@ -1,3 +1,4 @@
+import { startClaimLoop } from '../claim-loop.js';
 import { type Clock, randomBase62 } from '../clock.js';
 import type { ClaimedMail, outboxStore } from '../store/outbox.js';
 import { formatMailFrom, type MailFrom, type SmtpTarget } from './settings.js';
@@ -72,7 +73,6 @@ function duration(ms: number): string {
   if (ms < 48 * 3600_000) return `${Math.round(ms / 3600_000)} hours`;
   return `${Math.round(ms / (24 * 3600_000))} days`;
 }
-const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Delivers the outbox over SMTP in the background: claims due mails (at most one per connection at a time), sends
@@ -94,23 +94,8 @@ export async function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): 
   const sender: SmtpSender = smtpSender(opts.smtp, opts.from, pace);
   const owner = `sender_${randomBase62(16)}`;
   const server = opts.smtp.display;
-  const inFlight = new Set<Promise<void>>();
-  const abort = new AbortController();
-  let stopping = false;
-  /** Once set, sends still in flight are left to their leases: nothing more is written. */
-  let abandoned = false;
-  let wake = () => {};
   let pauseMs = 0;
   let serverFailures = 0;
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
 
   const serverFailed = (error: string) => {
     serverFailures++;
@@ -121,7 +106,7 @@ export async function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): 
     }
   };
 
-  const attempt = async (mail: ClaimedMail): Promise<void> => {
+  const attempt = async (mail: ClaimedMail, abandoned: AbortSignal): Promise<void> => {
     const claim = { id: mail.id, owner, attempt: mail.attempt };
     const age = clock().getTime() - Date.parse(mail.createdAt);
     if (age > retry.maxAgeMs) {
@@ -132,8 +117,8 @@ export async function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): 
       }
       return;
     }
-    const outcome = await sender.send(mail, AbortSignal.any([abort.signal, AbortSignal.timeout(sendTimeoutMs)]));
-    if (abandoned) return;
+    const outcome = await sender.send(mail, AbortSignal.any([abandoned, AbortSignal.timeout(sendTimeoutMs)]));
+    if (abandoned.aborted) return;
     const now = clock();
     if (outcome.ok) {
       serverFailures = 0;
@@ -156,78 +141,44 @@ export async function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): 
     }
   };
 
-  const track = (mail: ClaimedMail) => {
-    const p = attempt(mail)
-      .catch((err: unknown) => {
-        // The database failing (busy past its timeout, closed under us): the lease brings the mail back.
-        if (!abandoned) log(`mail ${mail.id}: could not record the attempt (${(err as Error).message})`);
-      })
-      .finally(() => inFlight.delete(p));
-    inFlight.add(p);
-  };
-
-  const loop = async () => {
-    while (!stopping) {
-      // Lets requests in: a run of mails given up without a send would otherwise never leave the microtask queue.
-      await yieldToIo();
-      if (stopping) break;
-      if (pauseMs > 0) {
-        const ms = pauseMs;
-        pauseMs = 0;
-        await sleep(ms);
-        continue;
-      }
-      // While the server is failing, one mail at a time finds out whether it is back.
-      const free = (serverFailures > 0 ? 1 : pace.connections) - inFlight.size;
-      if (free <= 0) {
-        await Promise.race(inFlight);
-        continue;
-      }
-      let claimed: ClaimedMail[];
-      const now = clock();
-      try {
-        claimed = await outbox.claim({
-          owner,
-          now: now.toISOString(),
-          leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-          limit: free,
-        });
-      } catch (err) {
-        log(`mail: could not read the outbox (${(err as Error).message}); trying again in ${duration(pollMs)}`);
-        claimed = [];
-      }
-      // `stop()` may have come while the outbox was read: then end now, not after a poll's sleep.
-      if (claimed.length === 0 && !stopping) await sleep(pollMs);
-      for (const mail of claimed) track(mail);
-    }
-  };
-
   const waiting = await outbox.waiting();
   log(
     `Mail: sending the outbox through ${server} as ${formatMailFrom(opts.from)}, at most ${pace.perSecond} ` +
       `messages a second over ${pace.connections} ${pace.connections === 1 ? 'connection' : 'connections'} ` +
       `(${waiting} waiting).`,
   );
-  const running = loop();
+  const loop = startClaimLoop<ClaimedMail>({
+    claim: (limit) => {
+      const now = clock();
+      return outbox.claim({
+        owner,
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+        limit,
+      });
+    },
+    run: attempt,
+    // The database failing (busy past its timeout, closed under us): the lease brings the mail back.
+    failed: (mail, err) => log(`mail ${mail.id}: could not record the attempt (${(err as Error).message})`),
+    unreadable: (err) =>
+      log(`mail: could not read the outbox (${(err as Error).message}); trying again in ${duration(pollMs)}`),
+    // While the server is failing, one mail at a time finds out whether it is back.
+    slots: () => (serverFailures > 0 ? 1 : pace.connections),
+    pause: () => {
+      const ms = pauseMs;
+      pauseMs = 0;
+      return ms;
+    },
+    pollMs,
+    stopGraceMs,
+  });
   let stopped: Promise<void> | undefined;
   return {
     stop: () => {
       stopped ??= (async () => {
-        stopping = true;
-        wake();
-        let grace: NodeJS.Timeout | undefined;
-        const finished = await Promise.race([
-          // The loop first: what it claimed while `stop()` came is in flight once it has ended.
-          running.then(() => Promise.all(inFlight)).then(() => true),
-          new Promise<false>((resolve) => {
-            grace = setTimeout(resolve, stopGraceMs, false);
-          }),
-        ]);
-        clearTimeout(grace);
+        const { finished, abandoned } = await loop.stop();
         if (!finished) {
-          abandoned = true;
-          log(`mail: ${inFlight.size} in flight abandoned; another server takes them over in ${duration(leaseMs)}`);
-          abort.abort();
+          log(`mail: ${abandoned} in flight abandoned; another server takes them over in ${duration(leaseMs)}`);
         }
         sender.close(!finished);
       })();
