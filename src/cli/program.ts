@@ -76,7 +76,16 @@ export const NOUNS: readonly NounEntry[] = [
     load: () => import('./commands/domains.js'),
   },
   { name: 'keys', summary: 'API keys', load: () => import('./commands/keys.js') },
-  { name: 'events', summary: 'The audit log', load: () => import('./commands/events.js') },
+  {
+    name: 'events',
+    summary: 'The audit log: list it, tail it as it is written, forward it to a local URL',
+    load: () => import('./commands/events.js'),
+  },
+  {
+    name: 'webhooks',
+    summary: 'Webhook endpoints: events POSTed, signed, to your URLs; their deliveries',
+    load: () => import('./commands/webhooks.js'),
+  },
   { name: 'api', summary: 'Call any endpoint, raw JSON out', load: () => import('./commands/api.js') },
   {
     name: 'completion',

@@ -294,3 +294,58 @@ export const mailView: View = {
     created,
   ],
 };
+
+const webhookColumns: View['columns'] = [
+  col('ID', 'id'),
+  col('URL', 'url'),
+  { header: 'EVENTS', get: (r) => (r.events.length === 0 ? '*' : r.events) },
+  { header: 'STATUS', get: (r) => (r.enabled ? 'enabled' : 'disabled'), status: true },
+  col('DESCRIPTION', 'description'),
+];
+
+/** A webhook endpoint (never its secret): `*` for one that receives every event type. */
+export const webhookView: View = {
+  columns: [...webhookColumns, created],
+  detail: [
+    ...webhookColumns,
+    col('DISABLED BECAUSE', 'disabledReason'),
+    col('FAILING SINCE', 'failingSince'),
+    col('OLD SECRET UNTIL', 'previousSecretExpiresAt'),
+    col('ORGANIZATION', 'organizationId'),
+    created,
+    col('UPDATED', 'updatedAt'),
+  ],
+};
+
+/** A webhook endpoint just created or given a new secret: the only time its secret is shown. */
+export const webhookWithSecretView: View = {
+  columns: [col('ID', 'id'), col('URL', 'url'), col('SECRET', 'secret')],
+  detail: [...webhookColumns, col('SECRET', 'secret'), col('OLD SECRET UNTIL', 'previousSecretExpiresAt')],
+};
+
+/** One delivery of an event to a webhook endpoint: how it went, or when it is tried next. */
+export const deliveryView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('EVENT', 'eventId'),
+    col('TYPE', 'type'),
+    col('STATUS', 'status', { status: true }),
+    col('ATTEMPTS', 'attempts'),
+    { header: 'LAST ANSWER', get: (r) => r.lastStatusCode ?? r.lastError },
+    col('NEXT ATTEMPT', 'nextAttemptAt'),
+    created,
+  ],
+  detail: [
+    col('ID', 'id'),
+    col('WEBHOOK', 'webhookId'),
+    col('EVENT', 'eventId'),
+    col('TYPE', 'type'),
+    col('STATUS', 'status', { status: true }),
+    col('ATTEMPTS', 'attempts'),
+    col('LAST STATUS', 'lastStatusCode'),
+    col('LAST ERROR', 'lastError'),
+    col('NEXT ATTEMPT', 'nextAttemptAt'),
+    created,
+    col('DELIVERED', 'deliveredAt'),
+  ],
+};

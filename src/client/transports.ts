@@ -29,6 +29,8 @@ export async function remoteTransport(
       headers: [...request.headers],
       body,
       dispatcher: agent,
+      // A stream (`plat events tail --follow`) is ended by its caller: the signal goes along.
+      signal: request.signal,
       // Credentials travel in X-API-Key, which a redirect would carry to wherever it points: never follow one.
       redirect: 'manual',
     });
