@@ -34,6 +34,10 @@ interface ServeOptions {
   mailFrom?: Sourced;
   smtpRate?: number;
   smtpConnections?: number;
+  /** --allow-private-webhooks: webhooks may go to private and link-local addresses (docs/webhooks.md). */
+  allowPrivateWebhooks: boolean;
+  /** PLAT_TEST_WEBHOOK_TIMING, internal: the webhook sender's timers, shortened by the tests of a spawned server. */
+  webhookTiming?: string;
 }
 
 /**
@@ -87,6 +91,37 @@ async function proxies(setting: Sourced | undefined): Promise<string[] | undefin
   return entries;
 }
 
+/** The webhook sender's timers a test may shorten, and what each must be. */
+const TIMING_KEYS = ['pollMs', 'leaseMs', 'timeoutMs', 'stopGraceMs'] as const;
+type Timing = Partial<Record<(typeof TIMING_KEYS)[number], number>>;
+
+/**
+ * How this server delivers webhooks: to private addresses too with --allow-private-webhooks; its timers as
+ * PLAT_TEST_WEBHOOK_TIMING gives them — an internal variable, undocumented on purpose, for the tests that spawn
+ * `plat serve` (JSON: `{"pollMs":50,"leaseMs":2000,"timeoutMs":1000,"stopGraceMs":500,"schedule":[100,200]}`).
+ */
+function webhookOptions(o: ServeOptions): { allowPrivate?: boolean; schedule?: number[] } & Timing {
+  const timing: { schedule?: number[] } & Timing = {};
+  if (o.webhookTiming) {
+    const bad = () => new UsageError('PLAT_TEST_WEBHOOK_TIMING (internal, for tests) is not valid timing JSON');
+    let given: unknown;
+    try {
+      given = JSON.parse(o.webhookTiming);
+    } catch {
+      throw bad();
+    }
+    if (typeof given !== 'object' || given === null || Array.isArray(given)) throw bad();
+    const ms = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+    for (const [key, value] of Object.entries(given)) {
+      if (key === 'schedule' && Array.isArray(value) && value.every(ms)) timing.schedule = value as number[];
+      else if ((TIMING_KEYS as readonly string[]).includes(key) && ms(value)) {
+        timing[key as keyof Timing] = value as number;
+      } else throw bad();
+    }
+  }
+  return { ...timing, ...(o.allowPrivateWebhooks && { allowPrivate: true }) };
+}
+
 /**
  * Serves the embedded platform until SIGINT/SIGTERM: one access-log line per request on stderr, then a graceful
  * close that lets in-flight requests finish. The bound URL goes to stderr first, so `--port 0` is usable by scripts.
@@ -97,6 +132,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
   const mail = await mailOptions(o);
   const trustProxy = await proxies(o.trustProxy);
   const dns = await dnsServer(o.dnsServer?.value, o.dnsServer?.source as string);
+  const webhooks = webhookOptions(o);
   const r = await ctx.settings();
   if (r.kind !== 'embedded' || !r.db) {
     throw new UsageError(
@@ -125,6 +161,7 @@ async function serve(o: ServeOptions, ctx: Context): Promise<Output> {
     ...(trustProxy && { trustProxy }),
     ...(dns && { dnsServer: dns }),
     ...(mail && { mail }),
+    webhooks,
     accessLog: accessLog.line,
     logger: (line) => ctx.io.err(line),
     ...ctx.deps.platform,
@@ -236,6 +273,10 @@ export function register(cmd: Command, ctx: Context): void {
       );
       c.option('--smtp-rate <n>', 'messages sent a second at most (default 10)', intBetween(1, 1000));
       c.option('--smtp-connections <n>', 'SMTP connections held at once (default 2)', intBetween(1, 20));
+      c.option(
+        '--allow-private-webhooks',
+        'also deliver webhooks to private and link-local addresses (10.0.0.0/8, 192.168.0.0/16, fc00::/7…)',
+      );
     },
     parse: (_args, o) => ({
       host: o.host,
@@ -250,6 +291,8 @@ export function register(cmd: Command, ctx: Context): void {
       mailFrom: sourced(o.mailFrom, '--mail-from', ctx.deps.env.PLAT_MAIL_FROM, 'PLAT_MAIL_FROM'),
       smtpRate: o.smtpRate,
       smtpConnections: o.smtpConnections,
+      allowPrivateWebhooks: o.allowPrivateWebhooks === true,
+      webhookTiming: ctx.deps.env.PLAT_TEST_WEBHOOK_TIMING || undefined,
     }),
     run: serve,
   });

@@ -19,7 +19,10 @@ export interface WebhookDeliveryOptions {
   concurrency?: number;
   /** How often the queue is read while nothing is due. */
   pollMs?: number;
-  /** How long a claim holds a delivery: a server gone meanwhile leaves it to another one after this. */
+  /**
+   * How long a claim holds a delivery: a server gone meanwhile leaves it to another one after this. Never less than
+   * `timeoutMs` and a second.
+   */
   leaseMs?: number;
   /** How long an endpoint has to answer. */
   timeoutMs?: number;
@@ -49,9 +52,9 @@ const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * A DNS lookup that refuses every address a webhook may not go to: the connection is made to what it answers, so a
- * name cannot resolve to an allowed address for a check and to another for the request.
+ * name cannot resolve to an allowed address for a check and to another for the request. `code` says why it refused.
  */
-function guardedLookup(allowPrivate: boolean) {
+function guardedLookup(allowed: (address: string) => boolean, code: 'EPRIVATE' | 'ENOTLOCAL') {
   return (
     hostname: string,
     options: object,
@@ -59,13 +62,13 @@ function guardedLookup(allowPrivate: boolean) {
   ) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
-      const allowed = addresses.filter((a) => addressAllowed(a.address, allowPrivate));
-      if (allowed.length === 0) {
-        const refused = Object.assign(new Error(`${hostname} resolves to a private address`), { code: 'EPRIVATE' });
+      const usable = addresses.filter((a) => allowed(a.address));
+      if (usable.length === 0) {
+        const refused = Object.assign(new Error(`${hostname}: ${code}`), { code });
         return callback(refused, []);
       }
-      if ((options as { all?: boolean }).all) return callback(null, allowed);
-      const first = allowed[0] as LookupAddress;
+      if ((options as { all?: boolean }).all) return callback(null, usable);
+      const first = usable[0] as LookupAddress;
       return callback(null, first.address, first.family);
     });
   };
@@ -105,12 +108,22 @@ export function startWebhookDelivery(
   const allowPrivate = opts.allowPrivate ?? false;
   const concurrency = Math.max(1, Math.floor(opts.concurrency ?? WEBHOOK_DEFAULTS.concurrency));
   const pollMs = opts.pollMs ?? WEBHOOK_DEFAULTS.pollMs;
-  const leaseMs = opts.leaseMs ?? WEBHOOK_DEFAULTS.leaseMs;
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
+  // A claim outlasts the attempt it covers (the time limit, and a moment to record how it went): a shorter one would
+  // let another server, or this one, send the same attempt again while it is still in flight.
+  const leaseMs = Math.max(opts.leaseMs ?? WEBHOOK_DEFAULTS.leaseMs, timeoutMs + 1_000);
   const schedule = opts.schedule ?? RETRY_SCHEDULE_MS;
   const stopGraceMs = opts.stopGraceMs ?? WEBHOOK_DEFAULTS.stopGraceMs;
   const owner = `webhooks_${randomBase62(16)}`;
-  const agent = new Agent({ connect: { lookup: guardedLookup(allowPrivate) }, keepAliveTimeout: 4_000 });
+  const agent = new Agent({
+    connect: { lookup: guardedLookup((a) => addressAllowed(a, allowPrivate), 'EPRIVATE') },
+    keepAliveTimeout: 4_000,
+  });
+  // Plain http goes to this machine only, on the addresses connected to as on those checked (refusal, above).
+  const localAgent = new Agent({
+    connect: { lookup: guardedLookup(isLoopback, 'ENOTLOCAL') },
+    keepAliveTimeout: 4_000,
+  });
   const inFlight = new Set<Promise<void>>();
   const abort = new AbortController();
   let stopping = false;
@@ -146,7 +159,7 @@ export function startWebhookDelivery(
         method: 'POST',
         headers,
         body: d.payload,
-        dispatcher: agent,
+        dispatcher: url.protocol === 'http:' ? localAgent : agent,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         signal: AbortSignal.any([abort.signal, AbortSignal.timeout(timeoutMs)]),
@@ -164,6 +177,9 @@ export function startWebhookDelivery(
       }
       if (code === 'EPRIVATE') {
         return { ok: false, statusCode: null, error: `${url.hostname} resolves to a private address` };
+      }
+      if (code === 'ENOTLOCAL') {
+        return { ok: false, statusCode: null, error: `plain http goes only to this machine; ${url.hostname} is not` };
       }
       return { ok: false, statusCode: null, error: `could not be reached${code ? ` (${code})` : ''}` };
     }
@@ -267,7 +283,7 @@ export function startWebhookDelivery(
           abandoned = true;
           abort.abort();
         }
-        await agent.close().catch(() => {});
+        await Promise.all([agent.close().catch(() => {}), localAgent.close().catch(() => {})]);
       })();
       return stopped;
     },
