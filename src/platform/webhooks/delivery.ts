@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { signedHeaders } from '../../contract/webhook-signature.js';
 import { DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from '../../contract/webhooks.js';
+import { startClaimLoop } from '../claim-loop.js';
 import { type Clock, randomBase62 } from '../clock.js';
 import type { BaseCtx } from '../context.js';
 import { audit } from '../operations/auth.js';
@@ -47,8 +48,6 @@ export interface WebhookDelivery {
 
 /** What one attempt came to: the endpoint's status, or why there was none. */
 type Outcome = { ok: boolean; statusCode: number | null; error: string | null };
-
-const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * A DNS lookup that refuses every address a webhook may not go to: the connection is made to what it answers, so a
@@ -124,22 +123,7 @@ export function startWebhookDelivery(
     connect: { lookup: guardedLookup(isLoopback, 'ENOTLOCAL') },
     keepAliveTimeout: 4_000,
   });
-  const inFlight = new Set<Promise<void>>();
-  const abort = new AbortController();
-  let stopping = false;
-  let abandoned = false;
-  let wake = () => {};
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-
-  const send = async (d: ClaimedDelivery): Promise<Outcome> => {
+  const send = async (d: ClaimedDelivery, abandoned: AbortSignal): Promise<Outcome> => {
     let url: URL;
     try {
       url = new URL(d.webhook.url);
@@ -162,7 +146,7 @@ export function startWebhookDelivery(
         dispatcher: url.protocol === 'http:' ? localAgent : agent,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        signal: AbortSignal.any([abort.signal, AbortSignal.timeout(timeoutMs)]),
+        signal: AbortSignal.any([abandoned, AbortSignal.timeout(timeoutMs)]),
       } as Parameters<typeof request>[1]);
       // Only the status matters: up to 64 KiB of the body are read and dropped (so the connection can be reused), the
       // rest abandoned with it.
@@ -208,9 +192,9 @@ export function startWebhookDelivery(
     log(`webhook ${d.webhook.id}: disabled, ${reason}`);
   };
 
-  const attempt = async (d: ClaimedDelivery): Promise<void> => {
-    const outcome = await send(d);
-    if (abandoned) return;
+  const attempt = async (d: ClaimedDelivery, abandoned: AbortSignal): Promise<void> => {
+    const outcome = await send(d, abandoned);
+    if (abandoned.aborted) return;
     const now = clock();
     const claim = { id: d.id, owner, attempt: d.attempt, webhookId: d.webhook.id, now: now.toISOString() };
     if (outcome.ok) {
@@ -229,60 +213,30 @@ export function startWebhookDelivery(
     await disableIfFailing(d, now);
   };
 
-  const track = (d: ClaimedDelivery) => {
-    const p = attempt(d)
-      .catch((err: unknown) => {
-        if (!abandoned) log(`webhook delivery ${d.id}: could not record the attempt (${(err as Error).message})`);
-      })
-      .finally(() => inFlight.delete(p));
-    inFlight.add(p);
-  };
-
-  const loop = async () => {
-    while (!stopping) {
-      await yieldToIo();
-      if (stopping) break;
-      const free = concurrency - inFlight.size;
-      if (free <= 0) {
-        await Promise.race(inFlight);
-        continue;
-      }
-      let claimed: ClaimedDelivery[] = [];
+  const loop = startClaimLoop<ClaimedDelivery>({
+    claim: (limit) => {
       const now = clock();
-      try {
-        claimed = await ctx.stores.webhooks.claim({
-          owner,
-          now: now.toISOString(),
-          leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-          limit: free,
-        });
-      } catch (err) {
-        if (!stopping) log(`webhooks: could not read the deliveries (${(err as Error).message})`);
-      }
-      if (claimed.length === 0 && !stopping) await sleep(pollMs);
-      for (const d of claimed) track(d);
-    }
-  };
-
-  const running = loop();
+      return ctx.stores.webhooks.claim({
+        owner,
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
+        limit,
+      });
+    },
+    run: attempt,
+    // The database failing while the outcome was recorded: the lease brings the delivery back.
+    failed: (d, err) => log(`webhook delivery ${d.id}: could not record the attempt (${(err as Error).message})`),
+    unreadable: (err) => log(`webhooks: could not read the deliveries (${(err as Error).message})`),
+    slots: () => concurrency,
+    pollMs,
+    stopGraceMs,
+  });
   let stopped: Promise<void> | undefined;
   return {
     stop: () => {
       stopped ??= (async () => {
-        stopping = true;
-        wake();
-        let grace: NodeJS.Timeout | undefined;
-        const finished = await Promise.race([
-          running.then(() => Promise.all(inFlight)).then(() => true),
-          new Promise<false>((resolve) => {
-            grace = setTimeout(resolve, stopGraceMs, false);
-          }),
-        ]);
-        clearTimeout(grace);
-        if (!finished) {
-          abandoned = true;
-          abort.abort();
-        }
+        // What is still in flight after the grace is abandoned to its lease: another server sends it again.
+        await loop.stop();
         await Promise.all([agent.close().catch(() => {}), localAgent.close().catch(() => {})]);
       })();
       return stopped;
