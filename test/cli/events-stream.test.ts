@@ -274,18 +274,38 @@ describe('plat events listen --forward-to (real processes)', () => {
     // Kept in the configuration directory, for the owner only.
     expect(statSync(join(home.PLAT_CONFIG_DIR as string, 'listen-secrets.json')).mode & 0o777).toBe(0o600);
 
-    // A second run: the same secret. Its receiver is gone: each forward fails, and listening goes on.
+    // A second run, with --json: the same secret. Its receiver is gone: each forward fails, and listening goes on.
     hook.close();
-    const again = startPlat(remote, ['events', 'listen', '--forward-to', hook.url], { start: 'node' });
+    const again = startPlat(remote, ['events', 'listen', '--forward-to', hook.url, '--json'], { start: 'node' });
     const io2 = watched(again.child);
     await until(() => secretOf(io2.err()) !== undefined, io2.err);
     expect(secretOf(io2.err())).toBe(secret);
     await plat(remote, ['users', 'invite', 'bob@acme.test']);
     await plat(remote, ['projects', 'create', 'Still listening']);
-    await until(() => (io2.out().match(/→ failed: ECONNREFUSED\n/g) ?? []).length >= 2, io2.out);
+    await until(() => (io2.out().match(/ECONNREFUSED/g) ?? []).length >= 2, io2.out);
     again.child.kill('SIGINT');
     const second = await again.done;
     expect(second.code, second.stderr).toBe(0);
-    expect(second.stdout).toMatch(/ {2}user\.invited {2}evt_\w+ {2}→ failed: ECONNREFUSED\n.* {2}project\.created {2}/);
+    // NDJSON: one object per forward, in the order the events came.
+    const lines = second.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      {
+        id: expect.stringMatching(/^evt_/),
+        type: 'user.invited',
+        status: null,
+        ms: expect.any(Number),
+        error: 'ECONNREFUSED',
+      },
+      {
+        id: expect.stringMatching(/^evt_/),
+        type: 'project.created',
+        status: null,
+        ms: expect.any(Number),
+        error: 'ECONNREFUSED',
+      },
+    ]);
   }, 45_000);
 });
