@@ -12,6 +12,8 @@ export default defineConfig({
       'test/platform/*.test.ts',
       'test/platform/auth/*.test.ts',
       'test/platform/limits/*.test.ts',
+      // What only PostgreSQL can show (transactions that commit out of order): run here alone.
+      'test/platform/pg/*.test.ts',
       'test/client/embedded.test.ts',
       'test/client/remote.test.ts',
     ],

@@ -34,6 +34,8 @@ export interface ClaimLoop {
   wake(): void;
 }
 
+import { wakeableSleep } from './wakeable-sleep.js';
+
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Starts working through a queue in the background (see `ClaimLoopSpec`). */
@@ -41,16 +43,7 @@ export function startClaimLoop<J>(spec: ClaimLoopSpec<J>): ClaimLoop {
   const inFlight = new Set<Promise<void>>();
   const abort = new AbortController();
   let stopping = false;
-  let wake = () => {};
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  const { sleep, wake } = wakeableSleep();
 
   const track = (job: J) => {
     const p = spec

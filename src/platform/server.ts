@@ -192,6 +192,13 @@ const LINGER_BYTES = 64 * 1024 * 1024;
  */
 function write(req: IncomingMessage, res: ServerResponse, reply: Reply): void {
   if (reply.body instanceof ReadableStream) {
+    // A HEAD is answered the stream's headers, and nothing is streamed.
+    if (req.method === 'HEAD') {
+      void reply.body.cancel();
+      res.writeHead(reply.status, reply.headers);
+      res.end();
+      return;
+    }
     void pump(res, reply, reply.body);
     return;
   }

@@ -2,6 +2,7 @@ import type { Event } from '../../contract/events.js';
 import type { Ctx } from '../context.js';
 import { PlatformError } from '../errors.js';
 import type { StreamPosition } from '../store/events.js';
+import { wakeableSleep } from '../wakeable-sleep.js';
 
 // `GET /organizations/{orgId}/events/stream` (docs/webhooks.md, "The event stream"): the audit log as Server-Sent
 // Events, in commit order, resumable with `Last-Event-ID`.
@@ -52,20 +53,19 @@ export async function streamEvents(
   const endAt = Math.min(started + STREAM_LIFETIME_MS, expiry);
   let lastWrite = Date.now();
   let cancelled = false;
-  let wake = () => {};
+  const { sleep, wake } = wakeableSleep();
+  // Settles when the stream is stopped: a read in flight then is not waited for (the platform closing may end the
+  // database's pool under it, and a query waiting for a connection of an ended pool never settles).
+  let stopped = () => {};
+  const stopping = new Promise<undefined>((resolve) => {
+    stopped = () => resolve(undefined);
+  });
   const stop = () => {
     cancelled = true;
     wake();
+    stopped();
   };
   signal.addEventListener('abort', stop, { once: true });
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
 
   return new ReadableStream<Uint8Array>({
     start(controller) {
@@ -80,7 +80,12 @@ export async function streamEvents(
             controller.close();
             return;
           }
-          const batch = await ctx.stores.events.after(orgId, position, BATCH, reach);
+          const reading = ctx.stores.events.after(orgId, position, BATCH, reach);
+          const batch = await Promise.race([reading, stopping]);
+          if (batch === undefined) {
+            reading.catch(() => {}); // what it comes to is of no use now
+            continue;
+          }
           if (batch.length > 0) {
             const last = batch[batch.length - 1];
             if (last) Object.assign(position, last.position);

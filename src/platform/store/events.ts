@@ -38,6 +38,11 @@ function toEvent(r: Row): Event {
 export interface StreamPosition {
   tx: string | null;
   seq: number;
+  /**
+   * On PostgreSQL, for a stream begun "now": the snapshot of that moment (`pg_snapshot` as text). An event it shows
+   * committed before the stream began, and is left out, however old the transactions still running then.
+   */
+  since?: string;
 }
 
 /** An event with its place in the stream. */
@@ -106,8 +111,9 @@ export function eventsStore(q: Q, env: StoreEnv) {
       return { tx: (r as { tx?: string }).tx ?? null, seq: Number(r.seq) };
     },
     /**
-     * The stream's "now": every event after it is new. On PostgreSQL, the oldest transaction still running: what it
-     * and later ones write comes after (an event committed a moment ago by a later one may come once more than asked).
+     * The stream's "now": every event after it is new. On PostgreSQL, the oldest transaction still running (what it
+     * and later ones write comes after), with the snapshot of this moment: an event a later transaction committed
+     * before it is not new, and is left out.
      */
     now: async (): Promise<StreamPosition> => {
       if (dialect === 'sqlite') {
@@ -117,8 +123,10 @@ export function eventsStore(q: Q, env: StoreEnv) {
           .executeTakeFirst();
         return { tx: null, seq: Number(r?.seq ?? 0) };
       }
-      const r = await sql<{ tx: string }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS tx`.execute(q);
-      return { tx: r.rows[0]?.tx ?? '0', seq: 0 };
+      const r = await sql<{ tx: string; since: string }>`
+        SELECT pg_snapshot_xmin(s)::text AS tx, s::text AS since FROM pg_current_snapshot() AS s`.execute(q);
+      const row = r.rows[0];
+      return { tx: row?.tx ?? '0', seq: 0, ...(row && { since: row.since }) };
     },
     /**
      * The organization's events after `from`, in the stream's order, at most `limit`. On PostgreSQL only those of
@@ -138,6 +146,10 @@ export function eventsStore(q: Q, env: StoreEnv) {
       } else {
         where.push('(tx, seq) > (CAST(? AS xid8), ?)', 'tx < pg_snapshot_xmin(pg_current_snapshot())');
         params.push(from.tx ?? '0', from.seq);
+        if (from.since) {
+          where.push('NOT pg_visible_in_snapshot(tx, CAST(? AS pg_snapshot))');
+          params.push(from.since);
+        }
       }
       if (reach !== null) {
         where.push(reachClause(dialect));

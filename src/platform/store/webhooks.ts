@@ -114,6 +114,19 @@ export function webhooksStore(q: Q, env: StoreEnv) {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });
+  /** The columns of an endpoint that change, secrets sealed. */
+  const columns = (w: StoredWebhook) => ({
+    url: w.url,
+    events: JSON.stringify(w.events),
+    description: w.description,
+    enabled: w.enabled ? 1 : 0,
+    disabled_reason: w.disabledReason,
+    failing_since: w.failingSince,
+    secret: seal(w.id, w.secret),
+    previous_secret: w.previousSecret === null ? null : seal(w.id, w.previousSecret),
+    previous_secret_expires_at: w.previousSecretExpiresAt,
+    updated_at: w.updatedAt,
+  });
   const ours = (c: DeliveryClaim) =>
     q
       .updateTable('webhook_deliveries')
@@ -154,41 +167,12 @@ export function webhooksStore(q: Q, env: StoreEnv) {
     insert: async (w: StoredWebhook): Promise<void> => {
       await q
         .insertInto('webhooks')
-        .values({
-          id: w.id,
-          org_id: w.organizationId,
-          url: w.url,
-          events: JSON.stringify(w.events),
-          description: w.description,
-          enabled: w.enabled ? 1 : 0,
-          disabled_reason: w.disabledReason,
-          failing_since: w.failingSince,
-          secret: seal(w.id, w.secret),
-          previous_secret: w.previousSecret === null ? null : seal(w.id, w.previousSecret),
-          previous_secret_expires_at: w.previousSecretExpiresAt,
-          created_at: w.createdAt,
-          updated_at: w.updatedAt,
-        })
+        .values({ id: w.id, org_id: w.organizationId, created_at: w.createdAt, ...columns(w) })
         .execute();
     },
-    /** Writes an endpoint's fields back (its id and organization never change). */
+    /** Writes an endpoint's fields back (its id, organization and creation never change). */
     save: async (w: StoredWebhook): Promise<void> => {
-      await q
-        .updateTable('webhooks')
-        .set({
-          url: w.url,
-          events: JSON.stringify(w.events),
-          description: w.description,
-          enabled: w.enabled ? 1 : 0,
-          disabled_reason: w.disabledReason,
-          failing_since: w.failingSince,
-          secret: seal(w.id, w.secret),
-          previous_secret: w.previousSecret === null ? null : seal(w.id, w.previousSecret),
-          previous_secret_expires_at: w.previousSecretExpiresAt,
-          updated_at: w.updatedAt,
-        })
-        .where('id', '=', w.id)
-        .execute();
+      await q.updateTable('webhooks').set(columns(w)).where('id', '=', w.id).execute();
     },
     /** Removes an endpoint and its deliveries. False when the organization has no such endpoint. */
     delete: async (orgId: string, id: string): Promise<boolean> => {

@@ -82,7 +82,8 @@ async function refusal(url: URL, allowPrivate: boolean): Promise<string | null> 
   if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
     if (isIP(host) !== 0) return 'plain http goes only to this machine';
     const found = await lookup(host, { all: true }).catch(() => []);
-    if (!found.every((a) => isLoopback(a.address))) return `plain http goes only to this machine; ${host} is not`;
+    if (found.length === 0 || !found.every((a) => isLoopback(a.address)))
+      return `plain http goes only to this machine; ${host} is not`;
   }
   if (isIP(host) !== 0 && !addressAllowed(host, allowPrivate)) {
     return `${host} is a private address (plat serve --allow-private-webhooks sends there)`;
