@@ -132,7 +132,10 @@ export type QueryOf<E extends Endpoint> = E extends { query: infer Q extends z.Z
 export interface ServerSentEvent {
   /** The `id:` field (what `Last-Event-ID` resumes from), or null. */
   id: string | null;
-  /** The `event:` field; `message` when none was sent. */
+  /**
+   * The `event:` field; `message` when none was sent; '' for a block that carries only an id: a position to resume
+   * from, no event (the event stream sends its starting point so).
+   */
   event: string;
   data: string;
 }

@@ -3,7 +3,8 @@
 
 /** One block of the stream, as written: its fields, and its text. */
 export interface SseBlock {
-  kind: 'event' | 'comment' | 'retry';
+  /** `position`: a block with only an id (the stream's starting point), which dispatches no event. */
+  kind: 'event' | 'comment' | 'retry' | 'position';
   id?: string;
   event?: string;
   /** `data`, parsed as JSON. */
@@ -58,6 +59,10 @@ export function readStream(body: ReadableStream<Uint8Array>): StreamReader {
       }
       if (fields.has('retry') && fields.size === 1) {
         blocks.push({ kind: 'retry', text: raw });
+        continue;
+      }
+      if (fields.has('id') && fields.size === 1) {
+        blocks.push({ kind: 'position', id: fields.get('id'), text: raw });
         continue;
       }
       const data = fields.get('data');

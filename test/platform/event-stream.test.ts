@@ -15,6 +15,8 @@ import { type TestPlatform, testPlatform } from '../helpers/platform.js';
  */
 
 const EVENT_STREAM = 'text/event-stream; charset=utf-8';
+/** What a stream says first: the reconnection delay, and its starting point as an id alone. */
+const OPENING = /^retry: 1000\n\nid: pos_[\w.-]+\n\n$/;
 const streamPath = (orgId: string) => `/v2/organizations/${orgId}/events/stream`;
 
 /** The error envelope (docs/api.md, "Errors"). */
@@ -92,7 +94,7 @@ describe('over a real listener (plat serve)', () => {
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     const stream = readStream(res.body as ReadableStream<Uint8Array>);
     await stream.until(() => stream.blocks.length > 0, 'the first block');
-    expect(stream.text).toBe('retry: 1000\n\n');
+    expect(stream.text).toMatch(OPENING);
 
     await s.invite('ann@acme.test');
     await s.invite('bob@acme.test');
@@ -178,8 +180,13 @@ describe('in-process (platform.fetch)', () => {
     if (key) h.set('X-API-Key', key);
     return t.platform.fetch(new Request(`http://plat.test${streamPath(orgId)}`, { headers: h }));
   }
-  async function opened(t: TestPlatform, key?: string, headers?: Record<string, string>): Promise<StreamReader> {
-    const res = await open(t, key, headers);
+  async function opened(
+    t: TestPlatform,
+    key?: string,
+    headers?: Record<string, string>,
+    orgId?: string,
+  ): Promise<StreamReader> {
+    const res = await open(t, key, headers, orgId);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe(EVENT_STREAM);
     const stream = readStream(res.body as ReadableStream<Uint8Array>);
@@ -193,7 +200,7 @@ describe('in-process (platform.fetch)', () => {
   it('answers at once, before any event, then streams each write with the record the events list shows', async () => {
     const t = await testPlatform();
     const stream = await opened(t);
-    expect(stream.text).toBe('retry: 1000\n\n');
+    expect(stream.text).toMatch(OPENING);
     const { userId } = await t.addUser({ email: 'max@acme.test' });
     t.clock.advance(1000);
     await t.call('PATCH', `/users/${userId}`, { body: { name: 'Max' } });
@@ -203,6 +210,30 @@ describe('in-process (platform.fetch)', () => {
     expect(stream.events.map((e) => e.text)).toEqual([frame(renamed), frame(team)]);
     expect(stream.events.map((e) => e.data)).toEqual([renamed, team]);
     await stream.close();
+  });
+
+  it('gives its starting point first: resumed from it, what was written before any event came is not missed', async () => {
+    const t = await testPlatform();
+    const first = await opened(t);
+    const start = first.blocks.find((b) => b.kind === 'position')?.id as string;
+    expect(start).toMatch(/^pos_/);
+    // The connection is gone before any event; meanwhile an invitation is written.
+    await first.close();
+    await t.call('POST', `/organizations/${t.orgId}/users`, { body: { email: 'meanwhile@acme.test' } });
+    const resumed = await opened(t, t.ownerKey, { 'Last-Event-ID': start });
+    await resumed.until(() => resumed.events.length >= 1, 'the event written between');
+    expect(resumed.events.map((e) => e.data.data.email)).toEqual(['meanwhile@acme.test']);
+    await resumed.close();
+    // A position is the organization's, and cannot be altered.
+    const other = await t.otherOrg();
+    const theirs = await opened(t, other.key, {}, other.orgId);
+    const theirStart = theirs.blocks.find((b) => b.kind === 'position')?.id as string;
+    await theirs.close();
+    for (const id of [theirStart, `${start.slice(0, -2)}xx`, 'pos_', 'pos_a.b']) {
+      const res = await open(t, t.ownerKey, { 'Last-Event-ID': id });
+      expect(res.status).toBe(400);
+      await res.body?.cancel();
+    }
   });
 
   it('resumes after the Last-Event-ID given; refuses one of no event of the organization (400)', async () => {
@@ -299,7 +330,7 @@ describe('in-process (platform.fetch)', () => {
       vi.useFakeTimers({ toFake: ['Date'] });
       vi.setSystemTime(Date.now() + 15_001);
       await stream.until(() => stream.blocks.some((b) => b.kind === 'comment'), 'a comment');
-      expect(stream.text).toBe('retry: 1000\n\n: keep-alive\n\n');
+      expect(stream.text).toMatch(new RegExp(`${OPENING.source.slice(0, -1)}: keep-alive\n\n$`));
       await stream.close();
     });
 

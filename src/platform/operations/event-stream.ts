@@ -14,6 +14,29 @@ export const HEARTBEAT_MS = 15_000;
  * or an ended session stops reading within this, and a token never outlives its expiry on an open stream.
  */
 export const STREAM_LIFETIME_MS = 10 * 60_000;
+/** What a stream's starting point (an id that is no event's) begins with. */
+export const POSITION_PREFIX = 'pos_';
+
+/** A stream position as an id the client may send back in `Last-Event-ID`: signed, bound to the organization. */
+function sealPosition(ctx: Ctx, orgId: string, p: StreamPosition): string {
+  const filters = { tx: p.tx, since: p.since ?? null };
+  return `${POSITION_PREFIX}${ctx.cursors.encode(`stream:${orgId}`, filters, [p.seq, 'position'])}`;
+}
+
+/** The position a `pos_…` id names, or undefined when it is no position this instance gave for the organization. */
+function openPosition(ctx: Ctx, orgId: string, id: string): StreamPosition | undefined {
+  try {
+    const { filters, position } = ctx.cursors.decode(`stream:${orgId}`, id.slice(POSITION_PREFIX.length));
+    const [seq] = position;
+    const { tx, since } = filters;
+    if (typeof seq !== 'number' || !(tx === null || typeof tx === 'string')) return undefined;
+    if (!(since === null || since === undefined || typeof since === 'string')) return undefined;
+    return { tx, seq, ...(typeof since === 'string' && { since }) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** The most events read at once. */
 const BATCH = 100;
 
@@ -36,7 +59,9 @@ export async function streamEvents(
 ): Promise<ReadableStream<Uint8Array>> {
   let from: StreamPosition | undefined;
   if (lastEventId !== null && lastEventId !== '') {
-    from = await ctx.stores.events.position(orgId, lastEventId);
+    from = lastEventId.startsWith(POSITION_PREFIX)
+      ? openPosition(ctx, orgId, lastEventId)
+      : await ctx.stores.events.position(orgId, lastEventId);
     if (!from) {
       throw new PlatformError('invalid_request', 'Last-Event-ID: no event of this organization has this id', {
         details: [{ field: 'Last-Event-ID', message: 'no event of this organization has this id' }],
@@ -45,6 +70,9 @@ export async function streamEvents(
   } else {
     from = await ctx.stores.events.now();
   }
+  // Where this stream begins, sent first as an id alone: a client that loses the connection before any event resumes
+  // from here rather than from a later "now" (docs/webhooks.md, "The event stream").
+  const start = sealPosition(ctx, orgId, from);
   const position: StreamPosition = from;
   const reach = ctx.principal.projectIds;
   const { signal, pollMs } = ctx.streams;
@@ -69,8 +97,9 @@ export async function streamEvents(
 
   return new ReadableStream<Uint8Array>({
     start(controller) {
-      // The client's reconnection delay, and something to read at once: the headers and this go out together.
-      controller.enqueue(encoder.encode('retry: 1000\n\n'));
+      // The client's reconnection delay and the stream's starting point, at once: the headers and these go out
+      // together. A block with an id and no data dispatches nothing; it sets the id a client resumes from.
+      controller.enqueue(encoder.encode(`retry: 1000\n\nid: ${start}\n\n`));
     },
     async pull(controller) {
       try {
