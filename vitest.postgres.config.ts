@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The platform's tests again, on PostgreSQL (contract §11: one suite, both stores): every test file whose platform
+ * The platform's tests again, on PostgreSQL (docs/architecture.md: one suite, both stores): every test file whose platform
  * comes from `testPlatform`/`testDatabase` runs here against a database of its own, copied from a migrated template
  * in a cluster started for the run. Files about SQLite's file itself (migrations of the file, its key file, WAL,
  * the bucket file) stay in the first run only.

@@ -82,6 +82,11 @@ export interface Endpoint {
   scope?: AccessScope;
   /** What more the operation asks of the caller, for the reference (e.g. "owners only"). */
   accessNote?: string;
+  /**
+   * Permissions the caller must hold beside `access`, because the endpoint hands out what they guard (a webhook
+   * endpoint receives the audit log: `events:read`). Checked by the pipeline with `access`, before any read.
+   */
+  alsoRequires?: readonly Permission[];
   /** The rate-limit bucket it spends; default `plan` for an authenticated endpoint, `none` for a public one. */
   limit?: LimitPolicy;
   params?: z.ZodType;
@@ -104,7 +109,7 @@ export interface Endpoint {
   response?: z.ZodType;
   /**
    * The answer is a stream of Server-Sent Events (`text/event-stream`) rather than one JSON body: the handler returns
-   * an `EventStream` (src/platform/http/reply.ts), the client reads it with `PlatformClient.stream`.
+   * a `ReadableStream` of its bytes (src/platform/http/reply.ts), the client reads it with `PlatformClient.stream`.
    */
   stream?: 'sse';
   /** A `201`'s `Location` header: where the created record is read. */

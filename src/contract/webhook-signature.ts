@@ -1,8 +1,13 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 // Standard Webhooks' signature (standardwebhooks.com, "Signature scheme"): HMAC-SHA256 over
 // `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the secret's bytes (the base64 after `whsec_`), in base64,
 // versioned `v1,` — one per secret, space-separated, while a rotated-out secret still signs.
+
+/** A fresh signing secret: `whsec_` and 24 random bytes in base64, as Standard Webhooks' libraries expect. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(24).toString('base64')}`;
+}
 
 /** The bytes of a `whsec_…` secret. */
 export function secretBytes(secret: string): Buffer {

@@ -115,9 +115,10 @@ export const deliveryListQuerySchema = lazySchema(() =>
 );
 export type DeliveryListQuery = z.infer<typeof deliveryListQuerySchema>;
 
-/** What each delivery POSTs: the event's type, its time, and the audit-log record. */
-export interface WebhookPayload {
-  type: string;
-  timestamp: string;
-  data: unknown;
+/**
+ * The body each delivery POSTs (docs/webhooks.md, "Payloads"), also what `plat events listen` forwards: the event's
+ * type, its time, and the audit log's record of it, as JSON.
+ */
+export function webhookBody(e: { type: string; createdAt: string }): string {
+  return JSON.stringify({ type: e.type, timestamp: e.createdAt, data: e });
 }

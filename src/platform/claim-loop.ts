@@ -3,6 +3,8 @@
 // over when this one is gone), run a few at a time, sleep while nothing is due, and on stop let the runs in flight
 // finish for a grace period before abandoning them to their leases.
 
+import { wakeableSleep } from './wakeable-sleep.js';
+
 /** What a claim loop works through. */
 export interface ClaimLoopSpec<J> {
   /** Claims up to `limit` due jobs, leasing them to this server. */
@@ -30,11 +32,7 @@ export interface ClaimLoop {
    * is over: resolves with whether they all finished, and how many were abandoned.
    */
   stop(): Promise<{ finished: boolean; abandoned: number }>;
-  /** Ends a sleep early: something may be due now. */
-  wake(): void;
 }
-
-import { wakeableSleep } from './wakeable-sleep.js';
 
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -85,7 +83,6 @@ export function startClaimLoop<J>(spec: ClaimLoopSpec<J>): ClaimLoop {
   const running = loop();
   let stopped: Promise<{ finished: boolean; abandoned: number }> | undefined;
   return {
-    wake: () => wake(),
     stop: () => {
       stopped ??= (async () => {
         stopping = true;

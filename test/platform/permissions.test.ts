@@ -59,7 +59,8 @@ describe('permission matrix (every route of the contract)', () => {
       // Multi-organization keys, as creating an organization asks (single-organization ones: tenancy.test.ts).
       const keyWith = (permissions: Permission[]) => t.keyFor(t.ownerId, { permissions, multiOrganization: true });
       const without = await keyWith(PERMISSIONS.filter((p) => p !== declared(route)));
-      const only = await keyWith([declared(route)]);
+      // With what the declaration also asks (`alsoRequires`), and nothing else.
+      const only = await keyWith([declared(route), ...(route.alsoRequires ?? [])]);
       // Each key's first use records it; after that a refused call writes nothing.
       for (const key of [without, only]) expect((await t.call('GET', '/auth/whoami', { key })).status).toBe(200);
 
@@ -81,6 +82,25 @@ describe('permission matrix (every route of the contract)', () => {
       expect(served.status, `${routeKey(route)} with ${route.access} only: ${JSON.stringify(served.body)}`).toBe(
         route.status ?? 200,
       );
+    },
+  );
+
+  it.each(withPermission.filter((r) => r.alsoRequires).map((r) => [routeKey(r), r] as const))(
+    '%s: refused without what it also requires, changing nothing',
+    async (_name, route) => {
+      const { t, fixture, changes } = await world();
+      await PRECONDITIONS[routeKey(route)]?.(t, fixture);
+      const also = route.alsoRequires ?? [];
+      const key = await t.keyFor(t.ownerId, {
+        permissions: PERMISSIONS.filter((p) => !also.includes(p)),
+        multiOrganization: true,
+      });
+      expect((await t.call('GET', '/auth/whoami', { key })).status).toBe(200);
+      const before = changes();
+      const refused = await call(t, route, fixture, key, exampleBody(route, fixture));
+      expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+      expect(refused.body.error.message).toContain(`requires the ${also[0]} permission`);
+      expect(changes(), `${routeKey(route)} refused but wrote`).toBe(before);
     },
   );
 

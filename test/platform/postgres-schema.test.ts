@@ -292,6 +292,38 @@ describe('the PostgreSQL schema and its migrations', () => {
     expect(new Set(claims.map((c) => c.token)).size).toBe(2);
   });
 
+  it('numbers the events a database held before migration 13 in the order written, and new ones after', async () => {
+    const url = await freshDatabase();
+    await query(url, readFileSync(new URL('../fixtures/postgres/schema-version-1.sql', import.meta.url), 'utf8'));
+    await query(url, "INSERT INTO organizations VALUES ('org_a', 'A', 'a', 'free', $1, $1)", ['2026-11-20T10:00:00Z']);
+    // Inserted out of order: the numbering follows the time written (then the id), not the insertion.
+    for (const [id, at] of [
+      ['evt_c', '2026-11-20T10:00:02.000Z'],
+      ['evt_a', '2026-11-20T10:00:01.000Z'],
+      ['evt_b', '2026-11-20T10:00:01.000Z'],
+    ]) {
+      await query(
+        url,
+        `INSERT INTO events (id, org_id, type, actor_type, actor_id, created_at)
+         VALUES ($1, 'org_a', 'test.old', 'system', 'test', $2)`,
+        [id, at],
+      );
+    }
+    await open(url);
+    await query(
+      url,
+      `INSERT INTO events (id, org_id, type, actor_type, actor_id, created_at)
+       VALUES ('evt_new', 'org_a', 'test.new', 'system', 'test', '2026-01-01T00:00:00.000Z')`,
+    );
+    const rows = await query(url, 'SELECT id, seq::int AS seq FROM events ORDER BY tx, seq');
+    expect(rows).toEqual([
+      { id: 'evt_a', seq: 1 },
+      { id: 'evt_b', seq: 2 },
+      { id: 'evt_c', seq: 3 },
+      { id: 'evt_new', seq: 4 },
+    ]);
+  });
+
   it('refuses a database of a newer schema, and changes nothing in it', async () => {
     const url = await freshDatabase();
     await query(url, 'CREATE TABLE schema_version (version integer NOT NULL)');

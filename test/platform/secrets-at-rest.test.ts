@@ -284,7 +284,7 @@ describe('secrets at rest', () => {
     expect(() => internalsOf(p).checkSecretKey()).not.toThrow();
   });
 
-  it('keeps webhook secrets sealed; forget-secrets discards them and disables the endpoints until rotated', async () => {
+  it('keeps webhook secrets sealed; forget-secrets discards them, disabling the endpoints until rotated', async () => {
     const dir = tempDir();
     const db = join(dir, 'local.db');
     const p = await platformAt(db);

@@ -347,6 +347,27 @@ describe('webhook delivery by the server', () => {
   });
 });
 
+describe('one endpoint at a time', () => {
+  it('holds back a hanging endpoint’s own deliveries only: the others’ go on, each endpoint one attempt at once', async () => {
+    const slow = await receiver({ hang: true });
+    const fast = await receiver();
+    // Two senders' worth of room: a hanging endpoint with many events waiting could fill both without a turn each.
+    const s = await serve({ pollMs: 10, timeoutMs: 60_000, stopGraceMs: 50, concurrency: 2 });
+    await endpoint(s, slow.url);
+    const quick = await endpoint(s, fast.url);
+    for (const email of ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => `${n}@example.test`)) await invite(s, email);
+    await fast.waitFor(6);
+    await deliveriesWhen(
+      s,
+      quick.id,
+      'all six delivered',
+      (d) => d.filter((x) => x.status === 'delivered').length === 6,
+    );
+    // The hanging endpoint got its first attempt, and nothing more while that one is in flight.
+    expect(slow.received).toHaveLength(1);
+  });
+});
+
 describe('disabling an endpoint that keeps failing', () => {
   it('disables it once after 5 days of failures, with webhook.disabled and why; others keep receiving', async () => {
     const clock = fixedClock(T0);

@@ -5,7 +5,7 @@ import { PlatformError } from '../../src/platform/errors.js';
 import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { startServer } from '../../src/platform/server.js';
 import { testDatabase } from '../helpers/backend.js';
-import { dbCount, dbRows } from '../helpers/db.js';
+import { dbCount, dbRows, dbRun } from '../helpers/db.js';
 import { baseOf } from '../helpers/internals.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
@@ -53,14 +53,24 @@ async function deliveries(t: TestPlatform, webhookId: string, query = ''): Promi
 }
 
 /** Claims every due delivery as a server would (what it POSTs), leased for a minute. */
-function claimDue(t: TestPlatform, owner = 'test-sender') {
+/**
+ * Claims every delivery due, as senders would: a claim takes one per endpoint (each holds one attempt at a time), so
+ * after each round the endpoints' turns are ended, as finished attempts end them, and the rest are claimed.
+ */
+async function claimDue(t: TestPlatform, owner = 'test-sender') {
   const now = t.clock();
-  return baseOf(t.platform).stores.webhooks.claim({
-    owner,
-    now: now.toISOString(),
-    leaseUntil: new Date(now.getTime() + 60_000).toISOString(),
-    limit: 100,
-  });
+  const all = [];
+  for (;;) {
+    const round = await baseOf(t.platform).stores.webhooks.claim({
+      owner,
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + 60_000).toISOString(),
+      limit: 100,
+    });
+    if (round.length === 0) return all;
+    all.push(...round);
+    await dbRun(t.platform, 'UPDATE webhooks SET busy_until = NULL');
+  }
 }
 
 /** The error envelope (docs/api.md, "Errors"). */
@@ -432,7 +442,12 @@ describe('deliveries made by events', () => {
     expect(got.map((d) => [d.type, d.createdAt])).toEqual([['user.invited', '2026-01-01T00:00:02.000Z']]);
     await t.call('PATCH', `/webhooks/${w.id}`, { body: { enabled: false } });
     await invite(t, 'cyd@acme.test');
-    expect(await deliveries(t, w.id)).toEqual(got);
+    // Disabled: nothing new; its pending delivery waits out of the queue (no time) until the endpoint is enabled.
+    expect(await deliveries(t, w.id)).toEqual(got.map((d) => ({ ...d, nextAttemptAt: null })));
+    t.clock.advance(1000);
+    await t.call('PATCH', `/webhooks/${w.id}`, { body: { enabled: true } });
+    const due = '2026-01-01T00:00:03.000Z';
+    expect(await deliveries(t, w.id)).toEqual(got.map((d) => ({ ...d, nextAttemptAt: due })));
   });
 
   it('makes no delivery for a write rolled back: deliveries are in the event’s own transaction', async () => {
@@ -738,6 +753,37 @@ describe('GET /webhooks/{webhookId}/deliveries', () => {
 });
 
 describe('POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry', () => {
+  it('never sends an attempt in flight twice: 409 while a sender holds it, 202 once its lease is over', async () => {
+    const t = await testPlatform();
+    const w = await made(t, { url: 'https://hooks.example.com/in', events: ['user.invited'] });
+    await invite(t, 'a@acme.test');
+    const now = t.clock();
+    const [held] = await baseOf(t.platform).stores.webhooks.claim({
+      owner: 'a-sender',
+      now: now.toISOString(),
+      leaseUntil: new Date(now.getTime() + 60_000).toISOString(),
+      limit: 10,
+    });
+    if (!held) throw new Error('a delivery expected');
+    const inFlight = await t.call('POST', `/webhooks/${w.id}/deliveries/${held.id}/retry`);
+    expect(inFlight.status).toBe(409);
+    expect(inFlight.body.error.message).toMatch(/in flight/);
+    // Nobody else may take it meanwhile: the endpoint's one attempt is the sender's.
+    expect(await claimDue(t, 'another-sender')).toEqual([]);
+    t.clock.advance(60_000); // the sender is gone: its lease is over
+    const retried = await t.call('POST', `/webhooks/${w.id}/deliveries/${held.id}/retry`);
+    expect(retried.status).toBe(202);
+    expect(retried.body).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: t.clock().toISOString() });
+  });
+
+  it('refuses a test event to a disabled endpoint (409): it could not be sent', async () => {
+    const t = await testPlatform();
+    const w = await made(t, { url: 'https://hooks.example.com/in', enabled: false });
+    const r = await t.call('POST', `/webhooks/${w.id}/test`);
+    expect(r.status).toBe(409);
+    expect(await deliveries(t, w.id)).toEqual([]);
+  });
+
   it('makes a pending or failed delivery due now (202); delivered, or endpoint disabled: 409', async () => {
     const t = await testPlatform();
     const w = await made(t, { url: 'https://hooks.example.com/in', events: ['user.invited'] });

@@ -27,7 +27,7 @@ export const events = {
       'Each event as `id: evt_…`, `event: <type>`, `data: <the event as JSON>`, in the order they were written (on ' +
       'PostgreSQL, by transaction). ' +
       'Without `Last-Event-ID`, only events from now on; with it, every event after that one (nothing missed, ' +
-      'nothing twice; an id of no event of the organization is a `400`). First comes the stream\'s starting point, ' +
+      "nothing twice; an id of no event of the organization is a `400`). First comes the stream's starting point, " +
       'a block with only an id (`id: pos_…`, no data): sent back in `Last-Event-ID`, it resumes there. A comment ' +
       'every 15 s keeps the connection ' +
       'open. A key restricted to some projects reads no event about another project, as in the events list.',

@@ -27,7 +27,19 @@ const IN_SOME_PROJECT = new Set(Object.values(PROJECT_ROLE_PERMISSIONS).flat());
  * to grant it (the operation reads the caller's role in that project); `self` endpoints leave the role to the
  * operation (a user's own sessions need none), and `credential` ones need none (creating an organization).
  */
-export function permit(endpoint: Pick<Endpoint, 'access' | 'scope' | 'method' | 'path'>, p: Principal): void {
+export function permit(
+  endpoint: Pick<Endpoint, 'access' | 'scope' | 'method' | 'path' | 'alsoRequires'>,
+  p: Principal,
+): void {
+  permitAccess(endpoint, p);
+  // What the endpoint also hands out: the credential and the organization role must both hold it.
+  for (const also of endpoint.alsoRequires ?? []) {
+    if ((p.grants && !p.grants.has(also)) || !BY_ROLE[p.role].has(also)) throw required(also);
+  }
+}
+
+/** The declared `access`, as `permit` describes. */
+function permitAccess(endpoint: Pick<Endpoint, 'access' | 'scope' | 'method' | 'path'>, p: Principal): void {
   const permission = endpoint.access;
   // A SCIM endpoint's token is of its organization, checked as it authenticates (scim/pipeline-step.ts): no role.
   if (permission === 'authenticated' || permission === 'public' || permission === 'scim') return;

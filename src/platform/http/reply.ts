@@ -1,6 +1,6 @@
 // What the request pipeline answers (pipeline.ts), before any transport turns it into bytes on a socket (server.ts)
-// or a `Response` in-process (fetch.ts): a status, headers in order, and a body held whole — or, for a stream endpoint
-// (Server-Sent Events), a stream the transport writes as it comes and cancels when the client goes away.
+// or a `Response` in-process (fetch.ts): a status, headers in order, and a body held whole — or, for a stream
+// endpoint (Server-Sent Events), a stream the transport writes as it comes and cancels when the client goes away.
 import type { ErrorBody } from '../../contract/errors.js';
 import { ID_PREFIX } from '../../contract/ids.js';
 import { randomBase62 } from '../clock.js';

@@ -16,11 +16,11 @@ export interface ForgottenSecrets {
 
 /**
  * The way out when the key the database's secrets were sealed with is lost (`plat local forget-secrets`): every
- * sealed secret is discarded — the signing keys retired (a new one, sealed with the key at hand, is made on first use),
- * the SSO client secrets cleared, the mails' text and links replaced by a note (invitations are resent to get new
- * links), the imported Firebase hashes cleared (those accounts have no password until they set one), the webhook endpoints'
- * secrets discarded and the endpoints disabled — and the record of the old key with them. One transaction; an event
- * per organization whose client secret went.
+ * sealed secret is discarded — the signing keys retired (a new one, sealed with the key at hand, is made on first
+ * use), the SSO client secrets cleared, the mails' text and links replaced by a note (invitations are resent to get
+ * new links), the imported Firebase hashes cleared (those accounts have no password until they set one), the webhook
+ * endpoints' secrets discarded and the endpoints disabled — and the record of the old key with them. One
+ * transaction; an event per organization whose client secret went.
  */
 export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecrets> {
   return base.tx(async (base) => {

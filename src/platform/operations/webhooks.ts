@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import type { CursorPagination, List } from '../../contract/common.js';
 import { PER_PAGE_DEFAULT } from '../../contract/common.js';
+import { newWebhookSecret } from '../../contract/webhook-signature.js';
 import {
   type Delivery,
   type DeliveryListQuery,
@@ -11,6 +11,7 @@ import {
   type WebhookCreate,
   type WebhookUpdate,
   type WebhookWithSecret,
+  webhookBody,
 } from '../../contract/webhooks.js';
 import type { Ctx } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
@@ -20,11 +21,6 @@ import { AddressError, checkWebhookUrl } from '../webhooks/addresses.js';
 
 // Webhook endpoints of an organization (docs/webhooks.md). What is sent, and when, is the delivery's
 // (webhooks/delivery.ts); these operations keep the endpoints and let people look at, retry and test deliveries.
-
-/** A fresh signing secret: `whsec_` and 24 random bytes in base64, as Standard Webhooks' libraries expect. */
-function newSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`;
-}
 
 /** The record the API shows: never a secret. */
 export function webhookRecord(w: StoredWebhook): Webhook {
@@ -82,7 +78,7 @@ export async function createWebhook(ctx: Ctx, orgId: string, input: WebhookCreat
       enabled: input.enabled ?? true,
       disabledReason: null,
       failingSince: null,
-      secret: newSecret(),
+      secret: newWebhookSecret(),
       previousSecret: null,
       previousSecretExpiresAt: null,
       createdAt: now,
@@ -127,6 +123,9 @@ export async function updateWebhook(ctx: Ctx, webhookId: string, input: WebhookU
     if (Object.keys(changed).length === 0) return webhookRecord(w);
     next.updatedAt = ctx.now();
     await ctx.stores.webhooks.save(next);
+    // A disabled endpoint's deliveries wait, out of the queue, until it is enabled again; then they are due at once.
+    if (changed.enabled === false) await ctx.stores.webhooks.park(w.id);
+    if (changed.enabled === true) await ctx.stores.webhooks.unpark(w.id, next.updatedAt);
     await ctx.emit('webhook.updated', { type: 'webhook', id: w.id }, changed);
     return webhookRecord(next);
   });
@@ -148,7 +147,7 @@ export async function rotateWebhookSecret(ctx: Ctx, webhookId: string): Promise<
     const now = ctx.clock().getTime();
     const next: StoredWebhook = {
       ...w,
-      secret: newSecret(),
+      secret: newWebhookSecret(),
       // An endpoint whose secret was discarded (a lost key) has none to keep signing with.
       previousSecret: w.secret === '' ? null : w.secret,
       previousSecretExpiresAt: w.secret === '' ? null : new Date(now + ROTATION_OVERLAP_MS).toISOString(),
@@ -170,6 +169,7 @@ export async function rotateWebhookSecret(ctx: Ctx, webhookId: string): Promise<
 export async function testWebhook(ctx: Ctx, webhookId: string): Promise<Delivery> {
   return ctx.tx(async (ctx) => {
     const w = await loadWebhook(ctx, webhookId);
+    if (!w.enabled) throw conflict('this webhook endpoint is disabled: enable it first');
     const now = ctx.now();
     const eventId = ctx.ids('event');
     const data = {
@@ -186,7 +186,7 @@ export async function testWebhook(ctx: Ctx, webhookId: string): Promise<Delivery
       data: { message: 'A test event sent by POST /webhooks/{webhookId}/test.' },
     };
     const id = ctx.ids('delivery');
-    const payload = JSON.stringify({ type: TEST_EVENT_TYPE, timestamp: now, data });
+    const payload = webhookBody(data);
     await ctx.stores.webhooks.insertDelivery({ id, webhookId: w.id, eventId, type: TEST_EVENT_TYPE, payload, now });
     return deliveryRecord((await ctx.stores.webhooks.delivery(w.id, id)) as StoredDelivery);
   });
@@ -222,7 +222,9 @@ export async function retryDelivery(ctx: Ctx, webhookId: string, deliveryId: str
     if (!d) throw notFound('delivery');
     if (d.status === 'delivered') throw conflict('this delivery was delivered: there is nothing to retry');
     if (!w.enabled) throw conflict('this webhook endpoint is disabled: enable it first');
-    await ctx.stores.webhooks.dueNow(d.id, ctx.now());
+    if (!(await ctx.stores.webhooks.dueNow(d.id, ctx.now()))) {
+      throw conflict('an attempt of this delivery is in flight: read it again once it has an outcome');
+    }
     await ctx.emit('webhook.delivery_retried', { type: 'webhook', id: w.id }, { deliveryId: d.id, eventId: d.eventId });
     return deliveryRecord((await ctx.stores.webhooks.delivery(w.id, d.id)) as StoredDelivery);
   });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Event } from '../../contract/events.js';
+import { webhookBody } from '../../contract/webhooks.js';
 import { jsonStrings } from './dialects.js';
 import { type Listing, newestFirst, runList, type SortPosition, withParams } from './paging.js';
 import type { Q, StoreEnv } from './sql.js';
@@ -53,12 +54,8 @@ export interface StreamedEvent {
 
 /** Leaves out, for a key restricted to some projects (`reach`), every event about a project outside them. */
 function reachClause(dialect: 'sqlite' | 'postgres'): string {
-  return `NOT EXISTS (SELECT 1 FROM event_projects ep WHERE ep.event_id = events.id AND ep.project_id NOT IN (SELECT value FROM ${jsonStrings(dialect, '?')}))`;
-}
-
-/** The body a webhook delivery of the event POSTs (docs/webhooks.md, "Payloads"). */
-export function webhookPayload(e: Event): string {
-  return JSON.stringify({ type: e.type, timestamp: e.createdAt, data: e });
+  const reach = `SELECT value FROM ${jsonStrings(dialect, '?')}`;
+  return `NOT EXISTS (SELECT 1 FROM event_projects ep WHERE ep.event_id = events.id AND ep.project_id NOT IN (${reach}))`;
 }
 
 /**
@@ -94,7 +91,7 @@ export function eventsStore(q: Q, env: StoreEnv) {
         orgId: e.organizationId,
         eventId: e.id,
         type: e.type,
-        payload: webhookPayload(e),
+        payload: webhookBody(e),
         now: e.createdAt,
       });
     },
@@ -157,7 +154,8 @@ export function eventsStore(q: Q, env: StoreEnv) {
       }
       const order = dialect === 'sqlite' ? 'seq' : 'tx, seq';
       const columns = dialect === 'sqlite' ? '*' : '*, CAST(tx AS text) AS tx_text';
-      const text = `SELECT ${columns} FROM events WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ${Math.floor(limit)}`;
+      const text =
+        `SELECT ${columns} FROM events WHERE ${where.join(' AND ')} ` + `ORDER BY ${order} LIMIT ${Math.floor(limit)}`;
       const rows = await withParams<Row & { seq: number | string; tx_text?: string }>(text, params).execute(q);
       return rows.rows.map((r) => ({ event: toEvent(r), position: { tx: r.tx_text ?? null, seq: Number(r.seq) } }));
     },

@@ -210,6 +210,8 @@ export interface WebhooksTable {
   secret: string;
   previous_secret: string | null;
   previous_secret_expires_at: string | null;
+  /** Until when a server holds the endpoint's one attempt in flight; null when none does. */
+  busy_until: string | null;
   created_at: string;
   updated_at: string;
 }

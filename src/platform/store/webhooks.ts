@@ -45,7 +45,7 @@ export interface ClaimedDelivery {
   payload: string;
   /** Which attempt this is (1 for the first): with the sender's id, the claim that may report back. */
   attempt: number;
-  createdAt: string;
+  /** Its endpoint, with the secrets that sign now (none when they cannot be opened: the attempt fails, saying so). */
   webhook: Pick<StoredWebhook, 'id' | 'organizationId' | 'url' | 'failingSince'> & { secrets: string[] };
 }
 
@@ -62,8 +62,9 @@ type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 /** What a secret sealed with a lost key is replaced by (`plat local forget-secrets`): no secret at all. */
 const FORGOTTEN = 'forgotten';
 /** Why an endpoint whose secret was discarded is disabled. */
-export const SECRET_FORGOTTEN_REASON =
-  'its secret was sealed with a secret key that was lost (plat local forget-secrets): rotate its secret, then enable it';
+const SECRET_FORGOTTEN_REASON =
+  'its secret was sealed with a secret key that was lost (plat local forget-secrets): ' +
+  'rotate its secret, then enable it';
 
 function statusOf(r: Pick<DeliveryRow, 'delivered_at' | 'failed_at'>): DeliveryStatus {
   return r.delivered_at ? 'delivered' : r.failed_at ? 'failed' : 'pending';
@@ -127,6 +128,31 @@ export function webhooksStore(q: Q, env: StoreEnv) {
     previous_secret_expires_at: w.previousSecretExpiresAt,
     updated_at: w.updatedAt,
   });
+  /** Ends an endpoint's turn, if it is still the one taken until `leaseUntil`. */
+  const release = async (webhookId: string, leaseUntil: string) => {
+    await q
+      .updateTable('webhooks')
+      .set({ busy_until: null })
+      .where('id', '=', webhookId)
+      .where('busy_until', '=', leaseUntil)
+      .execute();
+  };
+  /** Ends the endpoint's turn that this claim's attempt took (read before the claim's row changes). */
+  const endTurn = async (c: DeliveryClaim & { webhookId: string }) => {
+    await q
+      .updateTable('webhooks')
+      .set({ busy_until: null })
+      .where('id', '=', c.webhookId)
+      .where('busy_until', '=', (eb) =>
+        eb
+          .selectFrom('webhook_deliveries')
+          .select('next_attempt_at')
+          .where('id', '=', c.id)
+          .where('lease_owner', '=', c.owner)
+          .where('attempts', '=', c.attempt),
+      )
+      .execute();
+  };
   const ours = (c: DeliveryClaim) =>
     q
       .updateTable('webhook_deliveries')
@@ -245,7 +271,8 @@ export function webhooksStore(q: Q, env: StoreEnv) {
     },
     /**
      * Makes a pending or failed delivery due now (a manual retry): a failed one gets one more attempt (its schedule is
-     * spent, so failing again fails it). False when it was delivered meanwhile.
+     * spent, so failing again fails it). False when it was delivered meanwhile, or an attempt of it is in flight (its
+     * lease not over): that attempt is never sent twice.
      */
     dueNow: async (id: string, now: string): Promise<boolean> => {
       const r = await q
@@ -253,69 +280,125 @@ export function webhooksStore(q: Q, env: StoreEnv) {
         .set({ next_attempt_at: now, lease_owner: null, failed_at: null })
         .where('id', '=', id)
         .where('delivered_at', 'is', null)
+        .where((eb) =>
+          eb.or([eb('lease_owner', 'is', null), eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]),
+        )
         .executeTakeFirst();
       return Number(r.numUpdatedRows) > 0;
     },
     /**
-     * Claims up to `limit` due deliveries of enabled endpoints for `owner` until `leaseUntil`, oldest due first, and
-     * counts the attempt. A delivery another server claimed since the subquery read it is due no longer, and is left
-     * alone; on PostgreSQL the subquery skips rows another server is claiming.
+     * Claims up to `limit` due deliveries for `owner` until `leaseUntil`, one per endpoint, and counts each attempt.
+     * An endpoint holds one attempt at a time (`busy_until`, taken in one statement, so two servers cannot both take
+     * it): a slow or hanging endpoint holds back its own deliveries only, and the others' go on. Endpoints whose
+     * oldest delivery has waited longest come first.
      */
     claim: async (c: { owner: string; now: string; leaseUntil: string; limit: number }): Promise<ClaimedDelivery[]> => {
-      const rows = await q
-        .updateTable('webhook_deliveries')
-        .set((eb) => ({ attempts: eb('attempts', '+', 1), lease_owner: c.owner, next_attempt_at: c.leaseUntil }))
-        .where('id', 'in', (eb) =>
+      const candidates = await q
+        .selectFrom('webhooks as w')
+        .select('w.id')
+        .select((eb) =>
           eb
             .selectFrom('webhook_deliveries as d')
-            .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-            .select('d.id')
-            .where('w.enabled', '=', 1)
+            .whereRef('d.webhook_id', '=', 'w.id')
             .where('d.next_attempt_at', 'is not', null)
             .where('d.next_attempt_at', '<=', c.now)
-            .orderBy('d.next_attempt_at')
-            .orderBy('d.id')
-            .limit(c.limit)
-            .$if(dialect === 'postgres', (s) => s.forUpdate('d').skipLocked()),
+            .select((e) => e.fn.min('d.next_attempt_at').as('m'))
+            .as('oldest'),
         )
-        .where('next_attempt_at', 'is not', null)
-        .where('next_attempt_at', '<=', c.now)
-        .returning(['id', 'webhook_id', 'event_id', 'payload', 'attempts', 'created_at'])
+        .where('w.enabled', '=', 1)
+        .where((eb) => eb.or([eb('w.busy_until', 'is', null), eb('w.busy_until', '<=', c.now)]))
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('webhook_deliveries as d')
+              .select('d.id')
+              .whereRef('d.webhook_id', '=', 'w.id')
+              .where('d.next_attempt_at', 'is not', null)
+              .where('d.next_attempt_at', '<=', c.now),
+          ),
+        )
+        .orderBy('oldest')
+        .orderBy('w.id')
+        .limit(Math.max(1, c.limit) * 2)
         .execute();
-      if (rows.length === 0) return [];
-      const hooks = await q
-        .selectFrom('webhooks')
-        .selectAll()
-        .where('id', 'in', [...new Set(rows.map((r) => r.webhook_id))])
-        .execute();
-      const byId = new Map(hooks.map((h) => [h.id, toWebhook(h)]));
       const claimed: ClaimedDelivery[] = [];
-      for (const r of rows) {
-        const w = byId.get(r.webhook_id);
-        if (!w) continue; // removed meanwhile: its deliveries went with it
-        const current = [w.secret];
-        if (w.previousSecret && w.previousSecretExpiresAt && w.previousSecretExpiresAt > c.now) {
-          current.push(w.previousSecret);
+      for (const { id: webhookId } of candidates) {
+        if (claimed.length >= c.limit) break;
+        const took = await q
+          .updateTable('webhooks')
+          .set({ busy_until: c.leaseUntil })
+          .where('id', '=', webhookId)
+          .where('enabled', '=', 1)
+          .where((eb) => eb.or([eb('busy_until', 'is', null), eb('busy_until', '<=', c.now)]))
+          .executeTakeFirst();
+        if (Number(took.numUpdatedRows) === 0) continue; // another server took it
+        const row = await q
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({ attempts: eb('attempts', '+', 1), lease_owner: c.owner, next_attempt_at: c.leaseUntil }))
+          .where('id', '=', (eb) =>
+            eb
+              .selectFrom('webhook_deliveries as d')
+              .where('d.webhook_id', '=', webhookId)
+              .where('d.next_attempt_at', 'is not', null)
+              .where('d.next_attempt_at', '<=', c.now)
+              .select('d.id')
+              .orderBy('d.next_attempt_at')
+              .orderBy('d.id')
+              .limit(1),
+          )
+          .where('next_attempt_at', '<=', c.now)
+          .returning(['id', 'event_id', 'payload', 'attempts'])
+          .executeTakeFirst();
+        const w = row && (await q.selectFrom('webhooks').selectAll().where('id', '=', webhookId).executeTakeFirst());
+        if (!row || !w) {
+          await release(webhookId, c.leaseUntil);
+          continue;
+        }
+        let secrets: string[];
+        try {
+          const opened = toWebhook(w);
+          secrets = [opened.secret];
+          if (opened.previousSecret && opened.previousSecretExpiresAt && opened.previousSecretExpiresAt > c.now) {
+            secrets.push(opened.previousSecret);
+          }
+        } catch {
+          // A secret that cannot be opened (sealed with another key): the attempt fails, saying so; the others go on.
+          secrets = [];
         }
         claimed.push({
-          id: r.id,
-          eventId: r.event_id,
-          payload: r.payload,
-          attempt: Number(r.attempts),
-          createdAt: r.created_at,
-          webhook: {
-            id: w.id,
-            organizationId: w.organizationId,
-            url: w.url,
-            failingSince: w.failingSince,
-            secrets: current,
-          },
+          id: row.id,
+          eventId: row.event_id,
+          payload: row.payload,
+          attempt: Number(row.attempts),
+          webhook: { id: w.id, organizationId: w.org_id, url: w.url, failingSince: w.failing_since, secrets },
         });
       }
       return claimed;
     },
+    /** Parks an endpoint's pending deliveries (it is disabled): none is due until `unpark`. */
+    park: async (webhookId: string): Promise<void> => {
+      await q
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: null })
+        .where('webhook_id', '=', webhookId)
+        .where('delivered_at', 'is', null)
+        .where('failed_at', 'is', null)
+        .where('lease_owner', 'is', null)
+        .execute();
+    },
+    /** Makes an endpoint's parked deliveries due now (it is enabled again). */
+    unpark: async (webhookId: string, now: string): Promise<void> => {
+      await q
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: now })
+        .where('webhook_id', '=', webhookId)
+        .where('delivered_at', 'is', null)
+        .where('failed_at', 'is', null)
+        .where('next_attempt_at', 'is', null)
+        .execute();
+    },
     /** The endpoint answered `2xx`: delivered, whoever holds the delivery now; the endpoint is failing no more. */
     delivered: async (c: DeliveryClaim & { webhookId: string; now: string; statusCode: number }): Promise<void> => {
+      await endTurn(c);
       await q
         .updateTable('webhook_deliveries')
         .set({
@@ -344,9 +427,17 @@ export function webhooksStore(q: Q, env: StoreEnv) {
         error: string;
       },
     ): Promise<boolean> => {
+      await endTurn(c);
       const r = await ours(c)
         .set({
-          next_attempt_at: c.at,
+          // Parked (no time) when its endpoint was disabled meanwhile: due again once it is enabled.
+          next_attempt_at: (eb) =>
+            eb
+              .case()
+              .when(eb.selectFrom('webhooks').select('enabled').where('id', '=', c.webhookId), '=', 1)
+              .then(c.at)
+              .else(null)
+              .end(),
           failed_at: c.at === null ? c.now : null,
           lease_owner: null,
           last_status_code: c.statusCode,
@@ -379,6 +470,13 @@ export function webhooksStore(q: Q, env: StoreEnv) {
         })
         .where('secret', '<>', FORGOTTEN)
         .executeTakeFirst();
+      await q
+        .updateTable('webhook_deliveries')
+        .set({ next_attempt_at: null })
+        .where('delivered_at', 'is', null)
+        .where('failed_at', 'is', null)
+        .where('lease_owner', 'is', null)
+        .execute();
       return Number(r.numUpdatedRows);
     },
     /**

@@ -3,8 +3,8 @@ import { BlockList, isIP } from 'node:net';
 import { isLoopback } from '../sso/fetch.js';
 
 // Where webhooks may be sent (docs/webhooks.md, "Endpoint addresses"): `https`, or `http` to this machine; at delivery,
-// never to a private or link-local address unless `plat serve --allow-private-webhooks` — checked on the addresses the
-// connection really uses, so that a name cannot point elsewhere between the check and the request.
+// never to a private or link-local address unless `plat serve --allow-private-webhooks` — checked on the addresses
+// the connection really uses, so that a name cannot point elsewhere between the check and the request.
 
 /** Why an address was refused: said to the caller (`422` naming `url`) or recorded on the delivery. */
 export class AddressError extends Error {
@@ -37,9 +37,17 @@ const V4_PRIVATE = [
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
+  ['192.0.0.0', 24],
 ] as const;
 const V6_PRIVATE = [
   ['::', 128],
+  // Forms that carry an IPv4 address: IPv4-compatible, NAT64 (well-known and local), 6to4, Teredo.
+  ['::', 96],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
+  ['fec0::', 10],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],

@@ -33,7 +33,7 @@ export interface WebhookDeliveryOptions {
   stopGraceMs?: number;
 }
 
-export const WEBHOOK_DEFAULTS = {
+const WEBHOOK_DEFAULTS = {
   concurrency: 8,
   pollMs: 500,
   leaseMs: 60_000,
@@ -131,6 +131,9 @@ export function startWebhookDelivery(
     } catch {
       return { ok: false, statusCode: null, error: 'the endpoint URL is not a URL' };
     }
+    if (d.webhook.secrets.filter(Boolean).length === 0) {
+      return { ok: false, statusCode: null, error: 'its signing secret cannot be opened (sealed with another key)' };
+    }
     const refused = await refusal(url, allowPrivate);
     if (refused) return { ok: false, statusCode: null, error: refused };
     const timestamp = Math.floor(clock().getTime() / 1000);
@@ -178,6 +181,7 @@ export function startWebhookDelivery(
     await ctx.tx(async (tx) => {
       const before = new Date(now.getTime() - DISABLE_AFTER_MS).toISOString();
       if (!(await tx.stores.webhooks.disableFailing(d.webhook.id, before, now.toISOString(), reason))) return;
+      await tx.stores.webhooks.park(d.webhook.id);
       await audit(
         tx,
         d.webhook.organizationId,

@@ -4,7 +4,9 @@ import type { PgMigration } from './migration.js';
  * Migration 13 on PostgreSQL: webhooks and the event stream, as SQLite's migration 13. Events are ordered for the
  * stream by the transaction that wrote them (`tx`, `pg_current_xact_id()`) and then `seq`: a stream reads only events
  * of transactions older than every one still running (`pg_snapshot_xmin`), so that an event committed late by a
- * transaction begun early is never passed over (store/events.ts).
+ * transaction begun early is never passed over (store/events.ts). The events already there are numbered in the order
+ * they were written (`created_at`, then `id`). Adding the columns rewrites `events` under its lock: a large log takes a
+ * while to upgrade, once.
  */
 export const migration: PgMigration = {
   version: 13,
@@ -22,6 +24,7 @@ CREATE TABLE webhooks (
   secret text NOT NULL,
   previous_secret text,
   previous_secret_expires_at text COLLATE "C",
+  busy_until text COLLATE "C",
   created_at text COLLATE "C" NOT NULL,
   updated_at text COLLATE "C" NOT NULL
 );
@@ -42,11 +45,17 @@ CREATE TABLE webhook_deliveries (
   failed_at text COLLATE "C",
   created_at text COLLATE "C" NOT NULL
 );
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (webhook_id, next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at, id);
 
 ALTER TABLE events ADD COLUMN tx xid8 NOT NULL DEFAULT pg_current_xact_id();
-ALTER TABLE events ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
+ALTER TABLE events ADD COLUMN seq bigint;
+UPDATE events SET seq = numbered.n
+  FROM (SELECT id, row_number() OVER (ORDER BY created_at, id) AS n FROM events) numbered
+  WHERE events.id = numbered.id;
+ALTER TABLE events ALTER COLUMN seq SET NOT NULL;
+ALTER TABLE events ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY;
+SELECT setval(pg_get_serial_sequence('events', 'seq'), (SELECT coalesce(max(seq), 0) + 1 FROM events), false);
 CREATE INDEX events_stream ON events (org_id, tx, seq);
 `,
 };

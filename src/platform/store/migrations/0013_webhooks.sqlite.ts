@@ -26,6 +26,7 @@ CREATE TABLE webhooks (
   secret TEXT NOT NULL,
   previous_secret TEXT,
   previous_secret_expires_at TEXT,
+  busy_until TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
 );
@@ -46,12 +47,12 @@ CREATE TABLE webhook_deliveries (
   failed_at TEXT,
   created_at TEXT NOT NULL
 );
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE next_attempt_at IS NOT NULL;
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (webhook_id, next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at, id);
 
 ALTER TABLE events ADD COLUMN seq INTEGER;
 UPDATE events SET seq = rowid;
-CREATE INDEX events_seq ON events (seq);
+CREATE UNIQUE INDEX events_seq ON events (seq);
 CREATE INDEX events_stream ON events (org_id, seq);
 `,
 };
