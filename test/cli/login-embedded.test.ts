@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PERMISSIONS } from '../../src/contract/permissions.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
 import {
   authorizeUrlIn,
@@ -52,7 +53,7 @@ const nowCurrent = (profile: string) =>
 
 const row = (profile: string) =>
   'PROFILE\tENDPOINT\tUSER\tORGANIZATION\tSCOPES\tEXPIRES\tSTORE\n' +
-  `${profile}\t${s.url}/v2\t${OWNER_EMAIL}\tAcme (${s.orgId})\t17\t2026-01-01T01:00:00.000Z\t<tmp>/config/credentials.json\n`;
+  `${profile}\t${s.url}/v2\t${OWNER_EMAIL}\tAcme (${s.orgId})\t${PERMISSIONS.length}\t2026-01-01T01:00:00.000Z\t<tmp>/config/credentials.json\n`;
 
 describe('plat login --base-url on the embedded profile', () => {
   it('makes a profile for the server, signs in there and makes it current; profiles use local goes back', async () => {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PERMISSIONS } from '../../src/contract/permissions.js';
 import { verifyPassword } from '../../src/platform/auth/passwords.js';
 import { authorizeUrlIn, signInAt } from '../helpers/sign-in.js';
 import { BIN, cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
@@ -137,7 +138,7 @@ describe('plat login --base-url from the embedded default profile', () => {
     expect(first.stdout).toMatch(
       new RegExp(
         `^PROFILE\\tENDPOINT\\tUSER\\tORGANIZATION\\tSCOPES\\tEXPIRES\\tSTORE\\n` +
-          `${name}\\t${server.url}/v2\\t${OWNER}\\tLocal \\(${serverOrg}\\)\\t17\\t\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\t${store}\\n$`,
+          `${name}\\t${server.url}/v2\\t${OWNER}\\tLocal \\(${serverOrg}\\)\\t${PERMISSIONS.length}\\t\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\t${store}\\n$`,
       ),
     );
     expect(stable(first.stderr)).toBe(

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PERMISSIONS } from '../../src/contract/permissions.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
 import {
@@ -49,7 +50,7 @@ describe('plat login in the browser (code flow with PKCE, loopback redirect)', (
     expect(r.visit?.text).toContain('plat is signed in. You can close this window.');
     expect(r.stdout).toBe(
       'PROFILE\tENDPOINT\tUSER\tORGANIZATION\tSCOPES\tEXPIRES\tSTORE\n' +
-        `dev\t${s.url}/v2\t${OWNER_EMAIL}\tAcme (${s.orgId})\t17\t2026-01-01T01:00:00.000Z\t<tmp>/config/credentials.json\n`,
+        `dev\t${s.url}/v2\t${OWNER_EMAIL}\tAcme (${s.orgId})\t${PERMISSIONS.length}\t2026-01-01T01:00:00.000Z\t<tmp>/config/credentials.json\n`,
     );
     expect(r.stderr).toContain(`Signed in to ${s.url}/v2 as ${OWNER_EMAIL} (organization ${s.orgId})`);
     const stored = storedCredentials(w.configDir).dev as Record<string, unknown>;

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { withFileLock } from '../../src/auth/refresh-lock.js';
+import { PERMISSIONS } from '../../src/contract/permissions.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
 import {
   OWNER_EMAIL,
@@ -138,7 +139,7 @@ describe('auth status, auth token, whoami', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('credential\taccess token (store)\tstored for "dev" in <tmp>/config/credentials.json\n');
     expect(r.stdout).toContain('expires\t2026-01-01T01:00:00.000Z\tin 60 min; refreshed when under a minute is left\n');
-    expect(r.stdout).toMatch(/^scopes\torg:read,org:write,users:read,.*\t17 granted$/m);
+    expect(r.stdout).toMatch(new RegExp(`^scopes\\t${PERMISSIONS.join(',')}\\t${PERMISSIONS.length} granted$`, 'm'));
     expect(r.stdout).toContain(`issuer\t${s.url}/v2/auth\trefreshes and sign-out go here\n`);
     expect(r.stdout).toContain('store\tfile\t<tmp>/config/credentials.json\n');
     const json = JSON.parse((await w.runCli(['auth', 'status', '--json'])).stdout);
@@ -191,7 +192,7 @@ describe('auth status, auth token, whoami', () => {
     const [header, row] = r.stdout.split('\n');
     expect(header).toBe('TYPE\tUSER\tORGANIZATION\tSCOPES\tEXPIRES');
     expect(row).toMatch(
-      new RegExp(`^user\\t${OWNER_EMAIL}\\tAcme \\(${s.orgId}\\)\\torg:read,.*,events:read\\t\\d{4}-\\d\\d-\\d\\dT`),
+      new RegExp(`^user\\t${OWNER_EMAIL}\\tAcme \\(${s.orgId}\\)\\t${PERMISSIONS.join(',')}\\t\\d{4}-\\d\\d-\\d\\dT`),
     );
     const tty = await w.runCli(['whoami'], { tty: true });
     expect(tty.stdout).toMatch(/SESSION.*sess_/s);

@@ -125,6 +125,7 @@ export function describeClient(name: string, setup: () => Promise<ClientTarget>)
         'teams.listAll',
         'teams.membersAll',
         'users.listAll',
+        'webhooks.deliveriesAll',
       ]);
     });
 

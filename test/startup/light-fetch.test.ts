@@ -137,8 +137,21 @@ describe("plat's light fetch classes behave as Node's for what an in-process cal
   });
 
   it('refuses a body it cannot carry in-process, with a TypeError', () => {
-    expect(() => new LightRequest('http://x/', { method: 'POST', body: new ReadableStream() })).toThrow(TypeError);
+    expect(() => new LightRequest('http://x/', { method: 'POST', body: new Blob(['x']) })).toThrow(TypeError);
     expect(() => new LightResponse({ not: 'a body' })).toThrow(TypeError);
+  });
+
+  it('carries a stream endpoint’s answer as a stream, read through .body and never as text', async () => {
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new TextEncoder().encode('id: pos_1\n\n'));
+        c.close();
+      },
+    });
+    const res = new LightResponse(stream, { headers: { 'content-type': 'text/event-stream' } });
+    await expect(res.text()).rejects.toThrow(TypeError);
+    const read = await (res.body as ReadableStream<Uint8Array>).getReader().read();
+    expect(new TextDecoder().decode(read.value)).toBe('id: pos_1\n\n');
   });
 });
 

@@ -108,7 +108,7 @@ export interface EventsTable {
   data: Generated<string>;
   created_at: string;
   /** The order events were committed in (migration 13); PostgreSQL also orders by `tx` first. */
-  seq: Generated<number | null>;
+  seq: Generated<number>;
 }
 
 export interface InvitationsTable {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as client from 'openid-client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PERMISSIONS } from '../../../src/contract/permissions.js';
 import { bootstrap } from '../../../src/platform/operations/bootstrap.js';
 import { type RunningServer, startServer } from '../../../src/platform/server.js';
 import { testDatabase } from '../../helpers/backend.js';
@@ -120,7 +121,7 @@ describe('openid-client against a real listener', () => {
     h.secrets.push(tokens.access_token, tokens.refresh_token as string);
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.expires_in).toBe(3600);
-    expect(tokens.scope?.split(' ')).toHaveLength(17);
+    expect(tokens.scope?.split(' ')).toHaveLength(PERMISSIONS.length);
 
     const whoami = await fetch(`${h.server.url}/v2/auth/whoami`, {
       headers: { Authorization: `Bearer ${tokens.access_token}` },

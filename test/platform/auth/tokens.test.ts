@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { PERMISSIONS } from '../../../src/contract/permissions.js';
 import { currentSigningKey } from '../../../src/platform/auth/signing-keys.js';
 import { baseOf } from '../../helpers/internals.js';
 import {
@@ -73,7 +74,7 @@ describe('POST {auth_url}/token: authorization_code', () => {
       client_id: 'plat-cli',
       jti: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
     });
-    expect(payload.scopes).toHaveLength(17);
+    expect(payload.scopes).toHaveLength(PERMISSIONS.length);
   });
 
   it('takes the access-token lifetime from createPlatform({ auth: { accessTokenTtl } })', async () => {
@@ -541,7 +542,7 @@ describe('GET /auth/whoami', () => {
       sessionId: 'sess_0001',
       expiresAt: '2026-01-01T01:00:00.000Z',
     });
-    expect(user.body.scopes).toHaveLength(17);
+    expect(user.body.scopes).toHaveLength(PERMISSIONS.length);
     const key = await t.call('GET', '/auth/whoami');
     expect(key.body).toMatchObject({
       type: 'api_key',

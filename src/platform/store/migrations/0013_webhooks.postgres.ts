@@ -15,14 +15,14 @@ export const migration: PgMigration = {
 CREATE TABLE webhooks (
   id text COLLATE "C" PRIMARY KEY,
   org_id text COLLATE "C" NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
-  url text NOT NULL,
-  events text NOT NULL DEFAULT '[]',
-  description text,
+  url text COLLATE "C" NOT NULL,
+  events text COLLATE "C" NOT NULL DEFAULT '[]',
+  description text COLLATE "C",
   enabled integer NOT NULL DEFAULT 1,
-  disabled_reason text,
+  disabled_reason text COLLATE "C",
   failing_since text COLLATE "C",
-  secret text NOT NULL,
-  previous_secret text,
+  secret text COLLATE "C" NOT NULL,
+  previous_secret text COLLATE "C",
   previous_secret_expires_at text COLLATE "C",
   busy_until text COLLATE "C",
   created_at text COLLATE "C" NOT NULL,
@@ -35,12 +35,12 @@ CREATE TABLE webhook_deliveries (
   webhook_id text COLLATE "C" NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
   event_id text COLLATE "C" NOT NULL,
   type text COLLATE "C" NOT NULL,
-  payload text NOT NULL,
+  payload text COLLATE "C" NOT NULL,
   attempts integer NOT NULL DEFAULT 0,
   next_attempt_at text COLLATE "C",
   lease_owner text COLLATE "C",
   last_status_code integer,
-  last_error text,
+  last_error text COLLATE "C",
   delivered_at text COLLATE "C",
   failed_at text COLLATE "C",
   created_at text COLLATE "C" NOT NULL
@@ -56,6 +56,7 @@ UPDATE events SET seq = numbered.n
 ALTER TABLE events ALTER COLUMN seq SET NOT NULL;
 ALTER TABLE events ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY;
 SELECT setval(pg_get_serial_sequence('events', 'seq'), (SELECT coalesce(max(seq), 0) + 1 FROM events), false);
+CREATE UNIQUE INDEX events_seq ON events (seq);
 CREATE INDEX events_stream ON events (org_id, tx, seq);
 `,
 };

@@ -50,7 +50,7 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (webhook_id, next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, created_at, id);
 
-ALTER TABLE events ADD COLUMN seq INTEGER;
+ALTER TABLE events ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
 UPDATE events SET seq = rowid;
 CREATE UNIQUE INDEX events_seq ON events (seq);
 CREATE INDEX events_stream ON events (org_id, seq);
