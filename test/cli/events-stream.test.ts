@@ -1,10 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followEvents } from '../../src/cli/event-follow.js';
+import type { PlatformClient } from '../../src/client/client.js';
+import { LISTEN_SECRETS_FILE, listenSecret } from '../../src/config/listen-secret.js';
+import type { ServerSentEvent } from '../../src/contract/endpoint.js';
 import { type CliWorld, cliWorld } from '../helpers/cli.js';
 import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
 
@@ -12,7 +17,8 @@ import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '.
  * `plat events tail` and `plat events listen` (docs/cli.md, "Events"): the last events in-process against the embedded
  * platform; following as real processes — against `plat serve` (through a restart of the server on the same database
  * file) and against the embedded platform itself — and forwarding to a real receiver on loopback, whose signatures
- * the `standardwebhooks` package verifies.
+ * the `standardwebhooks` package verifies. How a follower resumes (from the position the stream sends first, then from
+ * each event), over a scripted stream; and how two runs share one new listen secret.
  */
 
 afterAll(cleanUpProcesses);
@@ -110,6 +116,139 @@ describe('plat events tail (the last events)', () => {
   });
 });
 
+/** An event record as the stream sends it. */
+const sse = (id: string, type = 'user.invited'): ServerSentEvent => ({
+  id,
+  event: type,
+  data: JSON.stringify({ id, type }),
+});
+/** A position record: the stream's starting point. */
+const position = (id: string): ServerSentEvent => ({ id, event: '', data: '' });
+
+/**
+ * A client whose event stream plays `connections` in turn (each a list of records, then an end — or a thrown error),
+ * recording the `Last-Event-ID` each was opened with.
+ */
+function scripted(connections: (ServerSentEvent | Error)[][]) {
+  const opened: (string | undefined)[] = [];
+  const client = {
+    events: {
+      stream: async (_org: string, o: { lastEventId?: string }) => {
+        opened.push(o.lastEventId);
+        const records = connections[opened.length - 1];
+        if (!records) throw Object.assign(new Error('refused'), { status: 403 });
+        return (async function* () {
+          for (const r of records) {
+            if (r instanceof Error) throw r;
+            yield r;
+          }
+        })();
+      },
+    },
+  } as unknown as PlatformClient;
+  return { client, opened };
+}
+
+/** The ids `followEvents` gives out until the script runs out (its last connection refused: 403). */
+async function follow(client: PlatformClient): Promise<{ ids: string[]; end: unknown }> {
+  const ids: string[] = [];
+  try {
+    for await (const e of followEvents(client, 'org_1', { signal: new AbortController().signal })) {
+      ids.push(e.id);
+    }
+  } catch (err) {
+    return { ids, end: err };
+  }
+  return { ids, end: undefined };
+}
+
+describe('followEvents (resuming from the positions the stream gives)', () => {
+  const lost = () => Object.assign(new Error('socket hang up'), { kind: 'network' });
+
+  it('opens without Last-Event-ID; resumes from the starting point before any event, then from each', async () => {
+    const { client, opened } = scripted([
+      [position('pos_start'), lost()],
+      [position('pos_again'), sse('evt_1'), sse('evt_2'), lost()],
+      [position('pos_later')],
+      [sse('evt_3')],
+    ]);
+    const { ids, end } = await follow(client);
+    expect(ids).toEqual(['evt_1', 'evt_2', 'evt_3']);
+    // A position is never given out, but moves the resume point: the last one, or the last event, whichever is later.
+    expect(opened).toEqual([undefined, 'pos_start', 'evt_2', 'pos_later', 'evt_3']);
+    expect(end).toMatchObject({ status: 403 });
+  });
+
+  it('without a position (a server that sends none), opens afresh until the first event', async () => {
+    const { client, opened } = scripted([[lost()], [sse('evt_1'), lost()], []]);
+    expect((await follow(client)).ids).toEqual(['evt_1']);
+    expect(opened).toEqual([undefined, undefined, 'evt_1', 'evt_1']);
+  });
+
+  it('calls onOpen once the first connection is open, before any event; throws when the first cannot open', async () => {
+    const { client } = scripted([[position('pos_1'), sse('evt_1'), lost()], [sse('evt_2')]]);
+    const log: string[] = [];
+    const signal = new AbortController().signal;
+    await expect(
+      (async () => {
+        for await (const e of followEvents(client, 'org_1', { signal, onOpen: () => void log.push('open') })) {
+          log.push(e.id);
+        }
+      })(),
+    ).rejects.toMatchObject({ status: 403 });
+    expect(log).toEqual(['open', 'evt_1', 'evt_2']);
+    const down = {
+      events: {
+        stream: async () => {
+          throw Object.assign(new Error('connect ECONNREFUSED'), { kind: 'network', errno: 'ECONNREFUSED' });
+        },
+      },
+    } as unknown as PlatformClient;
+    expect((await follow(down)).end).toMatchObject({ kind: 'network', errno: 'ECONNREFUSED' });
+  });
+});
+
+describe('listenSecret (one secret per profile, whichever run makes it)', () => {
+  it('uses the secret of a run whose write is in progress, not one of its own', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plat-listen-secret-'));
+    const path = join(dir, LISTEN_SECRETS_FILE);
+    // Another run has claimed the write; it renames its file into place while this one waits.
+    writeFileSync(`${path}.new`, '');
+    const theirs = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    let waits = 0;
+    const sleep = async () => {
+      if (++waits === 3) {
+        // The other run's rename of its claim into place, which ends the claim.
+        writeFileSync(`${path}.new`, JSON.stringify({ secrets: { 'profile:a': theirs } }));
+        renameSync(`${path}.new`, path);
+      }
+    };
+    expect(await listenSecret(dir, 'profile:a', sleep)).toEqual({ secret: theirs, path });
+    expect(waits).toBe(3);
+    // A second key is added next to the first, which stays.
+    const other = await listenSecret(dir, 'profile:b', sleep);
+    expect(other.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({
+      secrets: { 'profile:a': theirs, 'profile:b': other.secret },
+    });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('takes over a write abandoned for 5 s', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'plat-listen-secret-'));
+    const path = join(dir, LISTEN_SECRETS_FILE);
+    writeFileSync(`${path}.new`, '{"secrets": {');
+    const old = new Date(Date.now() - 6000);
+    utimesSync(`${path}.new`, old, old);
+    const { secret } = await listenSecret(dir, 'profile:a', async () => {
+      throw new Error('no wait expected');
+    });
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ secrets: { 'profile:a': secret } });
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 /** A spawned process's stdout and stderr as they grow. */
 function watched(child: ChildProcess): { out: () => string; err: () => string } {
   let [out, err] = ['', ''];
@@ -136,6 +275,9 @@ const plat = async (env: Record<string, string>, argv: string[]): Promise<Run> =
   expect(r.code, r.stderr).toBe(0);
   return r;
 };
+
+/** An event of `--json` output, in part. */
+type Ev = { id: string; type: string };
 
 /** The invitations among NDJSON lines, by e-mail (from the event's data). */
 const parse = (ndjson: string) =>
@@ -188,6 +330,39 @@ describe('plat events tail --follow (real processes)', () => {
     expect(new Set(printed.map((e) => e.id)).size).toBe(printed.length);
     expect(printed.filter((e) => e.type === 'user.invited')).toHaveLength(3);
     expect(printed.some((e) => e.type === 'project.created')).toBe(true);
+  }, 45_000);
+
+  it('resumes from the stream’s starting point when the server stops before any event: misses nothing', async () => {
+    const home = processHome('plat-tail-position');
+    const init = JSON.parse((await plat(home, ['local', 'init', '--json'])).stdout);
+    const first = await servePlat(home);
+    const port = new URL(first.url).port;
+    const remote = { ...home, PLAT_BASE_URL: first.url, PLAT_API_KEY: init.apiKey };
+    const tail = startPlat(remote, ['events', 'tail', '-f', '--limit', '0', '-o', 'ids'], {
+      start: 'node',
+      timeoutMs: 40_000,
+    });
+    const io = watched(tail.child);
+    await until(() => io.err().includes('Waiting for new events'), io.err);
+    first.child.kill('SIGTERM');
+    await new Promise((r) => first.child.once('exit', r));
+    // Written while no server streams: after the starting point, so printed once the server is back.
+    await plat(home, ['users', 'invite', 'offline@acme.test']);
+    await until(() => io.err().includes('reconnecting'), io.err);
+    await servePlat(home, ['--port', port]);
+    await plat(remote, ['users', 'invite', 'online@acme.test']);
+    const listed = async () =>
+      (JSON.parse((await plat(remote, ['events', 'list', '--json'])).stdout) as Ev[]).reverse();
+    const invited = (await listed()).filter((e) => e.type === 'user.invited').map((e) => e.id);
+    expect(invited).toHaveLength(2);
+    await until(
+      () => io.out().includes(invited[1] as string),
+      () => io.out() + io.err(),
+    );
+    tail.child.kill('SIGINT');
+    const ended = await tail.done;
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.stdout).toBe(`${invited.join('\n')}\n`);
   }, 45_000);
 
   it('follows the embedded platform (no server): sees what another plat process writes', async () => {

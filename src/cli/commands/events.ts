@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { PlatformClient } from '../../client/client.js';
 import type { Event } from '../../contract/events.js';
-import { eventTypeSchema } from '../../contract/webhooks.js';
 import type { Context } from '../context.js';
-import { InvalidValueError, UsageError } from '../errors.js';
-import { followEvents, newestEventId, shutdownSignal } from '../event-follow.js';
+import { UsageError } from '../errors.js';
+import { followEvents, shutdownSignal } from '../event-follow.js';
 import { forwardEvent, listenSecretKey } from '../event-forward.js';
+import { eventTypes } from '../event-types.js';
 import { fetchList, pageOptions, pagingOptions } from '../listing.js';
 import { inert, quoted } from '../output/quote.js';
 import { done, type Output } from '../output/result.js';
@@ -52,15 +52,6 @@ const list = verb<ListOptions>({
 /** How many events `tail` looks through, at most, for the last ones of several types (the list filters one). */
 const SCAN_MAX = 1000;
 
-/** Event types as given to a repeatable flag: each checked as the API checks a webhook's (exit 7), once each. */
-function eventTypes(flag: string, values: string[] | undefined): string[] {
-  for (const v of values ?? []) {
-    const checked = eventTypeSchema.safeParse(v);
-    if (!checked.success) throw new InvalidValueError(`${flag} ${quoted(v)}: ${checked.error.issues[0]?.message}`);
-  }
-  return [...new Set(values ?? [])];
-}
-
 /** Whether an event is of one of `types` (any, when none is given). */
 const selects = (types: readonly string[], e: Event) => types.length === 0 || types.includes(e.type);
 
@@ -104,7 +95,7 @@ const tail = verb<TailOptions>({
     c.option('--type <type>', 'only events of this type (repeatable: any of them)', collect);
     c.option('--limit <n>', 'how many past events to print first, 0–1000', intBetween(0, 1000, { platform: true }), 20);
   },
-  parse: (_args, o) => ({ follow: o.follow === true, types: eventTypes('--type', o.type), limit: o.limit }),
+  parse: (_args, o) => ({ follow: o.follow === true, types: eventTypes('--type', o.type ?? []), limit: o.limit }),
   run: async (o, ctx) => {
     const mode = outputMode(ctx.globals());
     if (mode === 'csv') throw new UsageError('events tail prints lines, NDJSON (--json) or ids (-o ids), not CSV');
@@ -124,18 +115,21 @@ const tail = verb<TailOptions>({
       return { kind: 'text', text: '' };
     }
     const stop = shutdownSignal(ctx);
-    try {
-      // Taken before the past events are read: the stream starts there, so that nothing written meanwhile is missed
-      // (and what the past events already showed is not shown twice).
-      const after = await newestEventId(client, org);
-      const past = await lastEvents(client, org, o.types, o.limit);
-      for (const e of past) write(e);
-      const shown = new Set(past.map((e) => e.id));
+    /** The ids printed from the past events: the stream may give them again (at most `--limit` of them). */
+    const shown = new Set<string>();
+    // The stream first, then the past events: whatever is committed after its starting point is streamed, whatever
+    // before was there to list; an event in both (committed while the list was read) is printed once.
+    const onOpen = async () => {
+      for (const e of await lastEvents(client, org, o.types, o.limit)) {
+        write(e);
+        shown.add(e.id);
+      }
       notice(ctx, 'Waiting for new events (Ctrl-C stops)…');
-      const onRetry = (why: string, ms: number) =>
-        notice(ctx, `The event stream was interrupted (${why}): reconnecting in ${(ms / 1000).toFixed(1)} s…`);
-      for await (const e of followEvents(client, org, { after, signal: stop.signal, onRetry })) {
-        if (selects(o.types, e) && !shown.has(e.id)) write(e);
+    };
+    try {
+      for await (const e of followEvents(client, org, { signal: stop.signal, onOpen, onRetry: onRetry(ctx) })) {
+        if (shown.delete(e.id) || !selects(o.types, e)) continue;
+        write(e);
       }
     } finally {
       stop.dispose();
@@ -143,6 +137,10 @@ const tail = verb<TailOptions>({
     return { kind: 'text', text: '' };
   },
 });
+
+/** Says on stderr that the stream was interrupted, and when it is tried again. */
+const onRetry = (ctx: Context) => (why: string, ms: number) =>
+  notice(ctx, `The event stream was interrupted (${why}): reconnecting in ${(ms / 1000).toFixed(1)} s…`);
 
 interface ListenOptions {
   forwardTo: string;
@@ -168,23 +166,22 @@ const listen = verb<ListenOptions>({
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
       throw new UsageError(`--forward-to ${quoted(o.forwardTo)}: expected an http or https URL`);
     }
-    return { forwardTo: url.href, types: eventTypes('--event', o.event) };
+    return { forwardTo: url.href, types: eventTypes('--event', o.event ?? []) };
   },
   run: async (o, ctx) => {
     const [client, org] = [await ctx.client(), await ctx.orgId()];
     const mode = outputMode(ctx.globals());
     const { listenSecret } = await import('../../config/listen-secret.js');
-    const { secret, path } = listenSecret(ctx.configDir(), listenSecretKey(await ctx.settings()));
+    const { secret, path } = await listenSecret(ctx.configDir(), listenSecretKey(await ctx.settings()));
     const stop = shutdownSignal(ctx);
     let forwarded = 0;
-    try {
-      const after = await newestEventId(client, org);
-      // Said even with --quiet: without the secret, the receiver cannot check a signature.
+    // Said once the stream is open, even with --quiet: without the secret, the receiver cannot check a signature.
+    const onOpen = () => {
       ctx.io.err(`Forwarding new events of organization ${org} to ${o.forwardTo} (Ctrl-C stops).`);
       ctx.io.err(`Signing secret: ${secret}  (the same at every run of this profile; kept in ${path})`);
-      const onRetry = (why: string, ms: number) =>
-        notice(ctx, `The event stream was interrupted (${why}): reconnecting in ${(ms / 1000).toFixed(1)} s…`);
-      for await (const e of followEvents(client, org, { after, signal: stop.signal, onRetry })) {
+    };
+    try {
+      for await (const e of followEvents(client, org, { signal: stop.signal, onOpen, onRetry: onRetry(ctx) })) {
         if (!selects(o.types, e)) continue;
         const answer = await forwardEvent(o.forwardTo, e, secret, {
           signal: stop.signal,

@@ -2,13 +2,13 @@ import { type Command, Option } from 'commander';
 import {
   DELIVERY_STATUSES,
   type DeliveryStatus,
-  eventTypeSchema,
   TEST_EVENT_TYPE,
   type WebhookUpdate,
 } from '../../contract/webhooks.js';
 import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
-import { InvalidValueError, NotFoundError, UsageError } from '../errors.js';
+import { NotFoundError, UsageError } from '../errors.js';
+import { eventTypes } from '../event-types.js';
 import { fetchList, type PageOptions, pageOptions, pagingOptions } from '../listing.js';
 import { named } from '../names.js';
 import { isId } from '../organization-slug.js';
@@ -23,16 +23,6 @@ import { deliveryView, webhookView, webhookWithSecretView } from '../views.js';
 // printed by `create` and `rotate-secret` only, the one time the API gives it.
 
 const W = 'wh_3Kp8Zq2Lx7Rv4Nc9Tb6H';
-
-/** Event types as given to `--event`: each checked as the API would (exit 7), once each. */
-function eventTypes(values: string[] | undefined): string[] | undefined {
-  if (values === undefined) return undefined;
-  for (const v of values) {
-    const checked = eventTypeSchema.safeParse(v);
-    if (!checked.success) throw new InvalidValueError(`--event ${quoted(v)}: ${checked.error.issues[0]?.message}`);
-  }
-  return [...new Set(values)];
-}
 
 /**
  * A webhook endpoint's id, from its id (`wh_…`) or its URL (among the organization's endpoints, exactly as listed or
@@ -98,7 +88,7 @@ const create = verb<CreateOptions>({
   },
   parse: ([url], o) => ({
     url,
-    events: eventTypes(o.event),
+    events: o.event === undefined ? undefined : eventTypes('--event', o.event),
     description: o.description,
     enabled: o.disabled !== true,
   }),
@@ -157,7 +147,7 @@ const update = verb<UpdateOptions>({
     const change: WebhookUpdate = {};
     if (o.url !== undefined) change.url = o.url;
     if (o.allEvents) change.events = [];
-    else if (o.event) change.events = eventTypes(o.event) as string[];
+    else if (o.event) change.events = eventTypes('--event', o.event);
     if (o.description !== undefined) change.description = o.description === '' ? null : o.description;
     if (o.enable) change.enabled = true;
     if (o.disable) change.enabled = false;
@@ -270,7 +260,8 @@ const deliveries = verb<DeliveriesOptions>({
 const retry = verb<{ ref: string; delivery: string }>({
   name: 'retry',
   args: '<webhook> <delivery>',
-  summary: 'Attempt a pending or failed delivery now (a failed one gets its retries again)',
+  summary:
+    'Attempt a pending or failed delivery now (a failed one gets one more attempt, failed again if it fails too)',
   examples: [`plat webhooks retry ${W} dlv_8Qw2Er5Ty7Ui9Op1As3D`],
   parse: ([ref, delivery]) => ({ ref, delivery }),
   run: async (o, ctx) => {
