@@ -1,6 +1,7 @@
 import type { Resolved } from '../config/resolve.js';
 import type { Event } from '../contract/events.js';
 import { signedHeaders } from '../contract/webhook-signature.js';
+import { webhookBody } from '../contract/webhooks.js';
 
 // `plat events listen` (docs/cli.md, "Events"): each event POSTed to a local receiver with the body and the Standard
 // Webhooks headers the platform's own deliveries carry (docs/webhooks.md), signed with a secret of this machine.
@@ -41,7 +42,7 @@ export async function forwardEvent(
   secret: string,
   o: { signal: AbortSignal; now: () => Date; userAgent: string },
 ): Promise<ForwardAnswer> {
-  const body = JSON.stringify({ type: e.type, timestamp: e.createdAt, data: e });
+  const body = webhookBody(e);
   const headers = {
     ...signedHeaders([secret], e.id, Math.floor(o.now().getTime() / 1000), body),
     'content-type': 'application/json',

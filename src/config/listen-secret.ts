@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { newWebhookSecret } from '../contract/webhook-signature.js';
 import { removeQuietly } from './atomic-write.js';
 import { ConfigError } from './errors.js';
 import { makeDirectory } from './make-directory.js';
@@ -10,11 +10,6 @@ import { makeDirectory } from './make-directory.js';
 
 /** The file, in the configuration directory, that holds them: `{ "secrets": { "<key>": "whsec_…" } }`, mode 0600. */
 export const LISTEN_SECRETS_FILE = 'listen-secrets.json';
-
-/** A fresh secret as the platform makes webhooks' own: `whsec_` and 24 random bytes in base64. */
-function newSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64')}`;
-}
 
 function readSecrets(path: string): Record<string, string> {
   let text: string;
@@ -94,7 +89,7 @@ export async function listenSecret(
     try {
       const secrets = readSecrets(path);
       if (!secrets[key]) {
-        written = newSecret();
+        written = newWebhookSecret();
         writeFileSync(fd, `${JSON.stringify({ secrets: { ...secrets, [key]: written } }, null, 2)}\n`, 'utf8');
         // The mode given to open() is filtered by the umask; set it exactly.
         fchmodSync(fd, 0o600);
