@@ -28,7 +28,10 @@ function normalize(r: Reply, opts: { headers?: boolean } = {}): unknown {
     // A domain claim's DNS token is random.
     .replace(/"plat-verification=[0-9a-f]+"/g, '"plat-verification=<token>"')
     .replace(/"scim_[0-9A-Za-z]{43}"/g, '"scim_<secret>"')
-    .replace(/"whsec_[0-9A-Za-z+/=]+"/g, '"whsec_<secret>"');
+    .replace(/"whsec_[0-9A-Za-z+/=]+"/g, '"whsec_<secret>"')
+    // The event stream's starting position: signed with the instance's cursor key, and on PostgreSQL made of the
+    // database's transaction ids.
+    .replace(/id: pos_[\w.-]+/g, 'id: pos_<position>');
   const headers = opts.headers ? [...r.headers].filter(([name]) => name !== 'x-request-id') : undefined;
   return { status: r.status, location: r.headers.get('location'), body: JSON.parse(text), headers };
 }

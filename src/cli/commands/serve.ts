@@ -111,7 +111,7 @@ function webhookOptions(o: ServeOptions): { allowPrivate?: boolean; schedule?: n
       throw bad();
     }
     if (typeof given !== 'object' || given === null || Array.isArray(given)) throw bad();
-    const ms = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+    const ms = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v >= 1;
     for (const [key, value] of Object.entries(given)) {
       if (key === 'schedule' && Array.isArray(value) && value.every(ms)) timing.schedule = value as number[];
       else if ((TIMING_KEYS as readonly string[]).includes(key) && ms(value)) {

@@ -67,6 +67,23 @@ export function addressAllowed(address: string, allowPrivate: boolean): boolean 
   return allowPrivate || !privateList().check(address, family);
 }
 
+/** How long a name's lookup may take before it counts as not resolving. */
+const LOOKUP_TIMEOUT_MS = 5_000;
+
+/**
+ * Whether a name resolves, within 5 s, to loopback addresses and nothing else (plain http may go there). A name that
+ * does not resolve, or not in time, does not.
+ */
+export async function resolvesToLoopbackOnly(host: string): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<[]>((resolve) => {
+    timer = setTimeout(resolve, LOOKUP_TIMEOUT_MS, []);
+  });
+  const found = await Promise.race([lookup(host, { all: true }).catch(() => []), late]);
+  clearTimeout(timer);
+  return found.length > 0 && found.every((a) => loopbackAddress(a.address));
+}
+
 /**
  * A webhook URL as given to create or change an endpoint: absolute, `https`, or `http` to this machine — a name only
  * when every address it resolves to is loopback; no user name or password. Returns it normalised.
@@ -83,9 +100,6 @@ export async function checkWebhookUrl(raw: string): Promise<string> {
   if (url.protocol !== 'http:') throw new AddressError('must be https (plain http only to this machine)');
   if (isLoopback(url.hostname)) return url.href;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) === 0) {
-    const found = await lookup(host, { all: true }).catch(() => []);
-    if (found.length > 0 && found.every((a) => loopbackAddress(a.address))) return url.href;
-  }
+  if (isIP(host) === 0 && (await resolvesToLoopbackOnly(host))) return url.href;
   throw new AddressError('must be https (plain http only to this machine: localhost, 127.0.0.1, ::1)');
 }

@@ -1,5 +1,4 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { signedHeaders } from '../../contract/webhook-signature.js';
@@ -74,16 +73,14 @@ function guardedLookup(allowed: (address: string) => boolean, code: 'EPRIVATE' |
 }
 
 /**
- * Why the URL may not be sent to now, or null: plain http only to this machine (a name only while it resolves to
- * loopback alone); an address literal checked as such (the guarded lookup checks names as they are connected to).
+ * Why the URL may not be sent to now, or null: plain http to an address literal only when it is loopback; any address
+ * literal checked as such. Names are checked on the addresses they resolve to as they are connected to (the guarded
+ * lookups: a loopback-only one for plain http).
  */
-async function refusal(url: URL, allowPrivate: boolean): Promise<string | null> {
+function refusal(url: URL, allowPrivate: boolean): string | null {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (url.protocol === 'http:' && !isLoopback(url.hostname)) {
-    if (isIP(host) !== 0) return 'plain http goes only to this machine';
-    const found = await lookup(host, { all: true }).catch(() => []);
-    if (found.length === 0 || !found.every((a) => isLoopback(a.address)))
-      return `plain http goes only to this machine; ${host} is not`;
+  if (url.protocol === 'http:' && !isLoopback(url.hostname) && isIP(host) !== 0) {
+    return 'plain http goes only to this machine';
   }
   if (isIP(host) !== 0 && !addressAllowed(host, allowPrivate)) {
     return `${host} is a private address (plat serve --allow-private-webhooks sends there)`;
@@ -134,7 +131,7 @@ export function startWebhookDelivery(
     if (d.webhook.secrets.filter(Boolean).length === 0) {
       return { ok: false, statusCode: null, error: 'its signing secret cannot be opened (sealed with another key)' };
     }
-    const refused = await refusal(url, allowPrivate);
+    const refused = refusal(url, allowPrivate);
     if (refused) return { ok: false, statusCode: null, error: refused };
     const timestamp = Math.floor(clock().getTime() / 1000);
     const headers = {
