@@ -329,8 +329,9 @@ export function webhooksStore(q: Q, env: StoreEnv) {
           .where('id', '=', webhookId)
           .where('enabled', '=', 1)
           .where((eb) => eb.or([eb('busy_until', 'is', null), eb('busy_until', '<=', c.now)]))
+          .returningAll()
           .executeTakeFirst();
-        if (Number(took.numUpdatedRows) === 0) continue; // another server took it
+        if (!took) continue; // another server took it
         const row = await q
           .updateTable('webhook_deliveries')
           .set((eb) => ({ attempts: eb('attempts', '+', 1), lease_owner: c.owner, next_attempt_at: c.leaseUntil }))
@@ -348,11 +349,11 @@ export function webhooksStore(q: Q, env: StoreEnv) {
           .where('next_attempt_at', '<=', c.now)
           .returning(['id', 'event_id', 'payload', 'attempts'])
           .executeTakeFirst();
-        const w = row && (await q.selectFrom('webhooks').selectAll().where('id', '=', webhookId).executeTakeFirst());
-        if (!row || !w) {
+        if (!row) {
           await release(webhookId, c.leaseUntil);
           continue;
         }
+        const w = took;
         let secrets: string[];
         try {
           const opened = toWebhook(w);

@@ -53,14 +53,9 @@ const V6_PRIVATE = [
   ['ff00::', 8],
 ] as const;
 
-/** Whether an address (v4 or v6) is this machine's loopback. */
-function loopbackAddress(address: string): boolean {
-  return isIP(address) === 4 ? address.startsWith('127.') : address === '::1';
-}
-
 /** Whether an address may receive webhooks: loopback always, private ranges only when allowed. */
 export function addressAllowed(address: string, allowPrivate: boolean): boolean {
-  if (loopbackAddress(address)) return true;
+  if (isLoopback(address)) return true;
   const mapped = address.toLowerCase().startsWith('::ffff:') ? address.slice(7) : address;
   if (isIP(mapped) === 4 && mapped !== address) return addressAllowed(mapped, allowPrivate);
   const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
@@ -81,7 +76,7 @@ export async function resolvesToLoopbackOnly(host: string): Promise<boolean> {
   });
   const found = await Promise.race([lookup(host, { all: true }).catch(() => []), late]);
   clearTimeout(timer);
-  return found.length > 0 && found.every((a) => loopbackAddress(a.address));
+  return found.length > 0 && found.every((a) => isLoopback(a.address));
 }
 
 /**
