@@ -3,12 +3,16 @@
 // over when this one is gone), run a few at a time, sleep while nothing is due, and on stop let the runs in flight
 // finish for a grace period before abandoning them to their leases.
 
+import type { Clock } from './clock.js';
 import { wakeableSleep } from './wakeable-sleep.js';
 
 /** What a claim loop works through. */
 export interface ClaimLoopSpec<J> {
-  /** Claims up to `limit` due jobs, leasing them to this server. */
-  claim(limit: number): Promise<J[]>;
+  /** Claims up to `limit` jobs due at `now`, leasing them to this server until `leaseUntil`. */
+  claim(limit: number, at: { now: string; leaseUntil: string }): Promise<J[]>;
+  /** The clock `now` is read from, and how long a claim's lease lasts. */
+  clock: Clock;
+  leaseMs: number;
   /** Runs one job. `signal` is aborted when the run is abandoned: it must then record nothing more. */
   run(job: J, signal: AbortSignal): Promise<void>;
   /** A run threw (the database failing while it recorded the outcome): the lease brings the job back. */
@@ -70,7 +74,9 @@ export function startClaimLoop<J>(spec: ClaimLoopSpec<J>): ClaimLoop {
       }
       let claimed: J[] = [];
       try {
-        claimed = await spec.claim(free);
+        const now = spec.clock();
+        const at = { now: now.toISOString(), leaseUntil: new Date(now.getTime() + spec.leaseMs).toISOString() };
+        claimed = await spec.claim(free, at);
       } catch (err) {
         if (!stopping) spec.unreadable(err);
       }

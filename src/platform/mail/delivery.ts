@@ -148,15 +148,9 @@ export async function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): 
       `(${waiting} waiting).`,
   );
   const loop = startClaimLoop<ClaimedMail>({
-    claim: (limit) => {
-      const now = clock();
-      return outbox.claim({
-        owner,
-        now: now.toISOString(),
-        leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-        limit,
-      });
-    },
+    claim: (limit, at) => outbox.claim({ owner, limit, ...at }),
+    clock,
+    leaseMs,
     run: attempt,
     // The database failing (busy past its timeout, closed under us): the lease brings the mail back.
     failed: (mail, err) => log(`mail ${mail.id}: could not record the attempt (${(err as Error).message})`),

@@ -216,15 +216,9 @@ export function startWebhookDelivery(
   };
 
   const loop = startClaimLoop<ClaimedDelivery>({
-    claim: (limit) => {
-      const now = clock();
-      return ctx.stores.webhooks.claim({
-        owner,
-        now: now.toISOString(),
-        leaseUntil: new Date(now.getTime() + leaseMs).toISOString(),
-        limit,
-      });
-    },
+    claim: (limit, at) => ctx.stores.webhooks.claim({ owner, limit, ...at }),
+    clock,
+    leaseMs,
     run: attempt,
     // The database failing while the outcome was recorded: the lease brings the delivery back.
     failed: (d, err) => log(`webhook delivery ${d.id}: could not record the attempt (${(err as Error).message})`),
