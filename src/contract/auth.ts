@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { apiKeySchema } from './api-keys.js';
 import { lazySchema, nullableTimestampSchema } from './common.js';
+import { AMR_VALUES } from './mfa.js';
 import { organizationSchema } from './organizations.js';
 import { userSchema } from './users.js';
 
@@ -13,6 +14,10 @@ export const whoamiSchema = lazySchema(() =>
     organization: organizationSchema,
     scopes: z.array(z.string()),
     sessionId: z.string().nullable(),
+    amr: z
+      .array(z.enum(AMR_VALUES))
+      .nullable()
+      .meta({ description: "How the token's session was signed in (RFC 8176, docs/mfa.md); null for an API key." }),
     expiresAt: nullableTimestampSchema,
   }),
 ).meta({ id: 'Whoami' });

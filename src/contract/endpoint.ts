@@ -5,12 +5,13 @@ import type { Permission } from './permissions.js';
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * Who may call an endpoint: a credential holding a permission, any valid credential, anyone (no credentials), or a
- * SCIM token of the path's organization (its SCIM endpoints: docs/scim.md).
+ * Who may call an endpoint: a credential holding a permission, any valid credential, a user's own sign-in (an access
+ * token, never an API key: enrolling a second factor, docs/mfa.md), anyone (no credentials), or a SCIM token of the
+ * path's organization (its SCIM endpoints: docs/scim.md).
  * The request pipeline checks it before the operation reads anything (src/platform/http/pipeline.ts), as `scope`
  * says; `test/platform/permissions.test.ts` derives its matrix from the declarations.
  */
-export type Access = Permission | 'authenticated' | 'public' | 'scim';
+export type Access = Permission | 'authenticated' | 'user' | 'public' | 'scim';
 
 /**
  * Where an endpoint's permission is held (docs/api.md, "Roles and permissions"):

@@ -17,5 +17,6 @@ export const ID_PREFIX = {
   scimToken: 'scimtok',
   webhook: 'wh',
   delivery: 'dlv',
+  mfaFactor: 'mfa',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;

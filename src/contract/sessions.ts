@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { lazySchema, nullableTimestampSchema, timestampSchema } from './common.js';
+import { AMR_VALUES } from './mfa.js';
 
 /** How a session was signed in: a password, a device approval, or single sign-on through SAML or OIDC. */
 export const SIGN_IN_METHODS = ['password', 'device', 'saml', 'oidc'] as const;
@@ -10,6 +11,9 @@ export const sessionSchema = lazySchema(() =>
     id: z.string(),
     userId: z.string(),
     method: z.enum(SIGN_IN_METHODS),
+    amr: z.array(z.enum(AMR_VALUES)).meta({
+      description: 'How it was signed in (RFC 8176): `pwd`, `otp`, `hwk`, `swk`, `user`, `mfa`, `sso` (docs/mfa.md).',
+    }),
     ipAddress: z.string().nullable(),
     userAgent: z.string().nullable(),
     createdAt: timestampSchema,

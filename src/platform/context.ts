@@ -1,3 +1,4 @@
+import type { Amr } from '../contract/mfa.js';
 import type { Plan } from '../contract/organizations.js';
 import type { OrgRole, Permission } from '../contract/permissions.js';
 import type { AuthSettings } from './auth/settings.js';
@@ -73,6 +74,8 @@ export interface Credential {
   /** When the session of a user token began (checked against organizations' session cutoffs); null for keys. */
   sessionCreatedAt: string | null;
   expiresAt: string | null;
+  /** How a user token's session was signed in (RFC 8176); absent for keys. */
+  amr?: readonly Amr[];
   /**
    * The holder's role and status in the credential's own organization, and its plan, when they were read with the
    * credential (null: read, and not a member); undefined when not read (a user's token: `actIn` reads them).

@@ -12,7 +12,15 @@ const AT = '2026-01-01T00:00:00.000Z';
 /** The stores `GET /organizations/{orgId}/users` reads, answering for one organization, its owner's key, a page. */
 function cannedStores(orgId: string, apiKey: string, page: List<User>): Stores {
   const owner = page.data[0] as User;
-  const org: Organization = { id: orgId, name: 'Warm-up', slug: 'warm-up', plan: 'free', createdAt: AT, updatedAt: AT };
+  const org: Organization = {
+    id: orgId,
+    name: 'Warm-up',
+    slug: 'warm-up',
+    plan: 'free',
+    mfa: 'optional',
+    createdAt: AT,
+    updatedAt: AT,
+  };
   const stores: {
     apiKeys: Pick<Stores['apiKeys'], 'byHash' | 'touch'>;
     users: Pick<Stores['users'], 'get' | 'standing' | 'list'>;

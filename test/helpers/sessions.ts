@@ -28,6 +28,7 @@ export async function createSession(t: TestPlatform, userId: string, opts: Sessi
     organizationId: opts.orgId ?? t.orgId,
     clientId: opts.clientId === undefined ? 'plat-cli' : opts.clientId,
     method: opts.method ?? 'password',
+    amr: opts.method === 'saml' || opts.method === 'oidc' ? ['sso'] : ['pwd'],
     ipAddress: opts.ipAddress === undefined ? '203.0.113.7' : opts.ipAddress,
     userAgent: opts.userAgent === undefined ? 'plat/0.1.0' : opts.userAgent,
     createdAt: now,
@@ -64,6 +65,7 @@ export const sessionBearer: BearerVerifier = async (ctx, token) => {
     sessionId: session.id,
     sessionCreatedAt: session.createdAt,
     expiresAt: session.expiresAt,
+    amr: session.amr,
   };
 };
 

@@ -3,6 +3,7 @@ import type { ApiRoute, RouteDef } from '../../src/platform/http/route.js';
 import { ROUTES } from '../../src/platform/http/routes/index.js';
 import type { Platform } from '../../src/platform/index.js';
 import { samlMetadata } from './idp-documents.js';
+import { givenTotpFactor } from './mfa.js';
 import type { Reply } from './platform.js';
 import { createSession } from './sessions.js';
 
@@ -27,6 +28,8 @@ export interface Fixture {
   /** A webhook endpoint (to loopback: nothing is sent without a server) and a delivery of its test event. */
   webhookId: string;
   deliveryId: string;
+  /** The member's authenticator-app factor. */
+  factorId: string;
 }
 
 type Caller = (method: string, path: string, opts?: { body?: unknown }) => Promise<Reply>;
@@ -98,6 +101,7 @@ export async function buildFixture(
   );
   const delivery = ok(await call('POST', `/webhooks/${webhook.id}/test`), 'webhook test');
   const sessionId = await createSession(t as never, invited.userId, { orgId });
+  const { factorId } = await givenTotpFactor(t.platform, invited.userId);
   return {
     orgId,
     ownerId,
@@ -114,6 +118,7 @@ export async function buildFixture(
     scimTokenId: scimToken.id,
     webhookId: webhook.id,
     deliveryId: delivery.id,
+    factorId,
   };
 }
 
@@ -143,6 +148,8 @@ export const EXAMPLE_BODIES: Record<string, (f: Fixture) => unknown> = {
   'POST /organizations/{orgId}/scim/tokens': () => ({ name: 'Entra ID' }),
   'POST /organizations/{orgId}/webhooks': () => ({ url: 'https://hooks.example.test/plat', events: ['user.invited'] }),
   'PATCH /webhooks/{webhookId}': () => ({ description: 'Billing', events: ['user.suspended'] }),
+  'POST /auth/mfa/totp': () => ({ name: 'Phone' }),
+  'POST /auth/mfa/totp/{factorId}/verify': () => ({ code: '123456' }),
   // Uploaded metadata: a configuration the platform can check without fetching anything.
   'PUT /organizations/{orgId}/sso': () => ({
     protocol: 'saml',
@@ -168,6 +175,7 @@ export function pathFor(route: RouteDef, f: Fixture): string {
     tokenId: f.scimTokenId,
     webhookId: f.webhookId,
     deliveryId: f.deliveryId,
+    factorId: f.factorId,
   };
   return route.path.replace(/\{([^}]+)\}/g, (_, p: string) => {
     const id = ids[p];

@@ -3,16 +3,33 @@ import { describe, expect, it } from 'vitest';
 import { errorBodySchema } from '../../src/contract/errors.js';
 import { sqlOf } from '../helpers/internals.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
+import { bearer, createSession, sessionBearer } from '../helpers/sessions.js';
 import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
 
 const WRITE_ROUTES = API_ROUTES.filter((r) => r.body);
 
+/** The owner's sign-in session, for the routes only a user's token may call (enrolling a factor). */
+let ownerSession = '';
+
 async function setup(): Promise<{ t: TestPlatform; f: Fixture; changes: () => number }> {
-  const t = await testPlatform();
+  const t = await testPlatform({ bearer: sessionBearer });
   const f = await buildFixture((m, p, o) => t.call(m, p, o), t, t.orgId, t.ownerId, 'ours');
+  ownerSession = await createSession(t, t.ownerId);
   await t.call('GET', `/users/${t.ownerId}`); // settles the key's lastUsedAt write
   const changes = () => sqlOf(t.platform).writes();
   return { t, f, changes };
+}
+
+/** Calls a route as the owner: with the owner's key, or the owner's access token where only a user's token may. */
+function callAs(
+  t: TestPlatform,
+  route: (typeof WRITE_ROUTES)[number],
+  path: string,
+  opts: { body?: unknown; headers?: Record<string, string> },
+) {
+  if (route.access !== 'user') return t.call(route.method, path, opts);
+  const token = bearer(ownerSession);
+  return t.call(route.method, path, { ...opts, key: null, headers: { ...opts.headers, ...token.headers } });
 }
 
 /** A body that is not what the route takes: random JSON, or the example with one field broken or added. */
@@ -81,7 +98,7 @@ describe('bad input on every write route', () => {
         ['string', { body: '"x"' }],
       ];
       for (const [label, opts] of cases) {
-        const r = await t.call(route.method, path, opts);
+        const r = await callAs(t, route, path, opts);
         expect(r.status, `${routeKey(route)} ${label}`).toBe(400);
         expect(errorBodySchema.safeParse(r.body).success).toBe(true);
         expect(r.body.error.code).toBe('invalid_request');
@@ -97,7 +114,7 @@ describe('bad input on every write route', () => {
       await fc.assert(
         fc.asyncProperty(badBodies(example), async (body) => {
           const before = changes();
-          const r = await t.call(route.method, pathFor(route, f), { body: JSON.stringify(body) });
+          const r = await callAs(t, route, pathFor(route, f), { body: JSON.stringify(body) });
           expect(r.status, `${routeKey(route)} ${JSON.stringify(body)?.slice(0, 200)}`).toBeLessThan(500);
           if (r.status >= 400) {
             expect([400, 404, 409, 413, 422]).toContain(r.status);
@@ -115,12 +132,12 @@ describe('bad input on every write route', () => {
     for (const route of WRITE_ROUTES) {
       const example = exampleBody(route, f) as Record<string, unknown>;
       const before = changes();
-      const unknown = await t.call(route.method, pathFor(route, f), { body: { ...example, surprise: 1 } });
+      const unknown = await callAs(t, route, pathFor(route, f), { body: { ...example, surprise: 1 } });
       expect(unknown.status, routeKey(route)).toBe(422);
       expect(unknown.body.error.details).toContainEqual({ field: 'surprise', message: 'unknown field' });
       const stringField = Object.entries(example).find(([, v]) => typeof v === 'string')?.[0];
       if (stringField) {
-        const huge = await t.call(route.method, pathFor(route, f), {
+        const huge = await callAs(t, route, pathFor(route, f), {
           body: { ...example, [stringField]: 'x'.repeat(300_000) },
         });
         expect(huge.status, `${routeKey(route)} huge ${stringField}`).toBe(422);
@@ -136,7 +153,7 @@ describe('bad input on every write route', () => {
       const example = exampleBody(route, f) as Record<string, unknown>;
       const before = changes();
       for (const name of ['Ada\u0000Lovelace', 'Ada \ud83d', '\udca9 Ada']) {
-        const r = await t.call(route.method, pathFor(route, f), { body: { ...example, name } });
+        const r = await callAs(t, route, pathFor(route, f), { body: { ...example, name } });
         expect(r.status, `${routeKey(route)} ${JSON.stringify(name)}`).toBe(422);
         expect(r.body.error.details).toEqual([
           { field: 'name', message: 'text cannot hold a NUL character (\\u0000) or half of a UTF-16 surrogate pair' },
@@ -163,7 +180,7 @@ describe('bad input on every write route', () => {
       const example = exampleBody(route, f) as Record<string, unknown>;
       const before = changes();
       for (const name of invisible) {
-        const r = await t.call(route.method, pathFor(route, f), { body: { ...example, name } });
+        const r = await callAs(t, route, pathFor(route, f), { body: { ...example, name } });
         expect(r.status, `${routeKey(route)} ${JSON.stringify(name)}`).toBe(422);
         // Environment names are slugs, refused by their own rule; every other name by this one.
         const message = route.path.endsWith('/environments') ? expect.any(String) : 'must contain a visible character';

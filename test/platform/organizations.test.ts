@@ -10,6 +10,7 @@ describe('organizations', () => {
       name: 'Acme',
       slug: 'acme',
       plan: 'enterprise',
+      mfa: 'optional',
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-01T00:00:00.000Z',
     });

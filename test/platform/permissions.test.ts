@@ -4,6 +4,7 @@ import type { RouteDef } from '../../src/platform/http/route.js';
 import { ROUTES } from '../../src/platform/http/routes/index.js';
 import { baseOf } from '../helpers/internals.js';
 import { testPlatform } from '../helpers/platform.js';
+import { bearer, createSession, sessionBearer } from '../helpers/sessions.js';
 import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey } from '../helpers/tour.js';
 
 // The permission each endpoint declares (src/contract/endpoints/) is what the request pipeline enforces, before it
@@ -12,7 +13,7 @@ import { API_ROUTES, buildFixture, exampleBody, type Fixture, pathFor, routeKey 
 // `POST /organizations` declared for any credential while it checks `org:write`.
 
 async function world() {
-  const t = await testPlatform();
+  const t = await testPlatform({ bearer: sessionBearer });
   const fixture = await buildFixture((m, p, o) => t.call(m, p, o), t, t.orgId, t.ownerId, 'perm');
   // The platform's own count of rows written (what a batch checks to tell whether an item wrote).
   const base = baseOf(t.platform);
@@ -45,7 +46,7 @@ const withPermission = API_ROUTES.filter((r) => (PERMISSIONS as readonly string[
 describe('permission matrix (every route of the contract)', () => {
   it('declares for every route a permission, any credential, or public', () => {
     for (const route of ROUTES) {
-      expect(['public', 'authenticated', 'scim', ...PERMISSIONS], routeKey(route)).toContain(route.access);
+      expect(['public', 'authenticated', 'user', 'scim', ...PERMISSIONS], routeKey(route)).toContain(route.access);
       expect(route.kind === 'public', routeKey(route)).toBe(route.access === 'public');
       expect(route.kind === 'scim', routeKey(route)).toBe(route.access === 'scim');
     }
@@ -132,7 +133,9 @@ describe('permission matrix (every route of the contract)', () => {
     },
   );
 
-  const changesOrganization = (r: RouteDef) => r.method !== 'GET' && !r.path.includes('{projectId}');
+  // Routes for a user's own sign-in refuse every key, restricted or not (the test below).
+  const changesOrganization = (r: RouteDef) =>
+    r.method !== 'GET' && !r.path.includes('{projectId}') && r.access !== 'user';
 
   it('refuses a key restricted to a project every change of the organization (403 before any read), nothing written', async () => {
     const { t, fixture, changes } = await world();
@@ -212,6 +215,25 @@ describe('permission matrix (every route of the contract)', () => {
       const r = await call(t, route, fixture, key, exampleBody(route, fixture));
       expect(r.status, `${routeKey(route)}: ${JSON.stringify(r.body)}`).toBe(route.status ?? 200);
     }
+  });
+
+  it("refuses every API key on the routes of a user's own sign-in (403, nothing written), and serves a token", async () => {
+    const { t, fixture, changes } = await world();
+    const userRoutes = API_ROUTES.filter((r) => r.access === 'user');
+    expect(userRoutes.map(routeKey).sort()).toEqual(['POST /auth/mfa/totp', 'POST /auth/mfa/totp/{factorId}/verify']);
+    const key = await t.keyFor(t.ownerId, { multiOrganization: true });
+    await t.call('GET', '/auth/whoami', { key }); // settles the key's lastUsedAt write
+    const before = changes();
+    for (const route of userRoutes) {
+      const r = await call(t, route, fixture, key, exampleBody(route, fixture));
+      expect(r.status, routeKey(route)).toBe(403);
+      expect(r.body.error.message).toMatch(/needs a user's sign-in/);
+    }
+    expect(changes()).toBe(before);
+    const session = await createSession(t, t.ownerId);
+    const enrolled = await t.call('POST', '/auth/mfa/totp', { ...bearer(session), body: { name: 'Phone' } });
+    expect(enrolled.status).toBe(201);
+    expect(enrolled.body.otpauthUri).toMatch(/^otpauth:\/\/totp\//);
   });
 
   it('answers 401 to every authenticated route called without credentials, and never to a public one', async () => {

@@ -86,7 +86,9 @@ describe('a sign-in through the OpenID provider', () => {
       lastLoginAt: expect.any(String),
     });
     const sessions = await t.call('GET', `/users/${userId}/sessions`, withToken(tokens.body.access_token));
-    expect(sessions.body.data).toEqual([expect.objectContaining({ userId, method: 'oidc', current: true })]);
+    expect(sessions.body.data).toEqual([
+      expect.objectContaining({ userId, method: 'oidc', amr: ['sso'], current: true }),
+    ]);
 
     expect(await eventsOf(t, 'user.provisioned')).toEqual([
       expect.objectContaining({
@@ -98,7 +100,7 @@ describe('a sign-in through the OpenID provider', () => {
     expect(await eventsOf(t, 'user.signed_in')).toEqual([
       expect.objectContaining({
         actor: { type: 'user', id: userId },
-        data: { clientId: 'plat-cli', method: 'oidc' },
+        data: { clientId: 'plat-cli', method: 'oidc', amr: ['sso'] },
       }),
     ]);
     expect(await eventsOf(t, 'sso.failed')).toEqual([]);

@@ -133,7 +133,9 @@ describe('an SP-initiated sign-in through the IdP', () => {
         { email: 'sam@acme.test', role: 'member', protocol: 'saml' },
       ],
     ]);
-    expect((await s.events('user.signed_in')).map((e) => e.data)).toEqual([{ clientId: 'plat-cli', method: 'saml' }]);
+    expect((await s.events('user.signed_in')).map((e) => e.data)).toEqual([
+      { clientId: 'plat-cli', method: 'saml', amr: ['sso'] },
+    ]);
     expect((await s.base.stores.ssoSignIn.requestState(request.id))?.usedAt).toBe('2026-01-01T00:00:00.000Z');
 
     const tokens = await tokenRequest(s.t.platform.fetch, {
@@ -147,7 +149,7 @@ describe('an SP-initiated sign-in through the IdP', () => {
     expect(tokens.body).toMatchObject({ token_type: 'Bearer', refresh_token: expect.any(String) });
     const sessions = await s.t.call('GET', `/users/${user.id}/sessions`);
     expect(sessions.body.data).toHaveLength(1);
-    expect(sessions.body.data[0]).toMatchObject({ userId: user.id, method: 'saml' });
+    expect(sessions.body.data[0]).toMatchObject({ userId: user.id, method: 'saml', amr: ['sso'] });
     const whoami = await s.t.call('GET', '/auth/whoami', {
       key: null,
       headers: { Authorization: `Bearer ${tokens.body.access_token}` },

@@ -6,6 +6,7 @@ import { events } from './events.js';
 import { invitations } from './invitations.js';
 import { members } from './members.js';
 import { meta } from './meta.js';
+import { mfa } from './mfa.js';
 import { organizations } from './organizations.js';
 import { projects } from './projects.js';
 import { scim } from './scim.js';
@@ -29,6 +30,7 @@ export const API = {
   members,
   environments,
   sessions,
+  mfa,
   apiKeys,
   sso,
   domains,

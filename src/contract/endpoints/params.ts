@@ -16,6 +16,8 @@ export const deliveryParams = lazySchema(() =>
 );
 export const scimTokenParams = lazySchema(() => z.strictObject({ orgId: idParam('org'), tokenId: idParam('scimtok') }));
 export const ssoTestParams = lazySchema(() => z.strictObject({ orgId: idParam('org'), testId: idParam('ssot') }));
+export const mfaFactorParams = lazySchema(() => z.strictObject({ userId: idParam('user'), factorId: idParam('mfa') }));
+export const totpFactorParams = lazySchema(() => z.strictObject({ factorId: idParam('mfa') }));
 export const sessionParams = lazySchema(() => z.strictObject({ userId: idParam('user'), sessionId: idParam('sess') }));
 export const memberParams = lazySchema(() => z.strictObject({ projectId: idParam('proj'), userId: idParam('user') }));
 export const teamMemberParams = lazySchema(() => z.strictObject({ teamId: idParam('team'), userId: idParam('user') }));

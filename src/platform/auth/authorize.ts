@@ -8,13 +8,13 @@ import { csrfToken, csrfValid } from './csrf.js';
 import { type Html, pageHeaders } from './html.js';
 import { OAuthError } from './oauth-error.js';
 import { type Hidden, identityProviderPage, loginPage, messagePage, organizationPage } from './pages.js';
-import { formSignIn } from './password-form.js';
 import { isS256Challenge } from './pkce.js';
 import { isRegisteredRedirect } from './redirects.js';
 import { bodyParams, clientAddress, type Params, queryParams, userAgent } from './request.js';
 import { parseScope } from './scopes.js';
 import { authUrl, type OAuthClient } from './settings.js';
 import { activeOrganizations, issueLoginTicket } from './sign-in.js';
+import { requireFactor, type StepForm, type StepPage, signInStep } from './sign-in-steps.js';
 
 /** A valid authorization request. */
 interface AuthorizationRequest {
@@ -233,14 +233,21 @@ export async function authorizeSubmit(ctx: BaseCtx, c: PageCall) {
     if (redirected) return redirected;
     return form(200, undefined, {}, email);
   }
-  const signedIn = await formSignIn(ctx, c, params, email, req.org, 'Enter your e-mail and password.');
-  if (!('userId' in signedIn)) return form(signedIn.status, signedIn.error, signedIn.headers, email);
+  const stepForm: StepForm = { action: ACTION, csrf: csrfToken(ctx, c), hidden: req.hidden };
+  const show = (p: StepPage) => page(c, p.status, p.body, targets, p.headers);
+  const outcome = await signInStep(ctx, c, params, email, req.org, 'Enter your e-mail and password.', stepForm);
+  if ('refusal' in outcome) {
+    const r = outcome.refusal;
+    return form(r.status, r.error, r.headers, email);
+  }
+  if ('step' in outcome) return show(outcome.step);
+  const { signedIn } = outcome;
   const { userId } = signedIn;
 
   const orgs = await activeOrganizations(ctx, userId);
   const deny = (message: string) =>
     toClient(ctx, c, req.redirectUri, req.state, { error: 'access_denied', error_description: message });
-  let orgId = req.org;
+  let orgId = signedIn.orgId ?? req.org;
   if (orgId !== undefined) {
     if (!orgs.some((o) => o.id === orgId))
       return deny('the user is not an active member of the requested organization');
@@ -250,7 +257,7 @@ export async function authorizeSubmit(ctx: BaseCtx, c: PageCall) {
     orgId = orgs[0]?.id as string;
   } else {
     const hidden = { ...req.hidden, org: undefined };
-    const next = await issueLoginTicket(ctx, userId);
+    const next = await issueLoginTicket(ctx, { ...signedIn, stage: 'signed_in' });
     const body = organizationPage({
       action: ACTION,
       csrf: csrfToken(ctx, c),
@@ -260,6 +267,8 @@ export async function authorizeSubmit(ctx: BaseCtx, c: PageCall) {
     });
     return page(c, 200, body, targets);
   }
+  const enrol = await requireFactor(ctx, signedIn, orgId as string, stepForm);
+  if (enrol) return show(enrol);
   try {
     const code = await issueAuthorizationCode(ctx, {
       clientId: req.client.id,
@@ -270,6 +279,7 @@ export async function authorizeSubmit(ctx: BaseCtx, c: PageCall) {
       orgId,
       ipAddress: clientAddress(c),
       userAgent: userAgent(c),
+      amr: signedIn.amr,
     });
     return toClient(ctx, c, req.redirectUri, req.state, { code });
   } catch (err) {

@@ -48,5 +48,6 @@ export const verifyBearer: BearerVerifier = async (ctx: BaseCtx, token: string):
     sessionId: session.id,
     sessionCreatedAt: session.createdAt,
     expiresAt: claims.expiresAt.toISOString(),
+    amr: session.amr,
   };
 };

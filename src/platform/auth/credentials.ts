@@ -1,6 +1,6 @@
 import type { Permission } from '../../contract/permissions.js';
 import type { BaseCtx, Credential, Principal } from '../context.js';
-import { PlatformError } from '../errors.js';
+import { forbidden, PlatformError } from '../errors.js';
 import type { FoundApiKey, Standing } from '../store/api-keys.js';
 import { type Awaitable, andThen } from '../store/sql.js';
 import { hashSecret, parseApiKey, sameHash } from './api-keys.js';
@@ -108,6 +108,16 @@ export async function sessionCutOff(ctx: BaseCtx, credential: Credential, orgId:
 }
 
 /**
+ * Whether a user token signed in to another organization without a second factor wants to act in `orgId`, whose
+ * policy requires one (docs/mfa.md): the policy applies at sign-in, and a session of another organization never
+ * signed in there. Sessions of `orgId` itself keep working until they end.
+ */
+async function secondFactorMissing(ctx: BaseCtx, credential: Credential, orgId: string): Promise<boolean> {
+  if (orgId === credential.homeOrgId || credential.amr?.includes('mfa')) return false;
+  return (await ctx.stores.organizations.get(orgId))?.mfa === 'required';
+}
+
+/**
  * The credential acting in `orgId`, or undefined when it may not (another organization, or not an active member).
  * Throws `401` for a user token whose session that organization has revoked (see `sessionCutOff`).
  */
@@ -121,8 +131,14 @@ export function actIn(ctx: BaseCtx, credential: Credential, orgId: string): Awai
     if (!m || m.status !== 'active') return undefined;
     // Only a user's token has a session an organization can cut off.
     if (credential.sessionCreatedAt === null) return principalOf(credential, orgId, m);
-    return sessionCutOff(ctx, credential, orgId).then((cut) => {
+    return sessionCutOff(ctx, credential, orgId).then(async (cut) => {
       if (cut) throw unauthenticated(`the session of this access token has been revoked in organization ${orgId}`);
+      if (await secondFactorMissing(ctx, credential, orgId)) {
+        throw forbidden(
+          `organization ${orgId} requires a second factor, and this session was signed in without one: ` +
+            'sign in to that organization (plat login --org)',
+        );
+      }
       return principalOf(credential, orgId, m);
     });
   });
@@ -144,6 +160,7 @@ function principalOf(c: Credential, orgId: string, standing: Standing): Principa
     sessionId: c.sessionId,
     sessionCreatedAt: c.sessionCreatedAt,
     expiresAt: c.expiresAt,
+    amr: c.amr ?? [],
     orgId,
     role: standing.role,
     plan: standing.plan,

@@ -13,9 +13,9 @@ import { csrfToken, csrfValid } from './csrf.js';
 import { type Html, pageHeaders } from './html.js';
 import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error.js';
 import { devicePage, identityProviderPage, messagePage, organizationPage } from './pages.js';
-import { formSignIn } from './password-form.js';
 import { bodyParams, clientAddress, queryParams, userAgent } from './request.js';
 import { activeOrganizations, issueLoginTicket } from './sign-in.js';
+import { requireFactor, type StepForm, type StepPage, signInStep } from './sign-in-steps.js';
 import { lockedFor, recordFailure, userCodeKeys } from './throttle.js';
 
 const ACTION = '/v2/auth/device';
@@ -93,19 +93,18 @@ export async function devicePageSubmit(ctx: BaseCtx, c: PageCall) {
       return page(c, 200, identityProviderPage(url));
     }
   }
-  const signedIn = await formSignIn(
-    ctx,
-    c,
-    params,
-    email,
-    device.requestedOrg,
-    'Enter your e-mail and password to approve.',
-  );
-  if (!('userId' in signedIn)) return form(signedIn.status, signedIn.error, signedIn.headers);
+  const hidden = { user_code: formatUserCode(device.userCode), action: 'approve' };
+  const stepForm: StepForm = { action: ACTION, csrf: csrfToken(ctx, c), hidden };
+  const show = (p: StepPage) => page(c, p.status, p.body, p.headers);
+  const prompt = 'Enter your e-mail and password to approve.';
+  const outcome = await signInStep(ctx, c, params, email, device.requestedOrg, prompt, stepForm);
+  if ('refusal' in outcome) return form(outcome.refusal.status, outcome.refusal.error, outcome.refusal.headers);
+  if ('step' in outcome) return show(outcome.step);
+  const { signedIn } = outcome;
   const { userId } = signedIn;
 
   const orgs = await activeOrganizations(ctx, userId);
-  const wanted = device.requestedOrg ?? params.get('org');
+  const wanted = device.requestedOrg ?? signedIn.orgId ?? params.get('org');
   let orgId: string | undefined;
   if (wanted !== undefined) {
     orgId = orgs.find((o) => o.id === wanted)?.id;
@@ -116,16 +115,18 @@ export async function devicePageSubmit(ctx: BaseCtx, c: PageCall) {
   } else if (orgs.length === 0) {
     return page(c, 403, messagePage('Cannot connect', 'Your account is not active in any organization.', 'alert'));
   } else {
-    const hidden = { user_code: formatUserCode(device.userCode), action: 'approve' };
-    const next = await issueLoginTicket(ctx, userId);
+    const next = await issueLoginTicket(ctx, { ...signedIn, stage: 'signed_in' });
     return page(
       c,
       200,
       organizationPage({ action: ACTION, csrf: csrfToken(ctx, c), hidden, ticket: next, organizations: orgs }),
     );
   }
+  const enrol = await requireFactor(ctx, signedIn, orgId as string, stepForm);
+  if (enrol) return show(enrol);
   try {
-    await approveDevice(ctx, device, { userId, orgId: orgId as string, ipAddress: address, userAgent: userAgent(c) });
+    const approval = { userId, orgId: orgId as string, ipAddress: address, userAgent: userAgent(c) };
+    await approveDevice(ctx, device, approval, 'device', signedIn.amr);
   } catch (err) {
     if (!(err instanceof OAuthError)) throw err;
     const message =

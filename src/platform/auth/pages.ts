@@ -1,5 +1,5 @@
 import type { Organization } from '../../contract/organizations.js';
-import { type Html, html, layout } from './html.js';
+import { Html, html, layout } from './html.js';
 
 /** Hidden fields that carry a request through a form (the authorization request's parameters). */
 export type Hidden = Record<string, string | undefined>;
@@ -165,6 +165,83 @@ ${errorBox(p.error)}
 <input id="name" name="name" type="text" autocomplete="name" required maxlength="100" value="${p.name ?? ''}">
 ${password}
 <button type="submit">Accept the invitation</button>
+</form>`,
+  );
+}
+
+/** The fields every step after the password carries: the CSRF token, the ticket of the step, the request's fields. */
+function stepFields(p: { csrf: string; ticket: string; hidden: Hidden }): Html {
+  return html`<input type="hidden" name="csrf" value="${p.csrf}">
+<input type="hidden" name="ticket" value="${p.ticket}">
+${hiddenFields(p.hidden)}`;
+}
+
+/** The second factor (docs/mfa.md): a code from the authenticator app, or one of the recovery codes. */
+export function factorPage(p: { action: string; csrf: string; hidden: Hidden; ticket: string; error?: string }): Html {
+  return layout(
+    'Two-step verification',
+    html`<p class="note">Enter the code your authenticator app shows, or one of your recovery codes.</p>
+${errorBox(p.error)}
+<form method="post" action="${p.action}">
+${stepFields(p)}
+<label for="code">Code</label>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" spellcheck="false" required
+ autofocus>
+<button type="submit">Verify</button>
+</form>`,
+  );
+}
+
+/**
+ * Enrolment at sign-in, when the organization requires a second factor and the person has none (docs/mfa.md): the
+ * authenticator app's QR code (inline SVG: no script, no image request) and its secret to type, then a first code.
+ */
+export function enrollPage(p: {
+  action: string;
+  csrf: string;
+  hidden: Hidden;
+  ticket: string;
+  organizationName: string;
+  factorId: string;
+  secret: string;
+  otpauthUri: string;
+  qrSvg: string;
+  error?: string;
+}): Html {
+  return layout(
+    'Set up two-step verification',
+    html`<p class="note">${p.organizationName} requires a second factor. Scan this code with an authenticator app, then
+enter the code it shows.</p>
+${errorBox(p.error)}
+<div id="qr" role="img" aria-label="QR code of the authenticator app's secret">${new Html(p.qrSvg)}</div>
+<p class="note">Or enter the secret by hand: <code id="secret">${p.secret}</code></p>
+<p class="note"><a id="otpauth" href="${p.otpauthUri}">Open in an authenticator app on this device</a></p>
+<form method="post" action="${p.action}">
+${stepFields(p)}
+<input type="hidden" name="factor_id" value="${p.factorId}">
+<label for="code">Code</label>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" spellcheck="false" required>
+<button type="submit">Verify and continue</button>
+</form>`,
+  );
+}
+
+/** The recovery codes, shown once after the first factor, before the sign-in goes on. */
+export function recoveryCodesPage(p: {
+  action: string;
+  csrf: string;
+  hidden: Hidden;
+  ticket: string;
+  codes: readonly string[];
+}): Html {
+  return layout(
+    'Save your recovery codes',
+    html`<p class="note">Each code signs you in once if you lose your authenticator. They are shown only now: keep them
+somewhere safe.</p>
+<ul id="recovery-codes">${p.codes.map((c) => html`<li><code>${c}</code></li>`)}</ul>
+<form method="post" action="${p.action}">
+${stepFields(p)}
+<button type="submit">I saved them, continue</button>
 </form>`,
   );
 }

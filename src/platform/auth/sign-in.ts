@@ -1,5 +1,6 @@
 import type { Organization } from '../../contract/organizations.js';
 import type { BaseCtx } from '../context.js';
+import type { TicketState } from '../store/auth.js';
 import { hashPassword, needsRehash, verifyAgainstDummy, verifyPassword } from './passwords.js';
 import { hashOpaque, newOpaqueSecret } from './secrets.js';
 import { lockedFor, recordFailure, recordSuccess, throttleKeys } from './throttle.js';
@@ -57,20 +58,23 @@ export async function activeOrganizations(ctx: BaseCtx, userId: string): Promise
 
 const TICKET_TTL_MS = 5 * 60_000;
 
-/** A single-use proof that the user just signed in, carried by the organization picker (5 minutes). */
-export async function issueLoginTicket(ctx: BaseCtx, userId: string): Promise<string> {
+/**
+ * A single-use proof of how far a sign-in got (5 minutes), carried by the next form: the second factor, enrolment, the
+ * organization picker (store/auth.ts, `TicketState`).
+ */
+export async function issueLoginTicket(ctx: BaseCtx, state: TicketState): Promise<string> {
   const { secret, hash } = newOpaqueSecret();
   const now = ctx.clock().getTime();
   await ctx.stores.auth.insertLoginTicket(
     hash,
-    userId,
+    state,
     new Date(now).toISOString(),
     new Date(now + TICKET_TTL_MS).toISOString(),
   );
   return secret;
 }
 
-/** The user a ticket was issued to, using it up; undefined when unknown, used or expired. */
-export async function redeemLoginTicket(ctx: BaseCtx, ticket: string): Promise<string | undefined> {
+/** Where the sign-in a ticket carries stands, using the ticket up; undefined when unknown, used or expired. */
+export async function redeemLoginTicket(ctx: BaseCtx, ticket: string): Promise<TicketState | undefined> {
   return ctx.stores.auth.redeemLoginTicket(hashOpaque(ticket), ctx.now());
 }

@@ -12,6 +12,12 @@ interface Policy {
 const ACCOUNT: Policy = { free: 5, baseMs: 1000, maxMs: 15 * 60_000, windowMs: 24 * 3600_000 };
 const ADDRESS: Policy = { free: 20, baseMs: 1000, maxMs: 15 * 60_000, windowMs: 24 * 3600_000 };
 
+/**
+ * Wrong second-factor codes, per user (docs/mfa.md): five, then none for 15 minutes; the count starts again after 15
+ * minutes without a failure.
+ */
+const FACTOR: Policy = { free: 5, baseMs: 15 * 60_000, maxMs: 15 * 60_000, windowMs: 15 * 60_000 };
+
 /** A counter: the account (by the e-mail typed, whether or not it exists) or the client address. */
 export interface ThrottleKey {
   key: string;
@@ -28,6 +34,11 @@ export function throttleKeys(email: string, address: string | null): ThrottleKey
 /** The counter of wrong user codes typed on the device page, per client address (none in-process). */
 export function userCodeKeys(address: string | null): ThrottleKey[] {
   return address ? [{ key: `user-code:${address}`, policy: ADDRESS }] : [];
+}
+
+/** The counter of wrong second-factor codes of a user, wherever they are typed (sign-in pages, enrolment by API). */
+export function factorKeys(userId: string): ThrottleKey[] {
+  return [{ key: `factor:${userId}`, policy: FACTOR }];
 }
 
 /** Seconds until a sign-in may be tried again under these counters; 0 when it may now. */

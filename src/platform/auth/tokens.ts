@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { AMR_VALUES, type Amr } from '../../contract/mfa.js';
 import type { BaseCtx } from '../context.js';
 import { apiAudience, authUrl } from './settings.js';
 import { currentSigningKey, signingKeyById, TOKEN_ALG } from './signing-keys.js';
@@ -16,6 +17,8 @@ export interface AccessGrant {
   sessionId: string;
   clientId: string;
   scopes: readonly string[];
+  /** How the session was signed in (RFC 8176). */
+  amr: readonly Amr[];
 }
 
 /** The verified claims of an access token. */
@@ -43,6 +46,7 @@ export async function issueAccessToken(
     scope: grant.scopes.join(' '),
     sid: grant.sessionId,
     client_id: grant.clientId,
+    amr: [...grant.amr],
   })
     .setProtectedHeader({ alg: TOKEN_ALG, typ: ACCESS_TOKEN_TYP, kid: key.kid })
     .setIssuer(authUrl(ctx))
@@ -94,6 +98,7 @@ export async function verifyAccessToken(ctx: BaseCtx, token: string): Promise<Ac
       sessionId: claimString(payload, 'sid'),
       clientId: claimString(payload, 'client_id'),
       scopes,
+      amr: Array.isArray(payload.amr) ? payload.amr.filter((v): v is Amr => AMR_VALUES.includes(v)) : [],
       expiresAt: new Date((payload.exp as number) * 1000),
     };
   } catch (err) {

@@ -244,7 +244,9 @@ function accessNote(route: Documented): string {
         ? "A SCIM token of the path's organization (`Authorization: Bearer scim_…`); nothing else."
         : route.access === 'authenticated'
           ? 'Any valid credential.'
-          : `Requires \`${route.access}\`.`;
+          : route.access === 'user'
+            ? "A user's access token (API keys are refused with `403`)."
+            : `Requires \`${route.access}\`.`;
   return `${access}${route.accessNote ? ` ${route.accessNote}` : ''}`;
 }
 

@@ -42,6 +42,10 @@ export function permit(
 function permitAccess(endpoint: Pick<Endpoint, 'access' | 'scope' | 'method' | 'path'>, p: Principal): void {
   const permission = endpoint.access;
   // A SCIM endpoint's token is of its organization, checked as it authenticates (scim/pipeline-step.ts): no role.
+  if (permission === 'user') {
+    if (p.type !== 'user') throw forbidden("this operation needs a user's sign-in (an access token), not an API key");
+    return;
+  }
   if (permission === 'authenticated' || permission === 'public' || permission === 'scim') return;
   if (p.projectIds !== null && endpoint.method !== 'GET' && !endpoint.path.includes('{projectId}')) {
     throw forbidden(

@@ -4,6 +4,7 @@ import type { RouteDef } from './route.js';
 function access(route: RouteDef): string {
   if (route.access === 'public') return 'public';
   if (route.access === 'authenticated') return 'any credential';
+  if (route.access === 'user') return "a user's access token";
   return `\`${route.access}\``;
 }
 

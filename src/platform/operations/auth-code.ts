@@ -1,5 +1,7 @@
+import type { Amr } from '../../contract/mfa.js';
 import type { Permission } from '../../contract/permissions.js';
 import type { SignInMethod } from '../../contract/sessions.js';
+import { methodAmr } from '../auth/amr.js';
 import { OAuthError } from '../auth/oauth-error.js';
 import { isCodeVerifier, s256 } from '../auth/pkce.js';
 import { hashOpaque, newOpaqueSecret } from '../auth/secrets.js';
@@ -37,11 +39,14 @@ export async function issueAuthorizationCode(
     ipAddress: string | null;
     userAgent: string | null;
     method?: SignInMethod;
+    /** With what (RFC 8176); by default, what `method` says alone. */
+    amr?: Amr[];
   },
 ): Promise<string> {
   const method = r.method ?? 'password';
+  const amr = r.amr ?? methodAmr(method);
   return ctx.tx(async (ctx) => {
-    const scopes = await recordSignIn(ctx, { ...r, method });
+    const scopes = await recordSignIn(ctx, { ...r, method, amr });
     const now = ctx.clock().getTime();
     await ctx.stores.auth.purgeExpired(new Date(now - KEEP_EXPIRED_MS).toISOString());
     const { secret, hash } = newOpaqueSecret();
@@ -58,6 +63,7 @@ export async function issueAuthorizationCode(
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + CODE_TTL_MS).toISOString(),
       method,
+      amr,
     });
     return secret;
   });

@@ -1,6 +1,8 @@
 import { randomInt } from 'node:crypto';
+import type { Amr } from '../../contract/mfa.js';
 import { type DeviceAuthorizationResponse, ORG_ID } from '../../contract/oauth.js';
 import type { SignInMethod } from '../../contract/sessions.js';
+import { methodAmr } from '../auth/amr.js';
 import { OAuthError } from '../auth/oauth-error.js';
 import { parseScope } from '../auth/scopes.js';
 import { hashOpaque, newOpaqueSecret } from '../auth/secrets.js';
@@ -91,6 +93,7 @@ export async function approveDevice(
   device: StoredDeviceCode,
   s: { userId: string; orgId: string; ipAddress: string | null; userAgent: string | null },
   method: SignInMethod = 'device',
+  amr: Amr[] = methodAmr(method),
 ): Promise<boolean> {
   const requested = parseScope(device.requestedScope);
   return ctx.tx(async (ctx) => {
@@ -99,8 +102,10 @@ export async function approveDevice(
       clientId: device.clientId,
       requested: requested.ok ? requested.scopes : [],
       method,
+      amr,
     });
-    if (!(await ctx.stores.auth.approveDeviceCode(device.deviceCodeHash, { ...s, scopes, method }, ctx.now()))) {
+    const grant = { ...s, scopes, method, amr };
+    if (!(await ctx.stores.auth.approveDeviceCode(device.deviceCodeHash, grant, ctx.now()))) {
       throw new OAuthError('expired_token', 'the code is no longer pending');
     }
     return true;
@@ -140,6 +145,7 @@ export async function redeemDeviceCode(ctx: BaseCtx, r: { clientId?: string; dev
         ipAddress: redeemed.ipAddress,
         userAgent: redeemed.userAgent,
         method: redeemed.method ?? 'device',
+        amr: redeemed.amr ?? methodAmr(redeemed.method ?? 'device'),
       });
       await ctx.stores.auth.setDeviceSession(hash, started.sessionId);
       return { ok: started };

@@ -55,6 +55,7 @@ export async function refreshGrant(
       sessionId: session.id,
       clientId: client.id,
       scopes: stored.scopes,
+      amr: session.amr,
       refreshToken: await newRefreshToken(ctx, session.id, client.id, stored.scopes),
     };
     return { ok: { grant, access } };

@@ -1,4 +1,5 @@
 import type { Whoami } from '../../contract/auth.js';
+import type { Amr } from '../../contract/mfa.js';
 import type { Permission } from '../../contract/permissions.js';
 import type { SignInMethod } from '../../contract/sessions.js';
 import { OAuthError } from '../auth/oauth-error.js';
@@ -30,6 +31,8 @@ export interface Grant {
   sessionId: string;
   clientId: string;
   scopes: string[];
+  /** How the session was signed in (RFC 8176), carried into each access token. */
+  amr: Amr[];
   refreshToken: string;
 }
 
@@ -90,7 +93,14 @@ export async function revokeForReuse(ctx: BaseCtx, sessionId: string | null, wha
  */
 export async function recordSignIn(
   ctx: BaseCtx,
-  s: { userId: string; orgId: string; clientId: string; requested: Permission[] | null; method: SignInMethod },
+  s: {
+    userId: string;
+    orgId: string;
+    clientId: string;
+    requested: Permission[] | null;
+    method: SignInMethod;
+    amr: Amr[];
+  },
 ): Promise<Permission[]> {
   const scopes = grantScopes(s.requested, await heldScopes(ctx, s.userId));
   if (scopes.length === 0) throw new OAuthError('invalid_scope', 'the user holds none of the requested scopes');
@@ -104,6 +114,7 @@ export async function recordSignIn(
     {
       clientId: s.clientId,
       method: s.method,
+      amr: s.amr,
     },
   );
   return scopes;
@@ -120,6 +131,7 @@ export async function startSession(
     ipAddress: string | null;
     userAgent: string | null;
     method: SignInMethod;
+    amr: Amr[];
   },
 ): Promise<Grant> {
   const sessionId = ctx.ids('session');
@@ -130,13 +142,22 @@ export async function startSession(
     organizationId: s.orgId,
     clientId: s.clientId,
     method: s.method,
+    amr: s.amr,
     ipAddress: s.ipAddress,
     userAgent: s.userAgent,
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + ctx.auth.sessionTtl * 1000).toISOString(),
   });
   const refreshToken = await newRefreshToken(ctx, sessionId, s.clientId, s.scopes);
-  return { userId: s.userId, orgId: s.orgId, sessionId, clientId: s.clientId, scopes: s.scopes, refreshToken };
+  return {
+    userId: s.userId,
+    orgId: s.orgId,
+    sessionId,
+    clientId: s.clientId,
+    scopes: s.scopes,
+    amr: s.amr,
+    refreshToken,
+  };
 }
 
 /** A new refresh token of the session (stored hashed). In the caller's transaction. */
@@ -171,6 +192,7 @@ export async function whoami(ctx: Ctx): Promise<Whoami> {
     organization,
     scopes: effectivePermissions(p),
     sessionId: p.sessionId,
+    amr: p.type === 'user' ? [...(p.amr ?? [])] : null,
     expiresAt: p.expiresAt,
   };
 }

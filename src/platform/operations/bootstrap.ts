@@ -63,6 +63,7 @@ export async function bootstrap(base: BaseCtx, opts: BootstrapOptions = {}): Pro
       name: orgName,
       slug: await uniqueSlug(orgName, 'org', (s) => stores.organizations.slugTaken(s)),
       plan: 'enterprise',
+      mfa: 'optional',
       createdAt: now,
       updatedAt: now,
     });

@@ -40,6 +40,7 @@ export async function createOrganization(ctx: Ctx, input: OrganizationCreate): P
       name: input.name,
       slug: await uniqueSlug(input.name, 'org', (s) => ctx.stores.organizations.slugTaken(s)),
       plan: 'free',
+      mfa: 'optional',
       createdAt: now,
       updatedAt: now,
     };
@@ -61,6 +62,8 @@ export async function createOrganization(ctx: Ctx, input: OrganizationCreate): P
 /** Renames an organization, or (owners only) changes its plan, effective at once. */
 export async function updateOrganization(ctx: Ctx, orgId: string, patch: OrganizationPatch): Promise<Organization> {
   if (patch.plan !== undefined && ctx.principal.role !== 'owner') throw forbidden('only owners can change the plan');
+  if (patch.mfa !== undefined && ctx.principal.role !== 'owner')
+    throw forbidden('only owners can change the mfa policy');
   return ctx.tx(async (ctx) => {
     const org = await ctx.stores.organizations.get(orgId);
     if (!org) throw notFound('organization');

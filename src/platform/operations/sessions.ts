@@ -12,6 +12,7 @@ function toSession(ctx: Ctx, s: StoredSession): Session {
     id: s.id,
     userId: s.userId,
     method: s.method,
+    amr: s.amr,
     ipAddress: s.ipAddress,
     userAgent: s.userAgent,
     createdAt: s.createdAt,
@@ -24,15 +25,16 @@ function toSession(ctx: Ctx, s: StoredSession): Session {
 /**
  * Everyone may read and revoke their own sessions; another user's need `sessions:read` / `sessions:write`, and only
  * owners may revoke an owner's. A restricted credential (key permissions, token scopes) must grant the permission
- * even for its own user: a key limited to `projects:read` cannot sign its owner out everywhere.
+ * even for its own user: a key limited to `projects:read` cannot sign its owner out everywhere. Second factors
+ * (operations/mfa.ts) are guarded the same way: `what` names the owner-only write in the refusal.
  */
-function guardSessions(ctx: Ctx, user: User, permission: Permission): void {
+export function guardSessions(ctx: Ctx, user: User, permission: Permission, what = "revoke an owner's sessions"): void {
   const p = ctx.principal;
   if (p.grants && !p.grants.has(permission)) throw forbidden(`this operation requires the ${permission} permission`);
   if (user.id === p.userId) return;
   if (!holds(p, permission)) throw forbidden(`this operation requires the ${permission} permission`);
   if (permission === 'sessions:write' && user.role === 'owner' && p.role !== 'owner') {
-    throw forbidden("only owners can revoke an owner's sessions");
+    throw forbidden(`only owners can ${what}`);
   }
 }
 

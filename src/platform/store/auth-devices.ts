@@ -1,4 +1,6 @@
+import type { Amr } from '../../contract/mfa.js';
 import type { SignInMethod } from '../../contract/sessions.js';
+import { amrText, storedAmr } from '../auth/amr.js';
 import type { Q } from './sql.js';
 
 /** The states of a device authorization. */
@@ -24,6 +26,8 @@ export interface StoredDeviceCode {
   sessionId: string | null;
   /** How the person who approved it signed in (`device` by password on the device page, or through SSO). */
   method: SignInMethod | null;
+  /** With what (RFC 8176), once approved. */
+  amr: Amr[] | null;
 }
 
 type DeviceRow = {
@@ -44,6 +48,7 @@ type DeviceRow = {
   expires_at: string;
   session_id: string | null;
   method: SignInMethod | null;
+  amr: string | null;
 };
 
 function toDevice(r: DeviceRow): StoredDeviceCode {
@@ -65,6 +70,7 @@ function toDevice(r: DeviceRow): StoredDeviceCode {
     expiresAt: r.expires_at,
     sessionId: r.session_id,
     method: r.method,
+    amr: r.method === null ? null : storedAmr(r.amr, r.method),
   };
 }
 
@@ -132,6 +138,7 @@ export function devicesStatements(q: Q) {
         ipAddress: string | null;
         userAgent: string | null;
         method: SignInMethod;
+        amr: Amr[];
       },
       now: string,
     ) => {
@@ -145,6 +152,7 @@ export function devicesStatements(q: Q) {
           ip_address: grant.ipAddress,
           user_agent: grant.userAgent,
           method: grant.method,
+          amr: amrText(grant.amr),
         })
         .where('device_code_hash', '=', hash)
         .where('status', '=', 'pending')

@@ -1,4 +1,6 @@
+import type { Amr } from '../../contract/mfa.js';
 import type { SignInMethod } from '../../contract/sessions.js';
+import { amrText, storedAmr } from '../auth/amr.js';
 import type { Q } from './sql.js';
 
 /** What an authorization code grants, fixed when the user signs in. */
@@ -16,6 +18,7 @@ export interface NewAuthorizationCode {
   expiresAt: string;
   /** How the user signed in: the session the code opens says so. */
   method: SignInMethod;
+  amr: Amr[];
 }
 
 /** A stored authorization code (for telling why a redemption failed). */
@@ -27,7 +30,7 @@ export interface StoredAuthorizationCode extends NewAuthorizationCode {
 /** What a redemption returns: the sign-in the code carries. */
 export type RedeemedGrant = Pick<
   NewAuthorizationCode,
-  'scopes' | 'userId' | 'orgId' | 'ipAddress' | 'userAgent' | 'method'
+  'scopes' | 'userId' | 'orgId' | 'ipAddress' | 'userAgent' | 'method' | 'amr'
 >;
 
 /** A stored refresh token. */
@@ -53,6 +56,7 @@ type CodeRow = {
   used_at: string | null;
   session_id: string | null;
   method: SignInMethod;
+  amr: string | null;
 };
 
 function toCode(r: CodeRow): StoredAuthorizationCode {
@@ -71,6 +75,7 @@ function toCode(r: CodeRow): StoredAuthorizationCode {
     usedAt: r.used_at,
     sessionId: r.session_id,
     method: r.method,
+    amr: storedAmr(r.amr, r.method),
   };
 }
 
@@ -96,6 +101,7 @@ export function grantsStatements(q: Q) {
           created_at: c.createdAt,
           expires_at: c.expiresAt,
           method: c.method,
+          amr: amrText(c.amr),
         })
         .execute();
     },

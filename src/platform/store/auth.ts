@@ -1,7 +1,22 @@
+import type { Amr } from '../../contract/mfa.js';
+import { amrText, storedAmr } from '../auth/amr.js';
 import { devicesStatements } from './auth-devices.js';
 import { grantsStatements } from './auth-grants.js';
 import { SEALED } from './secret-box.js';
 import type { Q, StoreEnv } from './sql.js';
+
+/**
+ * Where a sign-in on the pages stands between two forms (a login ticket): `factor` — the password was right, the
+ * second factor is awaited; `enroll` — signed in, but the organization requires a factor the person has yet to enroll;
+ * `signed_in` — done, an organization is to be chosen (or was, `orgId`). A ticket of one stage never passes another.
+ */
+export type TicketStage = 'factor' | 'enroll' | 'signed_in';
+export interface TicketState {
+  userId: string;
+  stage: TicketStage;
+  amr: Amr[];
+  orgId: string | null;
+}
 
 export type { DeviceStatus, StoredDeviceCode } from './auth-devices.js';
 export type {
@@ -73,23 +88,37 @@ export function authStore(q: Q, env: StoreEnv) {
         .execute();
     },
 
-    insertLoginTicket: async (hash: string, userId: string, now: string, expiresAt: string): Promise<void> => {
+    insertLoginTicket: async (hash: string, t: TicketState, now: string, expiresAt: string): Promise<void> => {
       await q
         .insertInto('login_tickets')
-        .values({ ticket_hash: hash, user_id: userId, created_at: now, expires_at: expiresAt })
+        .values({
+          ticket_hash: hash,
+          user_id: t.userId,
+          stage: t.stage,
+          amr: amrText(t.amr),
+          org_id: t.orgId,
+          created_at: now,
+          expires_at: expiresAt,
+        })
         .execute();
     },
-    /** Uses a login ticket once (compare-and-set); the user it was issued to, or undefined. */
-    redeemLoginTicket: async (hash: string, now: string) => {
+    /** Uses a login ticket once (compare-and-set); where the sign-in it carries stands, or undefined. */
+    redeemLoginTicket: async (hash: string, now: string): Promise<TicketState | undefined> => {
       const r = await q
         .updateTable('login_tickets')
         .set({ used_at: now })
         .where('ticket_hash', '=', hash)
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
-        .returning('user_id')
+        .returning(['user_id', 'stage', 'amr', 'org_id'])
         .executeTakeFirst();
-      return r?.user_id;
+      if (!r) return undefined;
+      return {
+        userId: r.user_id,
+        stage: r.stage as TicketStage,
+        amr: storedAmr(r.amr, 'password'),
+        orgId: r.org_id,
+      };
     },
 
     loginAttempts: async (key: string): Promise<LoginAttempts | undefined> =>

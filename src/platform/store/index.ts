@@ -3,6 +3,7 @@ import { authStore } from './auth.js';
 import { domainsStore } from './domains.js';
 import { eventsStore } from './events.js';
 import { invitationsStore } from './invitations.js';
+import { mfaStore } from './mfa.js';
 import { organizationsStore } from './organizations.js';
 import { outboxStore } from './outbox.js';
 import { projectsStore } from './projects.js';
@@ -23,6 +24,7 @@ const FACTORIES = {
   teams: teamsStore,
   projects: projectsStore,
   sessions: sessionsStore,
+  mfa: mfaStore,
   apiKeys: apiKeysStore,
   events: eventsStore,
   webhooks: webhooksStore,

@@ -1,10 +1,19 @@
+import type { MfaPolicy } from '../../contract/mfa.js';
 import type { Organization, Plan } from '../../contract/organizations.js';
 import { type Awaitable, andThen, pointRead, type Q, type StoreEnv } from './sql.js';
 
-type Row = { id: string; name: string; slug: string; plan: Plan; created_at: string; updated_at: string };
+type Row = { id: string; name: string; slug: string; plan: Plan; mfa: string; created_at: string; updated_at: string };
 
 function toOrganization(r: Row): Organization {
-  return { id: r.id, name: r.name, slug: r.slug, plan: r.plan, createdAt: r.created_at, updatedAt: r.updated_at };
+  return {
+    id: r.id,
+    name: r.name,
+    slug: r.slug,
+    plan: r.plan,
+    mfa: r.mfa as MfaPolicy,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
 }
 
 /** One organization by id: every request's rate limit reads its plan, so the query is built once. */
@@ -43,6 +52,7 @@ export function organizationsStore(q: Q, _env: StoreEnv) {
           name: o.name,
           slug: o.slug,
           plan: o.plan,
+          mfa: o.mfa,
           created_at: o.createdAt,
           updated_at: o.updatedAt,
         })
@@ -51,7 +61,7 @@ export function organizationsStore(q: Q, _env: StoreEnv) {
     update: async (o: Organization): Promise<void> => {
       await q
         .updateTable('organizations')
-        .set({ name: o.name, plan: o.plan, updated_at: o.updatedAt })
+        .set({ name: o.name, plan: o.plan, mfa: o.mfa, updated_at: o.updatedAt })
         .where('id', '=', o.id)
         .execute();
     },

@@ -50,6 +50,7 @@ export interface AuthorizationCodesTable {
   used_at: string | null;
   session_id: string | null;
   method: Generated<string>;
+  amr: string | null;
 }
 
 export interface DeviceCodesTable {
@@ -70,6 +71,7 @@ export interface DeviceCodesTable {
   expires_at: string;
   session_id: string | null;
   method: string | null;
+  amr: string | null;
 }
 
 export interface DomainsTable {
@@ -141,6 +143,40 @@ export interface LoginTicketsTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  stage: Generated<string>;
+  amr: string | null;
+  org_id: string | null;
+}
+
+export interface MfaFactorsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  name: string;
+  secret: string | null;
+  last_step: number | null;
+  credential_id: string | null;
+  public_key: string | null;
+  sign_count: number | null;
+  transports: string | null;
+  backed_up: number | null;
+  confirmed_at: string | null;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface MfaRecoveryCodesTable {
+  factor_id: string;
+  code_hash: string;
+  used_at: string | null;
+}
+
+export interface WebauthnChallengesTable {
+  challenge_hash: string;
+  account_id: string | null;
+  purpose: string;
+  created_at: string;
+  expires_at: string;
 }
 
 /** Members of an organization in one status, kept by triggers on `org_users` (store/migrations/0007_member_counts.ts). */
@@ -176,6 +212,7 @@ export interface OrganizationsTable {
   name: string;
   slug: string;
   plan: string;
+  mfa: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -300,6 +337,7 @@ export interface SessionsTable {
   expires_at: string | null;
   revoked_at: string | null;
   method: Generated<string>;
+  amr: string | null;
 }
 
 export interface SigningKeysTable {
@@ -401,6 +439,8 @@ export interface Tables {
   login_tickets: LoginTicketsTable;
   member_counts: MemberCountsTable;
   meta: MetaTable;
+  mfa_factors: MfaFactorsTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
   org_users: OrgUsersTable;
   organizations: OrganizationsTable;
   outbox: OutboxTable;
@@ -422,4 +462,5 @@ export interface Tables {
   sso_tests: SsoTestsTable;
   team_members: TeamMembersTable;
   teams: TeamsTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }

@@ -56,6 +56,8 @@ export const SEALED = {
   passwordHash: (userId: string) => `accounts.password_hash:${userId}`,
   /** A webhook endpoint's signing secret (current or previous): every delivery is signed with it. */
   webhookSecret: (webhookId: string) => `webhooks.secret:${webhookId}`,
+  /** A TOTP factor's shared secret: every code is computed from it. */
+  totpSecret: (factorId: string) => `mfa_factors.secret:${factorId}`,
 };
 
 /** The key file beside a database file. */

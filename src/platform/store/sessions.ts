@@ -1,5 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
+import type { Amr } from '../../contract/mfa.js';
 import type { SignInMethod } from '../../contract/sessions.js';
+import { amrText, storedAmr } from '../auth/amr.js';
 import type { Tables } from './schema.js';
 import { andThen, pointRead, type Q, type StoreEnv } from './sql.js';
 
@@ -21,6 +23,8 @@ export interface StoredSession {
   clientId: string | null;
   /** How it was signed in. */
   method: SignInMethod;
+  /** With what (RFC 8176): the password, a second factor, a passkey, the identity provider. */
+  amr: Amr[];
   ipAddress: string | null;
   userAgent: string | null;
   createdAt: string;
@@ -38,6 +42,7 @@ type Row = {
   org_id: string;
   client_id: string | null;
   method: SignInMethod;
+  amr: string | null;
   ip_address: string | null;
   user_agent: string | null;
   created_at: string;
@@ -53,6 +58,7 @@ function toSession(r: Row): StoredSession {
     organizationId: r.org_id,
     clientId: r.client_id,
     method: r.method,
+    amr: storedAmr(r.amr, r.method),
     ipAddress: r.ip_address,
     userAgent: r.user_agent,
     createdAt: r.created_at,
@@ -96,6 +102,7 @@ export function sessionsStore(q: Q, env: StoreEnv) {
           org_id: s.organizationId,
           client_id: s.clientId,
           method: s.method,
+          amr: amrText(s.amr),
           ip_address: s.ipAddress,
           user_agent: s.userAgent,
           created_at: s.createdAt,

@@ -182,7 +182,7 @@ describe('POST {auth_url}/authorize', () => {
     expect(events.body.data.map((e: any) => [e.actor, e.data])).toEqual([
       [
         { type: 'user', id: t.ownerId },
-        { clientId: 'plat-cli', method: 'password' },
+        { clientId: 'plat-cli', method: 'password', amr: ['pwd'] },
       ],
     ]);
   });

@@ -72,6 +72,7 @@ describe('POST {auth_url}/token: authorization_code', () => {
       scope: r.body.scope,
       sid: 'sess_0001',
       client_id: 'plat-cli',
+      amr: ['pwd'],
       jti: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
     });
     expect(payload.scopes).toHaveLength(PERMISSIONS.length);
@@ -494,6 +495,7 @@ describe('bearer authentication', () => {
         id: 'sess_0001',
         userId: t.ownerId,
         method: 'password',
+        amr: ['pwd'],
         ipAddress: null,
         userAgent: null,
         createdAt: '2026-01-01T00:00:00.000Z',

@@ -7,6 +7,7 @@ import { eventsRoutes } from './events.js';
 import { invitationsRoutes } from './invitations.js';
 import { membersRoutes } from './members.js';
 import { metaRoutes } from './meta.js';
+import { mfaRoutes } from './mfa.js';
 import { organizationRoutes } from './organizations.js';
 import { projectsRoutes } from './projects.js';
 import { scimRoutes } from './scim.js';
@@ -31,6 +32,7 @@ export const ROUTES: readonly RouteDef[] = [
   ...membersRoutes,
   ...environmentsRoutes,
   ...sessionsRoutes,
+  ...mfaRoutes,
   ...apiKeysRoutes,
   ...ssoRoutes,
   ...ssoSignInRoutes,

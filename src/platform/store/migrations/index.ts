@@ -18,6 +18,8 @@ import { migration as pgImportedPasswords } from './0012_imported_passwords.post
 import { migration as importedPasswords } from './0012_imported_passwords.sqlite.js';
 import { migration as pgWebhooks } from './0013_webhooks.postgres.js';
 import { migration as webhooks } from './0013_webhooks.sqlite.js';
+import { migration as pgMfa } from './0014_mfa.postgres.js';
+import { migration as mfa } from './0014_mfa.sqlite.js';
 import type { Migration, PgMigration } from './migration.js';
 
 export type { Migration, MigrationEnv, PgMigration } from './migration.js';
@@ -47,6 +49,7 @@ export const SQLITE_MIGRATIONS: readonly Migration[] = [
   scim,
   importedPasswords,
   webhooks,
+  mfa,
 ];
 
 /**
@@ -61,6 +64,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
   pgScim,
   pgImportedPasswords,
   pgWebhooks,
+  pgMfa,
 ];
 
 /** The schema version this code reads and writes, on either dialect. */
