@@ -48,9 +48,7 @@ export type MfaFactor = z.infer<typeof mfaFactorSchema>;
 
 export const totpEnrollSchema = lazySchema(() =>
   z.strictObject({
-    name: nameSchema
-      .optional()
-      .meta({ description: 'What to call it; default "Authenticator app".' }),
+    name: nameSchema.optional().meta({ description: 'What to call it; default "Authenticator app".' }),
   }),
 ).meta({ id: 'TotpEnroll' });
 export type TotpEnroll = z.infer<typeof totpEnrollSchema>;

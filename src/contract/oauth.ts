@@ -194,7 +194,12 @@ export const authorizeFormSchema = lazySchema(() =>
     csrf: z.string().meta({ description: 'The token of the page, matching the `plat_csrf` cookie.' }),
     email: z.string().optional(),
     password: z.string().optional(),
-    ticket: z.string().optional().meta({ description: 'The organization picker step: who signed in.' }),
+    ticket: z
+      .string()
+      .optional()
+      .meta({ description: 'A step after the password (second factor, enrolment, organization): how far it got.' }),
+    code: z.string().optional().meta({ description: 'The second-factor or enrolment step: a TOTP or recovery code.' }),
+    factor_id: z.string().optional().meta({ description: 'The enrolment step: the factor being set up.' }),
   }),
 ).meta({ id: 'AuthorizeForm' });
 
@@ -208,6 +213,8 @@ export const deviceFormSchema = lazySchema(() =>
     action: z.enum(['approve', 'deny']).optional(),
     ticket: z.string().optional(),
     org: orgId.optional(),
+    code: z.string().optional(),
+    factor_id: z.string().optional(),
   }),
 ).meta({ id: 'DeviceForm' });
 

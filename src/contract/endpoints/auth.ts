@@ -69,13 +69,18 @@ export const oauth = {
     access,
     form: authorizeFormSchema,
     answers: {
-      200: page('The next step: the password, the organization picker, or the hand-off to single sign-on'),
+      200: page(
+        'The next step: the password, the second factor or its enrolment (docs/mfa.md), the recovery codes, the ' +
+          'organization picker, or the hand-off to single sign-on',
+      ),
       303: onward('Back to the client with `code`, `state` and `iss`, or an RFC 6749 `error`'),
       400: page('A missing field, an expired step, or a bad authorization request'),
-      401: page('A wrong e-mail or password'),
+      401: page('A wrong e-mail or password, or a wrong second-factor code'),
       403: page('A CSRF token that does not match, or a person whose single sign-on forbids a password'),
       429: {
-        ...page('Too many failed sign-ins for the account or from the address', ['Retry-After']),
+        ...page('Too many failed sign-ins for the account or from the address, or wrong codes for the user', [
+          'Retry-After',
+        ]),
         alsoEnvelope: true,
       },
     },
@@ -174,11 +179,16 @@ export const oauth = {
     access,
     form: deviceFormSchema,
     answers: {
-      200: page('The next step, or the outcome: device connected, or denied'),
+      200: page('The next step (the second factor, its enrolment, the organization), or the outcome'),
       400: page('An invalid or expired user code, a missing field, or an approval that failed'),
-      401: page('A wrong e-mail or password'),
+      401: page('A wrong e-mail or password, or a wrong second-factor code'),
       403: page('A CSRF token that does not match, a person whose single sign-on forbids a password, or no membership'),
-      429: { ...page('Too many wrong codes or failed sign-ins from the address', ['Retry-After']), alsoEnvelope: true },
+      429: {
+        ...page('Too many wrong codes or failed sign-ins from the address, or wrong second-factor codes', [
+          'Retry-After',
+        ]),
+        alsoEnvelope: true,
+      },
     },
   }),
   invitationPage: endpoint({
