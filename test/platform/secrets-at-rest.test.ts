@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newRecoveryCodes } from '../../src/platform/auth/second-factor.js';
 import { signingKeys } from '../../src/platform/auth/signing-keys.js';
 import { createPlatform, type Platform } from '../../src/platform/index.js';
 import { internalsOf } from '../../src/platform/internals.js';
@@ -12,6 +13,7 @@ import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { type KeyRecord, parseSecretKey, SecretKeyError, secretBox } from '../../src/platform/store/secret-box.js';
 import { type DocumentServer, documentServer, oidcIssuer } from '../helpers/idp-documents.js';
 import { baseOf } from '../helpers/internals.js';
+import { givenTotpFactor } from '../helpers/mfa.js';
 import { send } from '../helpers/platform.js';
 import { startProcess } from '../helpers/spawn.js';
 
@@ -276,6 +278,7 @@ describe('secrets at rest', () => {
       mails: 0,
       passwords: 0,
       webhooks: 0,
+      authenticatorApps: 0,
     });
     expect(await baseOf(p).stores.sso.clientSecret(orgId)).toBeNull();
     expect(await baseOf(p).stores.sso.get(orgId)).toMatchObject({ clientSecretSet: false });
@@ -311,7 +314,7 @@ describe('secrets at rest', () => {
     for (const q of open.splice(0)) await q.close();
     rmSync(`${db}.key`);
     const after = await platformAt(db);
-    expect(await after.admin.forgetSecrets()).toMatchObject({ webhooks: 1 });
+    expect(await after.admin.forgetSecrets()).toMatchObject({ webhooks: 1, authenticatorApps: 0 });
     const again = (m: string, path: string, body?: unknown) =>
       send(after.fetch, 'http://plat.test', boot.apiKey, m, path, { body });
     const disabled = await again('GET', `/webhooks/${created.body.id}`);
@@ -324,6 +327,25 @@ describe('secrets at rest', () => {
       enabled: true,
       disabledReason: null,
     });
+  });
+
+  it('keeps TOTP secrets sealed; forget-secrets removes those factors and the recovery codes left alone', async () => {
+    const dir = tempDir();
+    const db = join(dir, 'local.db');
+    const p = await platformAt(db);
+    const boot = await bootstrap(baseOf(p), { orgName: 'Acme', email: 'owner@acme.test' });
+    const { factorId, secret } = await givenTotpFactor(p, boot.userId);
+    await baseOf(p).tx((ctx) => newRecoveryCodes(ctx, boot.userId));
+    const raw = new Database(db, { readonly: true });
+    const stored = raw.prepare('SELECT secret FROM mfa_factors WHERE id = ?').get(factorId) as { secret: string };
+    raw.close();
+    expect(stored.secret).toMatch(/^enc:v1:/);
+    expect(onDisk(db).includes(secret)).toBe(false);
+    for (const q of open.splice(0)) await q.close();
+    rmSync(`${db}.key`);
+    const after = await platformAt(db);
+    expect(await after.admin.forgetSecrets()).toMatchObject({ authenticatorApps: 1 });
+    expect(await baseOf(after).stores.mfa.list(boot.userId)).toEqual([]);
   });
 
   it('seals nothing more with another key than the one the database records', async () => {

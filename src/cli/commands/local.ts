@@ -232,7 +232,7 @@ const forgetSecrets = verb<Record<string, never>>({
     } finally {
       await platform.close();
     }
-    const { signingKeys, ssoClientSecrets, mails, passwords, webhooks } = forgotten;
+    const { signingKeys, ssoClientSecrets, mails, passwords, webhooks, authenticatorApps: apps } = forgotten;
     const sso = ssoClientSecrets.length
       ? ` Single sign-on of ${ssoClientSecrets.join(', ')} needs its client secret again: plat sso set … --client-secret-stdin.`
       : '';
@@ -248,6 +248,10 @@ const forgetSecrets = verb<Record<string, never>>({
         (webhooks
           ? `, ${webhooks} webhook ${webhooks === 1 ? "endpoint's" : "endpoints'"} secrets discarded (disabled: ` +
             'plat webhooks rotate-secret, then plat webhooks update --enable)'
+          : '') +
+        (apps
+          ? `, ${apps} authenticator ${apps === 1 ? 'app' : 'apps'} (second factors) removed (those users enroll ` +
+            'again: plat mfa enroll totp)'
           : '') +
         `.${sso}`,
     );

@@ -12,6 +12,8 @@ export interface ForgottenSecrets {
   passwords: number;
   /** Webhook endpoints whose signing secrets are gone: disabled until their secret is rotated and they are enabled. */
   webhooks: number;
+  /** Authenticator apps (TOTP factors) whose secrets are gone: those people enroll again. */
+  authenticatorApps: number;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface ForgottenSecrets {
  * sealed secret is discarded — the signing keys retired (a new one, sealed with the key at hand, is made on first
  * use), the SSO client secrets cleared, the mails' text and links replaced by a note (invitations are resent to get
  * new links), the imported Firebase hashes cleared (those accounts have no password until they set one), the webhook
- * endpoints' secrets discarded and the endpoints disabled — and the record of the old key with them. One
+ * endpoints' secrets discarded and the endpoints disabled, the authenticator apps (TOTP) removed — and the record of the old key with them. One
  * transaction; an event per organization whose client secret went.
  */
 export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecrets> {
@@ -30,6 +32,7 @@ export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecre
     const mails = await base.stores.outbox.forgetMails(now);
     const passwords = await base.stores.users.forgetSealedHashes(now);
     const webhooks = await base.stores.webhooks.forgetSecrets(now);
+    const authenticatorApps = await base.stores.mfa.forgetSecrets();
     for (const orgId of ssoClientSecrets) {
       await base.stores.events.insert({
         id: base.ids('event'),
@@ -42,6 +45,6 @@ export async function forgetSealedSecrets(base: BaseCtx): Promise<ForgottenSecre
         data: { clientSecretForgotten: true },
       });
     }
-    return { signingKeys, ssoClientSecrets, mails, passwords, webhooks };
+    return { signingKeys, ssoClientSecrets, mails, passwords, webhooks, authenticatorApps };
   });
 }

@@ -238,9 +238,19 @@ export function mfaStore(q: Q, { secrets }: StoreEnv) {
         .executeTakeFirst();
       return r.numDeletedRows > 0n;
     },
-    /** Discards the sealed TOTP secrets (their key is lost, `plat local forget-secrets`): those factors go. */
+    /**
+     * Discards the sealed TOTP secrets (their key is lost, `plat local forget-secrets`): those factors go, and the
+     * recovery codes of accounts left without a factor with them. How many authenticator apps went.
+     */
     forgetSecrets: async (): Promise<number> => {
       const r = await q.deleteFrom('mfa_factors').where('secret', 'is not', null).executeTakeFirst();
+      await q
+        .deleteFrom('mfa_factors')
+        .where('type', '=', 'recovery_codes')
+        .where('account_id', 'not in', (eb) =>
+          eb.selectFrom('mfa_factors').select('account_id').where('type', '!=', 'recovery_codes'),
+        )
+        .execute();
       return Number(r.numDeletedRows);
     },
     /** Records a WebAuthn challenge handed out (its hash), for the account it is bound to if any. */
