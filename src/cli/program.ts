@@ -64,6 +64,11 @@ export const NOUNS: readonly NounEntry[] = [
     load: () => import('./commands/envs.js'),
   },
   { name: 'sessions', summary: 'Sign-in sessions of a user', load: () => import('./commands/sessions.js') },
+  {
+    name: 'mfa',
+    summary: 'Second factors of a user: list, enroll an authenticator app, remove',
+    load: () => import('./commands/mfa.js'),
+  },
   { name: 'sso', summary: 'Single sign-on of an organization', load: () => import('./commands/sso.js') },
   {
     name: 'scim',

@@ -46,6 +46,16 @@ export const invitationView: View = {
 
 export const organizationView: View = {
   columns: [col('ID', 'id'), col('NAME', 'name'), col('SLUG', 'slug'), col('PLAN', 'plan'), created],
+  /** One organization also shows its second-factor policy (docs/mfa.md). */
+  detail: [
+    col('ID', 'id'),
+    col('NAME', 'name'),
+    col('SLUG', 'slug'),
+    col('PLAN', 'plan'),
+    col('MFA', 'mfa'),
+    created,
+    col('UPDATED', 'updatedAt'),
+  ],
 };
 
 export const teamView: View = { columns: [col('ID', 'id'), col('NAME', 'name'), created] };
@@ -348,4 +358,33 @@ export const deliveryView: View = {
     created,
     col('DELIVERED', 'deliveredAt'),
   ],
+};
+
+/** A user's second factor (docs/mfa.md), never its secret; `REMAINING`: a set of recovery codes' unused ones. */
+export const mfaFactorView: View = {
+  columns: [
+    col('ID', 'id'),
+    col('TYPE', 'type'),
+    col('NAME', 'name'),
+    created,
+    col('LAST USED', 'lastUsedAt'),
+    col('REMAINING', 'remaining'),
+  ],
+};
+
+/** An authenticator app's enrolment just started: the one time its secret is shown (`-o ids`: the factor's id). */
+export const totpEnrollmentView: View = {
+  columns: [col('FACTOR', 'factorId'), col('SECRET', 'secret'), col('URI', 'otpauthUri')],
+  id: (r) => r.factorId,
+};
+
+/** An authenticator app's enrolment finished: the factor, and the recovery codes the first factor comes with. */
+export const totpVerifiedView: View = {
+  columns: [
+    { header: 'ID', get: (r) => r.factor.id },
+    { header: 'TYPE', get: (r) => r.factor.type },
+    { header: 'NAME', get: (r) => r.factor.name },
+    { header: 'RECOVERY CODES', get: (r) => r.recoveryCodes },
+  ],
+  id: (r) => r.factor.id,
 };

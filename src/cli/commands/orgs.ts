@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { MFA_POLICIES } from '../../contract/mfa.js';
 import { type OrganizationPatch, PLANS } from '../../contract/organizations.js';
 import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
@@ -48,20 +49,27 @@ const create = verb<{ name: string }>({
 const update = verb<{ ref?: string; patch: OrganizationPatch }>({
   name: 'update',
   args: '[org]',
-  summary: 'Rename an organization or change its plan (default: the current one)',
-  examples: ['plat orgs update --name "Acme Inc"', `plat orgs update ${O} --plan pro`],
+  summary: 'Rename an organization, change its plan or its second-factor policy (default: the current one)',
+  examples: [
+    'plat orgs update --name "Acme Inc"',
+    `plat orgs update ${O} --plan pro`,
+    'plat orgs update --mfa required',
+  ],
   options: (c) => {
     c.option('--name <name>', 'new name');
     c.addOption(completes(new Option('--plan <plan>', `${PLANS.join(', ')} (owners only)`), PLANS));
+    const mfa = new Option('--mfa <policy>', 'required (a second factor at sign-in) or optional (owners only)');
+    c.addOption(completes(mfa, MFA_POLICIES));
   },
   parse: ([ref], o) => {
     const patch: OrganizationPatch = {};
     if (o.name !== undefined) patch.name = o.name;
     if (o.plan !== undefined) patch.plan = oneOf(o.plan, PLANS, '--plan');
-    if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --name or --plan');
+    if (o.mfa !== undefined) patch.mfa = oneOf(o.mfa, MFA_POLICIES, '--mfa');
+    if (Object.keys(patch).length === 0) throw new UsageError('nothing to update: give --name, --plan or --mfa');
     return { ref, patch };
   },
-  fields: () => ({ name: '--name' }),
+  fields: () => ({ name: '--name', plan: '--plan', mfa: '--mfa' }),
   run: async (o, ctx) => {
     const id = o.ref ? await organizationId(ctx, o.ref) : await ctx.orgId();
     return record(await (await ctx.client(id)).organizations.update(id, o.patch), organizationView, true);
