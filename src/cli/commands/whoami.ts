@@ -17,6 +17,8 @@ const detail: Column<Whoami>[] = [
   { header: 'USER ID', get: (w) => w.user.id },
   { header: 'API KEY', get: (w) => (w.apiKey ? `${w.apiKey.name} (${w.apiKey.id})` : null) },
   { header: 'SESSION', get: (w) => w.sessionId },
+  // How the session was signed in (RFC 8176 amr: pwd, otp, hwk, mfa, sso…), docs/mfa.md.
+  { header: 'SIGNED IN WITH', get: (w) => (w.amr ? w.amr.join(' ') : null) },
   ...columns.slice(3),
 ];
 const whoamiView = { columns, detail, id: (w: Whoami) => w.user.id };
