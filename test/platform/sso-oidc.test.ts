@@ -106,6 +106,17 @@ describe('a sign-in through the OpenID provider', () => {
     expect(await eventsOf(t, 'sso.failed')).toEqual([]);
   });
 
+  it("is exempt from the organization's mfa policy: the identity provider vouches for the person (docs/mfa.md)", async () => {
+    const t = await platformWithSso(idp);
+    expect((await t.call('PATCH', `/organizations/${t.orgId}`, { body: { mfa: 'required' } })).status).toBe(200);
+    const started = await begin(t);
+    const { page } = await signInAs(t, idp, started, 'alice');
+    expect(page.status).toBe(303);
+    const tokens = await redeem(t, page.location as string, started.verifier);
+    expect(tokens.status).toBe(200);
+    expect(decodeJwt(tokens.body.access_token).amr).toEqual(['sso']);
+  });
+
   it('signs the same sub in as the same user after its e-mail changed, and updates its name', async () => {
     const t = await platformWithSso(idp);
     const first = await begin(t);

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { sqlOf } from '../helpers/internals.js';
 import { testPlatform } from '../helpers/platform.js';
+import { bearer, createSession, sessionBearer } from '../helpers/sessions.js';
 import { API_ROUTES, buildFixture, exampleBody, pathFor, routeKey } from '../helpers/tour.js';
 
 describe('tenancy matrix', () => {
   it('answers 404 to every route called with another organization’s identifiers, and changes nothing', async () => {
-    const t = await testPlatform();
+    const t = await testPlatform({ bearer: sessionBearer });
     const other = await t.otherOrg();
     const theirs = await buildFixture(
       (m, p, o) => t.call(m, p, { ...o, key: other.key }),
@@ -17,13 +18,17 @@ describe('tenancy matrix', () => {
     // Our credentials: the owner's multi-organization key (not a member there) and a single-organization key.
     const keys = { multiOrg: t.ownerKey, single: await t.keyFor(t.ownerId) };
     for (const key of Object.values(keys)) await t.call('GET', `/users/${t.ownerId}`, { key });
+    // Routes only a user's token may call (enrolling a factor) are tried with the owner's token instead.
+    const token = bearer(await createSession(t, t.ownerId));
     const changes = () => sqlOf(t.platform).writes();
     const before = changes();
     const scoped = API_ROUTES.filter((r) => r.path.includes('{'));
     expect(scoped.length).toBeGreaterThan(30);
     for (const route of scoped) {
-      for (const [name, key] of Object.entries(keys)) {
-        const r = await t.call(route.method, pathFor(route, theirs), { key, body: exampleBody(route, theirs) });
+      const credentials = route.access === 'user' ? { token } : keys;
+      for (const [name, credential] of Object.entries(credentials)) {
+        const auth = typeof credential === 'string' ? { key: credential } : credential;
+        const r = await t.call(route.method, pathFor(route, theirs), { ...auth, body: exampleBody(route, theirs) });
         expect(r.status, `${routeKey(route)} with the ${name} key: ${JSON.stringify(r.body)}`).toBe(404);
         expect(r.body.error.code).toBe('not_found');
         const text = JSON.stringify(r.body);
