@@ -93,6 +93,20 @@ export async function userId(ctx: Context, ref: string): Promise<string> {
   return (await pick(found, (u) => u.email, ref, { noun: 'user', by: 'e-mail', where })).id;
 }
 
+/**
+ * The user a command is about: the one given (by id or e-mail), else the credential's own (whoami). `how` says how to
+ * give one, for an instance that does not know the credential's user.
+ */
+export async function userOrSelf(ctx: Context, given: string | undefined, how: string): Promise<string> {
+  if (given) return userId(ctx, given);
+  try {
+    return (await (await ctx.client()).auth.whoami()).user.id;
+  } catch (err) {
+    if ((err as { status?: number }).status !== 404) throw err;
+    throw new UsageError(`cannot tell who you are on this instance: ${how}`);
+  }
+}
+
 /** Users' ids, from ids or e-mails, all resolved before anything is changed. */
 export async function userIds(ctx: Context, refs: string[]): Promise<string[]> {
   const ids: string[] = [];

@@ -4,7 +4,7 @@ import { hashSync as bcryptHash } from '@node-rs/bcrypt';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
-import { authorizeUrlIn, deviceUrlIn } from '../helpers/sign-in.js';
+import { loginUrlWatch } from '../helpers/sign-in.js';
 import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
 
 /**
@@ -39,15 +39,9 @@ const plat = (env: Record<string, string>, argv: string[]) => start(env, argv).d
 
 /** Runs `plat login …` and hands the first URL it prints (sign-in page or device page) to `person`. */
 async function login(env: Record<string, string>, argv: string[], person: (url: string) => Promise<void>) {
-  let url: ((u: string) => void) | undefined;
-  const printed = new Promise<string>((resolve) => (url = resolve));
-  const run = start(env, ['--verbose', 'login', ...argv], (stderr) => {
-    const found = authorizeUrlIn(stderr) ?? deviceUrlIn(stderr);
-    if (found) url?.(found);
-  });
-  const first = await Promise.race([printed, run.done]);
-  if (typeof first !== 'string') throw new Error(`login ended before printing a URL: ${first.stderr}`);
-  await person(first);
+  const printed = loginUrlWatch();
+  const run = start(env, ['--verbose', 'login', ...argv], printed.watch);
+  await person(await printed.url(run.done));
   return run.done;
 }
 

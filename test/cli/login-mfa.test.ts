@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
 import { totpCode } from '../helpers/mfa.js';
-import { authorizeUrlIn, deviceUrlIn } from '../helpers/sign-in.js';
+import { loginUrlWatch } from '../helpers/sign-in.js';
 import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
 
 /**
@@ -26,18 +26,9 @@ const plat = (env: Record<string, string>, argv: string[]): Promise<Run> =>
 
 /** Runs `plat login …` and hands the first URL it prints (sign-in or device page) to `person`. */
 async function login(env: Record<string, string>, argv: string[], person: (url: string) => Promise<void>) {
-  let url: ((u: string) => void) | undefined;
-  const printed = new Promise<string>((resolve) => (url = resolve));
-  const run = startPlat(env, ['login', ...argv], {
-    timeoutMs: 60_000,
-    watch: (stderr) => {
-      const found = authorizeUrlIn(stderr) ?? deviceUrlIn(stderr);
-      if (found) url?.(found);
-    },
-  });
-  const first = await Promise.race([printed, run.done]);
-  if (typeof first !== 'string') throw new Error(`login ended before printing a URL: ${first.stderr}`);
-  await person(first);
+  const printed = loginUrlWatch();
+  const run = startPlat(env, ['login', ...argv], { timeoutMs: 60_000, watch: printed.watch });
+  await person(await printed.url(run.done));
   return run.done;
 }
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
 import { signInOnPage, startOidcIdp } from '../helpers/oidc-idp.js';
 import { startSamlIdp } from '../helpers/saml-idp.js';
-import { authorizeUrlIn, deviceUrlIn } from '../helpers/sign-in.js';
+import { loginUrlWatch } from '../helpers/sign-in.js';
 import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
 
 /**
@@ -52,17 +52,9 @@ async function servedPlatform() {
  */
 async function login(argv: string[], atIdp: (page: Page, url: string) => Promise<void>) {
   const env = processHome('plat-sso-client');
-  let url: ((u: string) => void) | undefined;
-  const printed = new Promise<string>((resolve) => (url = resolve));
-  const run = startPlat(env, ['login', ...argv], {
-    timeoutMs: 60_000,
-    watch: (stderr) => {
-      const found = authorizeUrlIn(stderr) ?? deviceUrlIn(stderr);
-      if (found) url?.(found);
-    },
-  });
-  const first = await Promise.race([printed, run.done]);
-  if (typeof first !== 'string') throw new Error(`login ended before printing a URL: ${first.stderr}`);
+  const printed = loginUrlWatch();
+  const run = startPlat(env, ['login', ...argv], { timeoutMs: 60_000, watch: printed.watch });
+  const first = await printed.url(run.done);
   const page = await (await browser.newContext()).newPage();
   await atIdp(page, first);
   await page.context().close();

@@ -6,6 +6,7 @@ import { type RunningServer, startServer } from '../../src/platform/server.js';
 import { FormBrowser, formFields } from '../platform/auth/helpers.js';
 import { testDatabase } from './backend.js';
 import { baseOf } from './internals.js';
+import type { Run } from './spawn.js';
 
 export const OWNER_EMAIL = 'owner@acme.test';
 export const OWNER_PASSWORD = 'an owner password for the CLI tests';
@@ -54,6 +55,26 @@ export function authorizeUrlIn(stderr: string): string | undefined {
 /** The device page URL (with the user code) `plat login --device` printed on stderr, if it did yet. */
 export function deviceUrlIn(stderr: string): string | undefined {
   return /\(or open (http\S+\/auth\/device\?user_code=\S+)\)$/m.exec(stderr)?.[1];
+}
+
+/**
+ * Watches a `plat login` run's stderr for the first URL it prints — the sign-in page, or the device page with its
+ * code: pass `watch` to startPlat, then `url(run.done)` resolves with it (and throws if the login ended first).
+ */
+export function loginUrlWatch(): { watch: (stderr: string) => void; url: (done: Promise<Run>) => Promise<string> } {
+  let found: ((u: string) => void) | undefined;
+  const printed = new Promise<string>((resolve) => (found = resolve));
+  return {
+    watch: (stderr) => {
+      const url = authorizeUrlIn(stderr) ?? deviceUrlIn(stderr);
+      if (url) found?.(url);
+    },
+    url: async (done) => {
+      const first = await Promise.race([printed, done]);
+      if (typeof first !== 'string') throw new Error(`login ended before printing a URL: ${first.stderr}`);
+      return first;
+    },
+  };
 }
 
 /** What a person at a browser did: the pages' answers, and the authorization code that went to the CLI. */

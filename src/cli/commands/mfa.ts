@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import type { TotpEnrollment, TotpVerified } from '../../contract/mfa.js';
 import type { Context } from '../context.js';
 import { CliError, NotFoundError, UsageError } from '../errors.js';
-import { named, userId } from '../names.js';
+import { named, userOrSelf } from '../names.js';
 import { isId } from '../organization-slug.js';
 import { quoted } from '../output/quote.js';
 import { done, list as listOf, type Output, record } from '../output/result.js';
@@ -19,17 +19,6 @@ const F = 'mfa_6Tn3vQ8xLc1Wd5Rk9Hb2';
 
 /** Tries at a code typed on a terminal before giving up (the server allows 5 failures in 15 minutes). */
 const TRIES = 3;
-
-/** The user a command is about: the one given (by id or e-mail), else the credential's own (whoami). */
-async function userOf(ctx: Context, given: string | undefined): Promise<string> {
-  if (given) return userId(ctx, given);
-  try {
-    return (await (await ctx.client()).auth.whoami()).user.id;
-  } catch (err) {
-    if ((err as { status?: number }).status !== 404) throw err;
-    throw new UsageError('cannot tell who you are on this instance: give --user (id or e-mail)');
-  }
-}
 
 /** A factor's id, from its id (`mfa_…`) or its name among the user's factors (exact, else differing in case). */
 async function factorId(ctx: Context, user: string, ref: string): Promise<string> {
@@ -68,7 +57,7 @@ const list = verb<{ user?: string }>({
   options: (c) => c.option('--user <user>', 'whose factors, by id or e-mail (default: your own)'),
   parse: (_args, o) => ({ user: o.user }),
   run: async (o, ctx) => {
-    const user = await userOf(ctx, o.user);
+    const user = await userOrSelf(ctx, o.user, 'give --user (id or e-mail)');
     return listOf((await (await ctx.client()).mfa.list(user)).data, mfaFactorView);
   },
 });
@@ -82,7 +71,7 @@ const remove = verb<{ ref: string; user?: string }>({
   parse: ([ref], o) => ({ ref, user: o.user }),
   confirm: (o) => `remove second factor ${o.ref}${o.user ? ` of ${o.user}` : ''}`,
   run: async (o, ctx) => {
-    const user = await userOf(ctx, o.user);
+    const user = await userOrSelf(ctx, o.user, 'give --user (id or e-mail)');
     const id = await factorId(ctx, user, o.ref);
     try {
       await (await ctx.client()).mfa.remove(user, id);

@@ -1,24 +1,12 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import { userId } from '../names.js';
+import { userOrSelf } from '../names.js';
 import { done, list as listOf, record } from '../output/result.js';
 import { col } from '../output/view.js';
 import { addVerbs, verb } from '../verb.js';
 import { sessionView } from '../views.js';
 
 const U = 'user_8Jq2kX5mN1pR4sT7vW9y';
-
-/** The user a sessions command is about: the one given (by id or e-mail), else the credential's own (whoami). */
-async function userOf(ctx: Context, given: string | undefined): Promise<string> {
-  if (given) return userId(ctx, given);
-  try {
-    return (await (await ctx.client()).auth.whoami()).user.id;
-  } catch (err) {
-    if ((err as { status?: number }).status !== 404) throw err;
-    throw new UsageError('cannot tell who you are on this instance: give the user (id or e-mail)');
-  }
-}
 
 const list = verb<{ user?: string }>({
   name: 'list',
@@ -27,7 +15,7 @@ const list = verb<{ user?: string }>({
   examples: ['plat sessions list', `plat sessions list ${U} --json`],
   parse: ([user]) => ({ user }),
   run: async (o, ctx) => {
-    const user = await userOf(ctx, o.user);
+    const user = await userOrSelf(ctx, o.user, 'give the user (id or e-mail)');
     return listOf((await (await ctx.client()).sessions.list(user)).data, sessionView);
   },
 });
@@ -44,7 +32,7 @@ const revoke = verb<{ id: string; user?: string }>({
   parse: ([id], o) => ({ id, user: o.user }),
   confirm: (o) => `revoke session ${o.id}`,
   run: async (o, ctx) => {
-    const user = await userOf(ctx, o.user);
+    const user = await userOrSelf(ctx, o.user, 'give the user (id or e-mail)');
     await (await ctx.client()).sessions.revoke(user, o.id);
     return done(`Revoked session ${o.id}.`);
   },
@@ -66,7 +54,7 @@ const revokeAll = verb<{ user?: string; keepCurrent: boolean }>({
   parse: (_args, o) => ({ user: o.user, keepCurrent: o.keepCurrent === true }),
   confirm: (o) => `revoke every session of ${o.user ?? 'your user'}${o.keepCurrent ? ' but the current one' : ''}`,
   run: async (o, ctx) => {
-    const user = await userOf(ctx, o.user);
+    const user = await userOrSelf(ctx, o.user, 'give the user (id or e-mail)');
     const { revoked } = await (await ctx.client()).sessions.revokeAll(user, {
       keepCurrent: o.keepCurrent ? 'true' : 'false',
     });
