@@ -69,6 +69,9 @@ export interface NewCredential {
  * accepted only above the last one, a recovery code only while unused, a challenge only once.
  */
 export function mfaStore(q: Q, { secrets }: StoreEnv) {
+  /** Deletes the account's factors of one type. */
+  const deleteOf = (accountId: string, type: MfaFactorType) =>
+    q.deleteFrom('mfa_factors').where('account_id', '=', accountId).where('type', '=', type);
   return {
     /** The account's factors, oldest first; confirmed ones only unless `all`. */
     list: async (accountId: string, all = false): Promise<StoredFactor[]> => {
@@ -101,12 +104,7 @@ export function mfaStore(q: Q, { secrets }: StoreEnv) {
     },
     /** A new unconfirmed TOTP factor, replacing any other unconfirmed one of the account. */
     insertTotp: async (f: { id: string; accountId: string; name: string; secret: string; now: string }) => {
-      await q
-        .deleteFrom('mfa_factors')
-        .where('account_id', '=', f.accountId)
-        .where('type', '=', 'totp')
-        .where('confirmed_at', 'is', null)
-        .execute();
+      await deleteOf(f.accountId, 'totp').where('confirmed_at', 'is', null).execute();
       await q
         .insertInto('mfa_factors')
         .values({
@@ -179,11 +177,7 @@ export function mfaStore(q: Q, { secrets }: StoreEnv) {
     },
     /** The account's recovery codes (hashes), replacing any earlier set. */
     putRecoveryCodes: async (f: { id: string; accountId: string; hashes: readonly string[]; now: string }) => {
-      await q
-        .deleteFrom('mfa_factors')
-        .where('account_id', '=', f.accountId)
-        .where('type', '=', 'recovery_codes')
-        .execute();
+      await deleteOf(f.accountId, 'recovery_codes').execute();
       await q
         .insertInto('mfa_factors')
         .values({
@@ -231,11 +225,7 @@ export function mfaStore(q: Q, { secrets }: StoreEnv) {
     },
     /** Removes the account's recovery codes; whether it had any. */
     removeRecoveryCodes: async (accountId: string): Promise<boolean> => {
-      const r = await q
-        .deleteFrom('mfa_factors')
-        .where('account_id', '=', accountId)
-        .where('type', '=', 'recovery_codes')
-        .executeTakeFirst();
+      const r = await deleteOf(accountId, 'recovery_codes').executeTakeFirst();
       return r.numDeletedRows > 0n;
     },
     /**
