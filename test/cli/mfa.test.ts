@@ -38,9 +38,12 @@ async function addMember(email: string, role: OrgRole): Promise<string> {
   return id;
 }
 
-/** `plat --profile PROFILE login` at the server, the person signing in at the printed URL. */
-async function login(profile: string, email: string, password?: string): Promise<void> {
-  const p = person({ email, password });
+/**
+ * `plat --profile PROFILE login` at the server, the person signing in at the printed URL — with a code of the app
+ * whose secret is given, for the next 30-second step (the one before may have been used).
+ */
+async function login(profile: string, email: string, password?: string, secret?: string): Promise<void> {
+  const p = person({ email, password, code: secret ? () => codeFor(secret, Date.now() + 30_000) : undefined });
   const r = await w.runCli(['--profile', profile, 'login', '--base-url', s.url, '--no-browser'], {
     onStderr: p.onStderr,
   });
@@ -124,6 +127,7 @@ const CODES_ONCE =
   'of a code, should the app be lost (docs/mfa.md).\n';
 
 let ownerFactor: string;
+let ownerSecret: string;
 let memberFactor: string;
 
 beforeAll(async () => {
@@ -159,6 +163,7 @@ describe('plat mfa enroll totp', () => {
     expect(uri.protocol).toBe('otpauth:');
     expect(uri.host).toBe('totp');
     const secret = secretIn(r.stdout);
+    ownerSecret = secret;
     expect(uri.searchParams.get('secret')).toBe(secret);
     expect(lines[1]).toBe(`Secret  ${secret}`);
     const codes = lines.slice(2, -1);
@@ -190,6 +195,16 @@ describe('plat mfa enroll totp', () => {
   });
 
   it('draws the QR code when asked (--qr) with stdout not a terminal, and not with --no-qr on one', async () => {
+    // The session signed in before the first factor may no longer change them: sign in again, with a code.
+    const stale = await atTerminal(['--profile', 'owner', 'mfa', 'enroll', 'totp'], []);
+    expect(stale).toMatchObject({
+      code: 4,
+      stdout: '',
+      stderr:
+        'plat: this sign-in did not use your second factor: run plat login again (it asks for a code), then plat ' +
+        'mfa enroll totp [request req_…]\n',
+    });
+    await login('owner', OWNER_EMAIL, undefined, ownerSecret);
     const piped = await atTerminal(
       ['--profile', 'owner', 'mfa', 'enroll', 'totp', '--qr', '--name', 'Tablet'],
       [(out) => codeFor(secretIn(out))],
@@ -253,6 +268,7 @@ describe('plat mfa enroll totp', () => {
     expect(codes).toHaveLength(10);
     for (const c of codes) expect(c).toMatch(RECOVERY_CODE);
     memberFactor = e.factorId;
+    await login('member', MEMBER, PASSWORD, e.secret);
 
     // Once finished, it is finished.
     expect(

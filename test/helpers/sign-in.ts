@@ -85,15 +85,21 @@ export interface Visit {
 }
 
 /** A person signing in at the printed URL over plain HTTP (cookies, CSRF token), then following the redirect. */
-export async function signInAt(url: string, email = OWNER_EMAIL, password = OWNER_PASSWORD): Promise<Visit> {
+export async function signInAt(
+  url: string,
+  email = OWNER_EMAIL,
+  password = OWNER_PASSWORD,
+  code?: () => string,
+): Promise<Visit> {
   const browser = new FormBrowser((r) => fetch(r));
   const page = await browser.get(url);
   if (page.status !== 200) return page;
-  const done = await browser.post(`${new URL(url).origin}/v2/auth/authorize`, {
-    ...formFields(page.text),
-    email,
-    password,
-  });
+  const action = `${new URL(url).origin}/v2/auth/authorize`;
+  let done = await browser.post(action, { ...formFields(page.text), email, password });
+  // The second-factor step (docs/mfa.md), for a person with an authenticator app: its code.
+  if (code && done.status === 200 && done.text.includes('name="code"')) {
+    done = await browser.post(action, { ...formFields(done.text), code: code() });
+  }
   if (done.status !== 303 || !done.location) return done;
   const back = await browser.get(done.location);
   return { ...back, code: new URL(done.location).searchParams.get('code') ?? undefined };
@@ -117,7 +123,9 @@ export async function approveDevice(url: string, email = OWNER_EMAIL, password =
  * Plays the person for one `plat login`: watches stderr for the printed URL and signs in there (or approves the
  * device code). Pass `onStderr` to `runCli`; `visit` resolves with what the browser saw.
  */
-export function person(how: { email?: string; password?: string; before?: (url: string) => Promise<void> } = {}) {
+export function person(
+  how: { email?: string; password?: string; code?: () => string; before?: (url: string) => Promise<void> } = {},
+) {
   let visit: Promise<Visit> | undefined;
   return {
     onStderr(text: string) {
@@ -127,7 +135,7 @@ export function person(how: { email?: string; password?: string; before?: (url: 
       if (code) {
         visit = (async () => {
           await how.before?.(code);
-          return signInAt(code, how.email, how.password);
+          return signInAt(code, how.email, how.password, how.code);
         })();
       } else if (device) visit = approveDevice(device, how.email, how.password);
     },

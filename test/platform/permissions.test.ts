@@ -27,8 +27,17 @@ function call(t: T, route: RouteDef, f: Fixture, key: string | null, body: unkno
   return t.call(route.method, pathFor(route, f), { key, body });
 }
 
+/** The fixture's (invited) member made active: an organization sees the factors of its active members only. */
+async function activeMember(t: T, f: Fixture): Promise<void> {
+  const base = baseOf(t.platform);
+  const user = await base.stores.users.get(f.orgId, f.userId);
+  if (user) await base.stores.users.update(f.orgId, { ...user, status: 'active' });
+}
+
 /** What a route needs beyond the fixture to succeed: the state its move starts from. */
 const PRECONDITIONS: Record<string, (t: T, f: Fixture) => Promise<unknown>> = {
+  'GET /users/{userId}/mfa': activeMember,
+  'DELETE /users/{userId}/mfa/{factorId}': activeMember,
   'POST /users/{userId}/unsuspend': (t, f) => t.call('POST', `/users/${f.userId}/suspend`),
   'POST /projects/{projectId}/unarchive': (t, f) => t.call('POST', `/projects/${f.projectId}/archive`),
   'POST /projects/{projectId}/resume': (t, f) => t.call('POST', `/projects/${f.projectId}/suspend`),
@@ -181,6 +190,7 @@ describe('permission matrix (every route of the contract)', () => {
     const { t, fixture } = await world();
     const key = await t.keyFor(t.ownerId, { projectIds: [fixture.projectId] });
     for (const route of API_ROUTES.filter((r) => r.method === 'GET' && !r.path.includes('{projectId}'))) {
+      await PRECONDITIONS[routeKey(route)]?.(t, fixture);
       const r = await call(t, route, fixture, key, undefined);
       expect(r.status, `${routeKey(route)}: ${JSON.stringify(r.body)}`).toBe(200);
     }

@@ -93,19 +93,33 @@ interface EnrollOptions {
   qr?: boolean;
 }
 
-/** Starts an enrolment; an API key's refusal says how to get a credential that may enroll. */
+/**
+ * Starts an enrolment; a refusal for the credential (an API key, or a session signed in without the account's
+ * factor: docs/mfa.md) says how to get one that may enroll.
+ */
 async function start(ctx: Context, name: string | undefined): Promise<TotpEnrollment> {
   try {
     return await (await ctx.client()).mfa.enrollTotp(name === undefined ? {} : { name });
   } catch (err) {
-    // The only refusal of an authenticated caller: an API key (docs/mfa.md), whatever the platform's wording.
     if (kindOf(err) !== 'forbidden') throw err;
-    throw reworded(
-      err,
-      () =>
-        'an API key cannot enroll a second factor: its user does, signed in — run plat login, then ' +
-        'plat mfa enroll totp',
-    );
+    const message = (err as Error).message;
+    if (/API key/.test(message)) {
+      throw reworded(
+        err,
+        () =>
+          'an API key cannot enroll a second factor: its user does, signed in — run plat login, then ' +
+          'plat mfa enroll totp',
+      );
+    }
+    if (/without your second factor/.test(message)) {
+      throw reworded(
+        err,
+        () =>
+          'this sign-in did not use your second factor: run plat login again (it asks for a code), then ' +
+          'plat mfa enroll totp',
+      );
+    }
+    throw err;
   }
 }
 

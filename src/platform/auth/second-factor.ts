@@ -3,7 +3,8 @@ import { type Amr, RECOVERY_CODE_COUNT } from '../../contract/mfa.js';
 import type { BaseCtx } from '../context.js';
 import { audit } from '../operations/auth.js';
 import { hashOpaque } from './secrets.js';
-import { factorKeys, lockedFor, recordFailure } from './throttle.js';
+import { activeOrganizations } from './sign-in.js';
+import { clearTries, factorKeys, takeTry } from './throttle.js';
 import { totpStep } from './totp.js';
 
 /** What checking a second-factor code came to. */
@@ -18,8 +19,9 @@ export async function hasSecondFactor(ctx: BaseCtx, userId: string): Promise<boo
 }
 
 /**
- * Records an event about an account's factors in each organization the person belongs to (not suspended): a factor
- * is the account's, and every organization's admins see what happens to their members' sign-in.
+ * Records an event about an account's factors in each organization where the person is an active member: a factor is
+ * the account's, and every organization's admins see what happens to their members' sign-in (an organization that
+ * only invited them does not).
  */
 export async function recordForAccount(
   ctx: BaseCtx,
@@ -28,7 +30,7 @@ export async function recordForAccount(
   type: 'mfa.enrolled' | 'mfa.removed' | 'mfa.failed',
   data: Record<string, unknown>,
 ): Promise<void> {
-  for (const org of await ctx.stores.organizations.listForUser(userId)) {
+  for (const org of await activeOrganizations(ctx, userId)) {
     await audit(ctx, org.id, actor, type, { type: 'user', id: userId }, data);
   }
 }
@@ -45,6 +47,7 @@ function normalizeRecoveryCode(code: string): string {
  * shown once, stored hashed. In the caller's transaction.
  */
 export async function newRecoveryCodes(ctx: BaseCtx, userId: string): Promise<string[]> {
+  const setId = ctx.ids('mfaFactor');
   const codes: string[] = [];
   for (let i = 0; i < RECOVERY_CODE_COUNT; i++) {
     const bytes = randomBytes(12);
@@ -52,23 +55,30 @@ export async function newRecoveryCodes(ctx: BaseCtx, userId: string): Promise<st
     codes.push(`${chars.slice(0, 4)}-${chars.slice(4, 8)}-${chars.slice(8, 12)}`);
   }
   await ctx.stores.mfa.putRecoveryCodes({
-    id: ctx.ids('mfaFactor'),
+    id: setId,
     accountId: userId,
-    hashes: codes.map((c) => hashOpaque(normalizeRecoveryCode(c))),
+    hashes: codes.map((c) => recoveryCodeHash(setId, c)),
     now: ctx.now(),
   });
   return codes;
 }
 
+/** A recovery code's stored form: its hash salted with its set's id, so one guess tests one set, not all of them. */
+export function recoveryCodeHash(setId: string, code: string): string {
+  return hashOpaque(`${setId}:${normalizeRecoveryCode(code)}`);
+}
+
 /**
  * Checks a code typed as a second factor: six digits are tried against the account's authenticator apps (each code
- * once), anything else as a recovery code (each once). A wrong code counts toward the user's limit (throttle.ts,
- * `factorKeys`) and is recorded (`mfa.failed`); while the limit is spent no code is looked at.
+ * once), anything else as a recovery code (each once). Each try is taken from the user's limit before the code is
+ * looked at (throttle.ts, `takeTry`; a right code gives it back), so parallel guesses get no more tries than
+ * sequential ones; a wrong code is recorded (`mfa.failed`). An empty code is no try.
  */
 export async function checkFactorCode(ctx: BaseCtx, userId: string, code: string): Promise<CodeCheck> {
-  const retryAfter = await lockedFor(ctx, factorKeys(userId));
-  if (retryAfter > 0) return { ok: false, reason: 'locked', retryAfter };
   const typed = code.trim();
+  if (typed === '') return { ok: false, reason: 'invalid' };
+  const retryAfter = await takeTry(ctx, factorKeys(userId));
+  if (retryAfter > 0) return { ok: false, reason: 'locked', retryAfter };
   const nowMs = ctx.clock().getTime();
   if (/^\d{3}\s?\d{3}$/.test(typed)) {
     for (const factor of await ctx.stores.mfa.list(userId)) {
@@ -76,20 +86,19 @@ export async function checkFactorCode(ctx: BaseCtx, userId: string, code: string
       const secret = await ctx.stores.mfa.totpSecret(factor.id);
       const step = secret === undefined ? null : await totpStep(secret, typed, nowMs);
       if (step !== null && (await ctx.stores.mfa.acceptTotpStep(factor.id, step, ctx.now()))) {
-        await ctx.stores.auth.clearLoginAttempts(factorKeys(userId)[0]?.key as string);
+        await clearTries(ctx, factorKeys(userId));
         return { ok: true, amr: ['otp'], factorId: factor.id, type: 'totp' };
       }
     }
-  } else if (typed.length > 0 && typed.length <= 64) {
-    const hash = hashOpaque(normalizeRecoveryCode(typed));
-    const used = await ctx.tx((ctx) => ctx.stores.mfa.useRecoveryCode(userId, hash, ctx.now()));
-    if (used) {
-      await ctx.stores.auth.clearLoginAttempts(factorKeys(userId)[0]?.key as string);
-      const set = (await ctx.stores.mfa.list(userId)).find((f) => f.type === 'recovery_codes');
-      return { ok: true, amr: ['otp'], factorId: set?.id ?? '', type: 'recovery_codes' };
+  } else if (typed.length <= 64) {
+    const setId = await ctx.tx((ctx) =>
+      ctx.stores.mfa.useRecoveryCode(userId, (setId) => recoveryCodeHash(setId, typed), ctx.now()),
+    );
+    if (setId) {
+      await clearTries(ctx, factorKeys(userId));
+      return { ok: true, amr: ['otp'], factorId: setId, type: 'recovery_codes' };
     }
   }
-  await recordFailure(ctx, factorKeys(userId));
   await ctx.tx((ctx) => recordForAccount(ctx, userId, { type: 'user', id: userId }, 'mfa.failed', { factor: 'code' }));
   return { ok: false, reason: 'invalid' };
 }

@@ -71,6 +71,25 @@ export async function recordFailure(ctx: BaseCtx, keys: readonly ThrottleKey[]):
   });
 }
 
+/**
+ * Takes a try from the counters before the attempt is checked, under the database's write lock: the try counts as a
+ * failure at once, and a right one gives it back with `clearTries`. Tries made at the same moment thus cannot all be
+ * checked before any is counted (checking first and counting after would let a burst of parallel guesses through).
+ * Seconds to wait when the counters are spent (no try taken), else 0.
+ */
+export async function takeTry(ctx: BaseCtx, keys: readonly ThrottleKey[]): Promise<number> {
+  return ctx.tx(async (ctx) => {
+    const wait = await lockedFor(ctx, keys);
+    if (wait === 0) await recordFailure(ctx, keys);
+    return wait;
+  });
+}
+
+/** Clears the counters after a right answer (the try `takeTry` took, and the failures before it). */
+export async function clearTries(ctx: BaseCtx, keys: readonly ThrottleKey[]): Promise<void> {
+  for (const { key } of keys) await ctx.stores.auth.clearLoginAttempts(key);
+}
+
 /** A successful sign-in clears the account's counter (never the address's: one good account must not reset it). */
 export async function recordSuccess(ctx: BaseCtx, keys: readonly ThrottleKey[]): Promise<void> {
   for (const { key } of keys) if (key.startsWith('account:')) await ctx.stores.auth.clearLoginAttempts(key);

@@ -41,11 +41,13 @@ export function permit(
 /** The declared `access`, as `permit` describes. */
 function permitAccess(endpoint: Pick<Endpoint, 'access' | 'scope' | 'method' | 'path'>, p: Principal): void {
   const permission = endpoint.access;
-  // A SCIM endpoint's token is of its organization, checked as it authenticates (scim/pipeline-step.ts): no role.
+  // One's own sign-in (enrolling a factor): a user's token, whose scopes grant its own sessions' security.
   if (permission === 'user') {
     if (p.type !== 'user') throw forbidden("this operation needs a user's sign-in (an access token), not an API key");
+    if (p.grants && !p.grants.has('sessions:write')) throw required('sessions:write');
     return;
   }
+  // A SCIM endpoint's token is of its organization, checked as it authenticates (scim/pipeline-step.ts): no role.
   if (permission === 'authenticated' || permission === 'public' || permission === 'scim') return;
   if (p.projectIds !== null && endpoint.method !== 'GET' && !endpoint.path.includes('{projectId}')) {
     throw forbidden(

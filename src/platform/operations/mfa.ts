@@ -1,9 +1,12 @@
 import type { MfaFactor, TotpEnroll, TotpEnrollment, TotpVerified } from '../../contract/mfa.js';
+import { ORG_ROLE_PERMISSIONS, type Permission } from '../../contract/permissions.js';
+import type { User } from '../../contract/users.js';
 import { hasSecondFactor, newRecoveryCodes, recordForAccount } from '../auth/second-factor.js';
-import { factorKeys, lockedFor, recordFailure } from '../auth/throttle.js';
+import { activeOrganizations } from '../auth/sign-in.js';
+import { clearTries, factorKeys, takeTry } from '../auth/throttle.js';
 import { newTotpSecret, otpauthUri, totpStep } from '../auth/totp.js';
 import type { BaseCtx, Ctx } from '../context.js';
-import { conflict, invalidField, notFound, PlatformError } from '../errors.js';
+import { conflict, forbidden, invalidField, notFound, PlatformError } from '../errors.js';
 import type { StoredFactor } from '../store/mfa.js';
 import { guardSessions } from './sessions.js';
 import { loadUser } from './users.js';
@@ -29,21 +32,67 @@ export async function factorsOf(ctx: BaseCtx, userId: string): Promise<MfaFactor
   return factors.map((f) => toFactor(f, left.get(f.id)));
 }
 
+/**
+ * The user whose factors a call is about: oneself, or (with `permission`) an active member of the acting organization
+ * — a factor is the account's, so an organization that only invited someone, or suspended them, sees none of theirs.
+ */
+async function factorOwner(ctx: Ctx, userId: string, permission: Permission, what?: string): Promise<User> {
+  const user = await loadUser(ctx, userId);
+  guardSessions(ctx, user, permission, what);
+  if (userId !== ctx.principal.userId && user.status !== 'active') throw notFound('user');
+  return user;
+}
+
+/**
+ * A reset reaches the account in every organization it is an active member of: the caller must be able to reset it in
+ * each of them too (an admin there, an owner where the person is an owner), or an organization could strip the factor
+ * another one relies on.
+ */
+async function guardResetEverywhere(ctx: Ctx, userId: string): Promise<void> {
+  for (const org of await activeOrganizations(ctx, userId)) {
+    if (org.id === ctx.principal.orgId) continue;
+    const target = await ctx.stores.users.get(org.id, userId);
+    const caller = await ctx.stores.users.get(org.id, ctx.principal.userId);
+    const may =
+      caller?.status === 'active' &&
+      ORG_ROLE_PERMISSIONS[caller.role].includes('sessions:write') &&
+      (target?.role !== 'owner' || caller.role === 'owner');
+    if (!may) {
+      throw forbidden(
+        `this user is also a member of organization ${org.id}, where you may not reset their second factors`,
+      );
+    }
+  }
+}
+
+/**
+ * Changing one's own factors takes one's own sign-in, and, once the account has a factor, a sign-in that used it: an
+ * API key, or a session from before the factor (password only), cannot remove or add one.
+ */
+async function guardOwnChange(ctx: Ctx): Promise<void> {
+  const p = ctx.principal;
+  if (p.type !== 'user') throw forbidden('changing your own second factors needs your sign-in, not an API key');
+  if (!p.amr?.includes('mfa') && (await hasSecondFactor(ctx, p.userId))) {
+    throw forbidden('this session was signed in without your second factor: sign in again to change your factors');
+  }
+}
+
 /** `GET /users/{userId}/mfa`: one's own factors, or (sessions:read) a member's. */
 export async function listFactors(ctx: Ctx, userId: string): Promise<{ data: MfaFactor[] }> {
-  const user = await loadUser(ctx, userId);
-  guardSessions(ctx, user, 'sessions:read');
+  await factorOwner(ctx, userId, 'sessions:read');
   return { data: await factorsOf(ctx, userId) };
 }
 
 /**
- * `DELETE /users/{userId}/mfa/{factorId}`: removes one's own factor, or resets a member's (sessions:write; an owner's
- * by owners only). The recovery codes go with the last other factor.
+ * `DELETE /users/{userId}/mfa/{factorId}`: removes one's own factor (`guardOwnChange`), or resets a member's
+ * (sessions:write; an owner's by owners only; in every organization of theirs, `guardResetEverywhere`). The recovery
+ * codes go with the last other factor.
  */
 export async function removeFactor(ctx: Ctx, userId: string, factorId: string): Promise<void> {
   await ctx.tx(async (ctx) => {
-    const user = await loadUser(ctx, userId);
-    guardSessions(ctx, user, 'sessions:write', "reset an owner's second factors");
+    await factorOwner(ctx, userId, 'sessions:write', "reset an owner's second factors");
+    if (userId === ctx.principal.userId) await guardOwnChange(ctx);
+    else await guardResetEverywhere(ctx, userId);
     const factor = await ctx.stores.mfa.get(userId, factorId);
     if (!factor?.confirmed || !(await ctx.stores.mfa.remove(userId, factorId))) throw notFound('factor');
     const codesToo = factor.type !== 'recovery_codes' && !(await hasSecondFactor(ctx, userId));
@@ -64,6 +113,7 @@ function issuer(ctx: BaseCtx): string {
 
 /** `POST /auth/mfa/totp`: a new authenticator-app factor, unverified until its first code (a user's token: `access`). */
 export async function enrollTotp(ctx: Ctx, body: TotpEnroll): Promise<TotpEnrollment> {
+  await guardOwnChange(ctx);
   const userId = ctx.principal.userId;
   const account = await ctx.stores.users.accountById(userId);
   if (!account) throw notFound('user');
@@ -82,7 +132,7 @@ export async function confirmTotp(ctx: BaseCtx, userId: string, factorId: string
   const factor = await ctx.stores.mfa.get(userId, factorId);
   if (factor?.type !== 'totp') throw notFound('factor');
   if (factor.confirmed) throw conflict('this authenticator app is already verified');
-  const retryAfter = await lockedFor(ctx, factorKeys(userId));
+  const retryAfter = await takeTry(ctx, factorKeys(userId));
   if (retryAfter > 0) {
     throw new PlatformError('rate_limit_exceeded', `too many wrong codes: try again in ${retryAfter} seconds`, {
       headers: { 'Retry-After': String(retryAfter) },
@@ -91,7 +141,6 @@ export async function confirmTotp(ctx: BaseCtx, userId: string, factorId: string
   const secret = await ctx.stores.mfa.totpSecret(factorId);
   const step = secret === undefined ? null : await totpStep(secret, code, ctx.clock().getTime());
   if (step === null) {
-    await recordFailure(ctx, factorKeys(userId));
     await ctx.tx((ctx) =>
       recordForAccount(ctx, userId, { type: 'user', id: userId }, 'mfa.failed', { factor: 'totp', factorId }),
     );
@@ -101,6 +150,7 @@ export async function confirmTotp(ctx: BaseCtx, userId: string, factorId: string
     if (!(await ctx.stores.mfa.acceptTotpStep(factorId, step, ctx.now()))) {
       throw invalidField('code', 'this code was used already: wait for the next one');
     }
+    await clearTries(ctx, factorKeys(userId));
     const hasCodes = (await ctx.stores.mfa.list(userId)).some((f) => f.type === 'recovery_codes');
     const recoveryCodes = hasCodes ? null : await newRecoveryCodes(ctx, userId);
     await recordForAccount(ctx, userId, { type: 'user', id: userId }, 'mfa.enrolled', {
@@ -115,5 +165,6 @@ export async function confirmTotp(ctx: BaseCtx, userId: string, factorId: string
 
 /** `POST /auth/mfa/totp/{factorId}/verify`: `confirmTotp` for the caller's own factor. */
 export async function verifyTotp(ctx: Ctx, factorId: string, code: string): Promise<TotpVerified> {
+  await guardOwnChange(ctx);
   return confirmTotp(ctx, ctx.principal.userId, factorId, code);
 }

@@ -59,7 +59,10 @@ export async function createOrganization(ctx: Ctx, input: OrganizationCreate): P
   });
 }
 
-/** Renames an organization, or (owners only) changes its plan, effective at once. */
+/**
+ * Renames an organization, or (owners only) changes its plan, effective at once, or its mfa policy, effective at each
+ * member's next sign-in (docs/mfa.md).
+ */
 export async function updateOrganization(ctx: Ctx, orgId: string, patch: OrganizationPatch): Promise<Organization> {
   if (patch.plan !== undefined && ctx.principal.role !== 'owner') throw forbidden('only owners can change the plan');
   if (patch.mfa !== undefined && ctx.principal.role !== 'owner')
@@ -69,7 +72,12 @@ export async function updateOrganization(ctx: Ctx, orgId: string, patch: Organiz
     if (!org) throw notFound('organization');
     const next: Organization = { ...org, ...patch, updatedAt: ctx.now() };
     await ctx.stores.organizations.update(next);
-    await ctx.emit('organization.updated', { type: 'organization', id: orgId }, { fields: Object.keys(patch) });
+    const policy = patch.mfa === undefined ? {} : { mfa: patch.mfa };
+    await ctx.emit(
+      'organization.updated',
+      { type: 'organization', id: orgId },
+      { fields: Object.keys(patch), ...policy },
+    );
     return next;
   });
 }

@@ -194,25 +194,32 @@ export function mfaStore(q: Q, { secrets }: StoreEnv) {
         .values(f.hashes.map((h) => ({ factor_id: f.id, code_hash: h })))
         .execute();
     },
-    /** Uses one of the account's recovery codes up; false when it is not one of them or was used. */
-    useRecoveryCode: async (accountId: string, hash: string, now: string): Promise<boolean> => {
+    /**
+     * Uses one of the account's recovery codes up, its hash made for the set's id (`hashFor`: codes are salted with
+     * it); the set's id, or undefined when the code is not one of them or was used.
+     */
+    useRecoveryCode: async (
+      accountId: string,
+      hashFor: (setId: string) => string,
+      now: string,
+    ): Promise<string | undefined> => {
       const set = await q
         .selectFrom('mfa_factors')
         .select('id')
         .where('account_id', '=', accountId)
         .where('type', '=', 'recovery_codes')
         .executeTakeFirst();
-      if (!set) return false;
+      if (!set) return undefined;
       const r = await q
         .updateTable('mfa_recovery_codes')
         .set({ used_at: now })
         .where('factor_id', '=', set.id)
-        .where('code_hash', '=', hash)
+        .where('code_hash', '=', hashFor(set.id))
         .where('used_at', 'is', null)
         .executeTakeFirst();
-      if (r.numUpdatedRows !== 1n) return false;
+      if (r.numUpdatedRows !== 1n) return undefined;
       await q.updateTable('mfa_factors').set({ last_used_at: now }).where('id', '=', set.id).execute();
-      return true;
+      return set.id;
     },
     /** Removes one factor of the account; false when it had none of that id. */
     remove: async (accountId: string, id: string): Promise<boolean> => {
@@ -233,7 +240,13 @@ export function mfaStore(q: Q, { secrets }: StoreEnv) {
      * recovery codes of accounts left without a factor with them. How many authenticator apps went.
      */
     forgetSecrets: async (): Promise<number> => {
-      const r = await q.deleteFrom('mfa_factors').where('secret', 'is not', null).executeTakeFirst();
+      const apps = await q
+        .selectFrom('mfa_factors')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('secret', 'is not', null)
+        .where('confirmed_at', 'is not', null)
+        .executeTakeFirstOrThrow();
+      await q.deleteFrom('mfa_factors').where('secret', 'is not', null).execute();
       await q
         .deleteFrom('mfa_factors')
         .where('type', '=', 'recovery_codes')
@@ -241,7 +254,7 @@ export function mfaStore(q: Q, { secrets }: StoreEnv) {
           eb.selectFrom('mfa_factors').select('account_id').where('type', '!=', 'recovery_codes'),
         )
         .execute();
-      return Number(r.numDeletedRows);
+      return Number(apps.n);
     },
     /** Records a WebAuthn challenge handed out (its hash), for the account it is bound to if any. */
     insertChallenge: async (c: {

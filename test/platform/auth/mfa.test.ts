@@ -56,6 +56,13 @@ async function redeemRedirect(t: AuthTestPlatform, r: { status: number; location
   return tokens.body as { access_token: string; refresh_token: string };
 }
 
+/** A sign-in with the password and the app's code for the next 30-second step; its token set. */
+async function signInWithCode(t: AuthTestPlatform, secret: string) {
+  t.clock.advance(30_000);
+  const { browser, verifier, r } = await passwordStep(t, OWNER_EMAIL, OWNER_PASSWORD);
+  return redeemRedirect(t, await next(browser, r, { code: totpCode(secret, t.clock().getTime()) }), verifier);
+}
+
 async function events(t: AuthTestPlatform, type: string) {
   return (await t.call('GET', `/organizations/${t.orgId}/events?type=${type}`)).body.data as any[];
 }
@@ -101,8 +108,13 @@ describe('enrolling an authenticator app by API', () => {
     expect(ok.body.recoveryCodes).toHaveLength(10);
     expect(new Set(ok.body.recoveryCodes).size).toBe(10);
     for (const c of ok.body.recoveryCodes) expect(c).toMatch(/^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
+    // The session signed in with the password alone may no longer change the factors; one signed in with the app may.
+    const stale = await t.call('POST', '/auth/mfa/totp', { ...withToken(access_token), body: {} });
+    expect(stale.status).toBe(403);
+    expect(stale.body.error.message).toMatch(/signed in without your second factor/);
+    const fresh = (await signInWithCode(t, started.body.secret)).access_token;
     // Confirmed once: a second verification is a conflict.
-    expect((await t.call('POST', path, { ...withToken(access_token), body: { code } })).status).toBe(409);
+    expect((await t.call('POST', path, { ...withToken(fresh), body: { code } })).status).toBe(409);
 
     const list = await t.call('GET', `/users/${t.ownerId}/mfa`, withToken(access_token));
     expect(list.body.data.map((f: any) => [f.type, f.remaining])).toEqual([
@@ -115,10 +127,10 @@ describe('enrolling an authenticator app by API', () => {
     ]);
 
     // A second app: confirmed without new recovery codes.
-    const second = await t.call('POST', '/auth/mfa/totp', { ...withToken(access_token), body: { name: 'Tablet' } });
+    const second = await t.call('POST', '/auth/mfa/totp', { ...withToken(fresh), body: { name: 'Tablet' } });
     t.clock.advance(30_000);
     const again = await t.call('POST', `/auth/mfa/totp/${second.body.factorId}/verify`, {
-      ...withToken(access_token),
+      ...withToken(fresh),
       body: { code: totpCode(second.body.secret, t.clock().getTime()) },
     });
     expect(again.status).toBe(200);
@@ -206,8 +218,8 @@ describe('signing in with an authenticator app', () => {
 
   it('allows 5 wrong codes in 15 minutes, then none, right or wrong, until they have passed', async () => {
     const t = await authorizePlatform();
-    const token = (await tokensFor(t)).access_token;
-    const { secret } = await enrollByApi(t, token);
+    const { secret } = await enrollByApi(t, (await tokensFor(t)).access_token);
+    const token = (await signInWithCode(t, secret)).access_token;
     t.clock.advance(30_000);
     let { browser, verifier, r } = await passwordStep(t, OWNER_EMAIL, OWNER_PASSWORD);
     for (let i = 0; i < 5; i++) {
@@ -379,5 +391,61 @@ describe("listing and resetting a member's factors", () => {
     // The member signs in with the password alone again.
     const { r, verifier } = await passwordStep(t, MEMBER_EMAIL, MEMBER_PASSWORD);
     await redeemRedirect(t, r, verifier);
+  });
+
+  it('reaches no account through an organization that only invited it, nor one an admin cannot reset elsewhere', async () => {
+    const t = await authorizePlatform();
+    const memberId = await t.addUser({ email: MEMBER_EMAIL, password: MEMBER_PASSWORD });
+    await enrollByApi(t, (await tokensFor(t, { email: MEMBER_EMAIL, password: MEMBER_PASSWORD })).access_token);
+    const factorId = (await t.call('GET', `/users/${memberId}/mfa`)).body.data[0].id;
+    // Another organization invites Mia's e-mail: the invitation is theirs, her account and its factors are not.
+    const evil = await t.call('POST', '/organizations', { body: { name: 'Evil' } });
+    const there = { headers: { 'X-Org-Id': evil.body.id } };
+    const invited = await t.call('POST', `/organizations/${evil.body.id}/users`, {
+      ...there,
+      body: { email: MEMBER_EMAIL },
+    });
+    expect(invited.status).toBe(201);
+    expect((await t.call('GET', `/users/${memberId}/mfa`, there)).status).toBe(404);
+    expect((await t.call('DELETE', `/users/${memberId}/mfa/${factorId}`, there)).status).toBe(404);
+    expect(await events(t, 'mfa.removed')).toEqual([]);
+
+    // An admin of Acme may not reset the factors of someone who owns another organization.
+    await t.addUser({ email: 'ada@acme.test', password: MEMBER_PASSWORD, role: 'admin' });
+    const other = await t.call('POST', '/organizations', { body: { name: 'Mia Co' } });
+    await t.addUser({ email: MEMBER_EMAIL, orgId: other.body.id, role: 'owner' });
+    const admin = (await tokensFor(t, { email: 'ada@acme.test', password: MEMBER_PASSWORD })).access_token;
+    const refused = await t.call('DELETE', `/users/${memberId}/mfa/${factorId}`, withToken(admin));
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toBe(
+      `this user is also a member of organization ${other.body.id}, where you may not reset their second factors`,
+    );
+    expect((await t.call('GET', `/users/${memberId}/mfa`)).body.data).toHaveLength(2);
+  });
+
+  it("keeps API keys and restricted tokens from changing their own user's factors", async () => {
+    const t = await authorizePlatform();
+    const narrow = (await tokensFor(t, { extra: { scope: 'projects:read' } })).access_token;
+    const { factorId } = await enrollByApi(t, (await tokensFor(t)).access_token);
+    const byKey = await t.call('DELETE', `/users/${t.ownerId}/mfa/${factorId}`);
+    expect(byKey.status).toBe(403);
+    expect(byKey.body.error.message).toBe('changing your own second factors needs your sign-in, not an API key');
+    const enrol = await t.call('POST', '/auth/mfa/totp', { ...withToken(narrow), body: {} });
+    expect(enrol.status).toBe(403);
+    expect(enrol.body.error.message).toBe('this operation requires the sessions:write permission');
+  });
+});
+
+describe('wrong codes sent at once', () => {
+  it('are checked no more than 5 times in all: each try is counted before its code is looked at', async () => {
+    const t = await authorizePlatform();
+    await enrollByApi(t, (await tokensFor(t)).access_token);
+    t.clock.advance(30_000);
+    const pages = await Promise.all(Array.from({ length: 12 }, () => passwordStep(t, OWNER_EMAIL, OWNER_PASSWORD)));
+    const answers = await Promise.all(pages.map(({ browser, r }, i) => next(browser, r, { code: String(200000 + i) })));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+    expect(await events(t, 'mfa.failed')).toHaveLength(5);
   });
 });
