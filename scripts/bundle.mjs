@@ -50,12 +50,21 @@ const common = {
  * and the XML and SAML packages of
  * single sign-on (@xmldom/xmldom, @node-saml/node-saml: only saving an SSO configuration and signing in through an
  * identity provider use them, ~95 kB of script every other start would pay for), nodemailer (only `plat serve
- * --smtp-url` sends mail); and the ESM-only packages of
+ * --smtp-url` sends mail), @simplewebauthn/server (only passkeys use it, with its ASN.1 and X.509 packages: its
+ * CommonJS build); and the ESM-only packages of
  * signing in — jose and openid-client (with oauth4webapi) — from CommonJS copies made into dist/snapshot. A lazily
  * imported module left in the script would still cost every start: esbuild hoists its functions to the top.
  */
 /** Required from node_modules. */
-const FROM_NODE_MODULES = ['keytar', 'undici', ...ADDONS, '@xmldom/xmldom', '@node-saml/node-saml', 'nodemailer'];
+const FROM_NODE_MODULES = [
+  'keytar',
+  'undici',
+  ...ADDONS,
+  '@xmldom/xmldom',
+  '@node-saml/node-saml',
+  'nodemailer',
+  '@simplewebauthn/server',
+];
 /** ESM-only: required from the CommonJS copy of each made into dist/snapshot (see the end of this script). */
 const COPIED = ['jose', 'openid-client'];
 const requireExternals = {

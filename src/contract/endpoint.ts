@@ -55,12 +55,12 @@ export type AnswerHeader =
 
 /**
  * What a public endpoint answers with one status, for the OpenAPI document: its body (JSON of a schema; an HTML page;
- * the OAuth error form; the platform's error envelope; SAML metadata; a SCIM resource or message, or SCIM's error;
- * none) and the headers that matter.
+ * a script of the pages; the OAuth error form; the platform's error envelope; SAML metadata; a SCIM resource or
+ * message, or SCIM's error; none) and the headers that matter.
  */
 export interface Answer {
   description: string;
-  body?: z.ZodType | 'html' | 'oauth-error' | 'error' | 'saml-metadata' | 'scim' | 'scim-error';
+  body?: z.ZodType | 'html' | 'javascript' | 'oauth-error' | 'error' | 'saml-metadata' | 'scim' | 'scim-error';
   /** Also the error envelope (a limit or a failure the platform answers for every route). */
   alsoEnvelope?: boolean;
   headers?: readonly AnswerHeader[];

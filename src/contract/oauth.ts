@@ -188,6 +188,16 @@ export const authorizeQuerySchema = z.looseObject({
     .meta({ description: 'Present: ask for a password even where single sign-on is set (`password=1`).' }),
 });
 
+/** A passkey's credential as the sign-in pages' script posts it (docs/mfa.md). */
+export const passkeyFieldSchema = z
+  .string()
+  .optional()
+  .meta({
+    description:
+      "A passkey's credential as @simplewebauthn/browser gives it (JSON): to sign in without a password, as the " +
+      'second factor, or to enroll it.',
+  });
+
 /** What the sign-in page posts back: the authorization request again, the CSRF token and the step's fields. */
 export const authorizeFormSchema = lazySchema(() =>
   authorizeQuerySchema.extend({
@@ -200,6 +210,7 @@ export const authorizeFormSchema = lazySchema(() =>
       .meta({ description: 'A step after the password (second factor, enrolment, organization): how far it got.' }),
     code: z.string().optional().meta({ description: 'The second-factor or enrolment step: a TOTP or recovery code.' }),
     factor_id: z.string().optional().meta({ description: 'The enrolment step: the factor being set up.' }),
+    passkey: passkeyFieldSchema,
   }),
 ).meta({ id: 'AuthorizeForm' });
 
@@ -215,6 +226,7 @@ export const deviceFormSchema = lazySchema(() =>
     org: orgId.optional(),
     code: z.string().optional(),
     factor_id: z.string().optional(),
+    passkey: passkeyFieldSchema,
   }),
 ).meta({ id: 'DeviceForm' });
 

@@ -75,7 +75,7 @@ export const oauth = {
       ),
       303: onward('Back to the client with `code`, `state` and `iss`, or an RFC 6749 `error`'),
       400: page('A missing field, an expired step, or a bad authorization request'),
-      401: page('A wrong e-mail or password, or a wrong second-factor code'),
+      401: page('A wrong e-mail or password, a wrong second-factor code, or a passkey that did not verify'),
       403: page('A CSRF token that does not match, or a person whose single sign-on forbids a password'),
       429: {
         ...page('Too many failed sign-ins for the account or from the address, or wrong codes for the user', [
@@ -181,7 +181,7 @@ export const oauth = {
     answers: {
       200: page('The next step (the second factor, its enrolment, the organization), or the outcome'),
       400: page('An invalid or expired user code, a missing field, or an approval that failed'),
-      401: page('A wrong e-mail or password, or a wrong second-factor code'),
+      401: page('A wrong e-mail or password, a wrong second-factor code, or a passkey that did not verify'),
       403: page('A CSRF token that does not match, a person whose single sign-on forbids a password, or no membership'),
       429: {
         ...page('Too many wrong codes or failed sign-ins from the address, or wrong second-factor codes', [

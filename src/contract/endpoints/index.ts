@@ -7,6 +7,7 @@ import { invitations } from './invitations.js';
 import { members } from './members.js';
 import { meta } from './meta.js';
 import { mfa } from './mfa.js';
+import { mfaPages } from './mfa-pages.js';
 import { organizations } from './organizations.js';
 import { projects } from './projects.js';
 import { scim } from './scim.js';
@@ -41,6 +42,6 @@ export const API = {
 } as const;
 
 /** The endpoints browsers, identity providers and OAuth clients call without an API credential. */
-export const PUBLIC = { meta, oauth, ssoSignIn } as const;
+export const PUBLIC = { meta, oauth, mfaPages, ssoSignIn } as const;
 
 export type Api = typeof API;

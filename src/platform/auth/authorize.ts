@@ -14,7 +14,7 @@ import { bodyParams, clientAddress, type Params, queryParams, userAgent } from '
 import { parseScope } from './scopes.js';
 import { authUrl, type OAuthClient } from './settings.js';
 import { activeOrganizations, issueLoginTicket } from './sign-in.js';
-import { requireFactor, type StepForm, type StepPage, signInStep } from './sign-in-steps.js';
+import { passkeySignInPrompt, requireFactor, type StepForm, type StepPage, signInStep } from './sign-in-steps.js';
 
 /** A valid authorization request. */
 interface AuthorizationRequest {
@@ -89,7 +89,7 @@ function formTargets(redirectUri: string): string[] {
 }
 
 function page(c: PageCall, status: number, body: Html, formTargets: string[] = [], extra: Record<string, string> = {}) {
-  return c.html(body.value, status as 200, { ...pageHeaders(formTargets), ...extra });
+  return c.html(body.value, status as 200, { ...pageHeaders(formTargets, body.scripted), ...extra });
 }
 
 /** Back to the client with `params` added, `state` echoed and `iss` (RFC 9207). */
@@ -160,9 +160,9 @@ async function toIdentityProvider(
 }
 
 /**
- * `GET {auth_url}/authorize`: checks the request and shows the sign-in form, e-mail first. A `login_hint` of an
- * e-mail whose domain has single sign-on goes to its identity provider at once, without the form; another one opens
- * the form at the password step.
+ * `GET {auth_url}/authorize`: checks the request and shows the sign-in form, e-mail first (with a passkey instead,
+ * where the pages offer passkeys: docs/mfa.md). A `login_hint` of an e-mail whose domain has single sign-on goes to
+ * its identity provider at once, without the form; another one opens the form at the password step.
  */
 export async function authorizePage(ctx: BaseCtx, c: PageCall) {
   const params = queryParams(c);
@@ -185,13 +185,15 @@ export async function authorizePage(ctx: BaseCtx, c: PageCall) {
     step,
     email: hint,
     passwordLink: passwordStepUrl(req),
+    passkey: step === 'email' ? await passkeySignInPrompt(ctx, null) : undefined,
   });
   return page(c, 200, body, targets);
 }
 
 /**
- * `POST {auth_url}/authorize`: the sign-in form (or the organization picker) posted back. On success, redirects to
- * the client with a code; a wrong password shows the form again with one message whatever the cause.
+ * `POST {auth_url}/authorize`: the sign-in form (its e-mail, its password or a passkey), or a later step, posted back.
+ * On success, redirects to the client with a code; a wrong password shows the form again with one message whatever
+ * the cause.
  */
 export async function authorizeSubmit(ctx: BaseCtx, c: PageCall) {
   const params = await bodyParams(c);
@@ -200,7 +202,7 @@ export async function authorizeSubmit(ctx: BaseCtx, c: PageCall) {
   if (!('ok' in checked)) return answer(ctx, c, checked);
   const req = checked.ok;
   const targets = formTargets(req.redirectUri);
-  const form = (
+  const form = async (
     status: number,
     error: string | undefined,
     extra: Record<string, string> = {},
@@ -219,6 +221,7 @@ export async function authorizeSubmit(ctx: BaseCtx, c: PageCall) {
         error,
         email,
         passwordLink: passwordStepUrl(req),
+        passkey: step === 'email' ? await passkeySignInPrompt(ctx, null) : undefined,
       }),
       targets,
       extra,
@@ -226,8 +229,9 @@ export async function authorizeSubmit(ctx: BaseCtx, c: PageCall) {
   if (!csrfValid(c, params.get('csrf'))) return form(403, 'This form has expired. Please sign in again.');
 
   const email = params.get('email') ?? '';
+  const passkey = Boolean(params.get('passkey'));
   // The e-mail step (no password field): the e-mail's identity provider, or the password step.
-  if (params.get('ticket') === undefined && params.get('password') === undefined) {
+  if (params.get('ticket') === undefined && params.get('password') === undefined && !passkey) {
     if (!email) return form(400, 'Enter your e-mail.', {}, undefined, 'email');
     const redirected = await toIdentityProvider(ctx, c, req, email, true);
     if (redirected) return redirected;
@@ -238,7 +242,8 @@ export async function authorizeSubmit(ctx: BaseCtx, c: PageCall) {
   const outcome = await signInStep(ctx, c, params, email, req.org, 'Enter your e-mail and password.', stepForm);
   if ('refusal' in outcome) {
     const r = outcome.refusal;
-    return form(r.status, r.error, r.headers, email);
+    // A refused passkey: the e-mail step again, its passkey with it.
+    return form(r.status, r.error, r.headers, email || undefined, passkey ? 'email' : 'password');
   }
   if ('step' in outcome) return show(outcome.step);
   const { signedIn } = outcome;

@@ -15,13 +15,13 @@ import { NO_STORE, OAuthError, oauthErrorResponse } from './oauth-error.js';
 import { devicePage, identityProviderPage, messagePage, organizationPage } from './pages.js';
 import { bodyParams, clientAddress, queryParams, userAgent } from './request.js';
 import { activeOrganizations, issueLoginTicket } from './sign-in.js';
-import { requireFactor, type StepForm, type StepPage, signInStep } from './sign-in-steps.js';
+import { passkeySignInPrompt, requireFactor, type StepForm, type StepPage, signInStep } from './sign-in-steps.js';
 import { lockedFor, recordFailure, userCodeKeys } from './throttle.js';
 
 const ACTION = '/v2/auth/device';
 
 function page(c: PageCall, status: number, body: Html, extra: Record<string, string> = {}) {
-  return c.html(body.value, status as 200, { ...pageHeaders(), ...extra });
+  return c.html(body.value, status as 200, { ...pageHeaders([], body.scripted), ...extra });
 }
 
 /** `POST {auth_url}/device/code` (RFC 8628 §3.1–3.2): a device code for the client, a user code for the person. */
@@ -43,26 +43,30 @@ export async function deviceCodeEndpoint(ctx: BaseCtx, c: PageCall): Promise<Rep
   }
 }
 
-/** `GET {auth_url}/device`: the form, with the code filled in when the link carried it. */
-export function devicePageGet(ctx: BaseCtx, c: PageCall) {
+/**
+ * `GET {auth_url}/device`: the form, with the code filled in when the link carried it (and a passkey to approve with,
+ * where the pages offer passkeys: docs/mfa.md).
+ */
+export async function devicePageGet(ctx: BaseCtx, c: PageCall) {
   const code = normalizeUserCode(queryParams(c).get('user_code') ?? '');
-  return page(
-    c,
-    200,
-    devicePage({ action: ACTION, csrf: csrfToken(ctx, c), userCode: code ? formatUserCode(code) : '' }),
-  );
+  const userCode = code ? formatUserCode(code) : '';
+  const passkey = await passkeySignInPrompt(ctx, null);
+  return page(c, 200, devicePage({ action: ACTION, csrf: csrfToken(ctx, c), userCode, passkey }));
 }
 
 /**
- * `POST {auth_url}/device`: approve (after signing in — by password, or through the identity provider of a single
- * sign-on domain when the password is left empty — and choosing an organization if several) or deny.
+ * `POST {auth_url}/device`: approve (after signing in — by password or a passkey, or through the identity provider of
+ * a single sign-on domain when the password is left empty — and choosing an organization if several) or deny.
  */
 export async function devicePageSubmit(ctx: BaseCtx, c: PageCall) {
   const params = await bodyParams(c);
   const typed = params?.get('user_code') ?? '';
   const email = params?.get('email') ?? '';
-  const form = (status: number, error: string, extra: Record<string, string> = {}) =>
-    page(c, status, devicePage({ action: ACTION, csrf: csrfToken(ctx, c), userCode: typed, email, error }), extra);
+  const form = async (status: number, error: string, extra: Record<string, string> = {}) => {
+    const passkey = await passkeySignInPrompt(ctx, null);
+    const body = devicePage({ action: ACTION, csrf: csrfToken(ctx, c), userCode: typed, email, error, passkey });
+    return page(c, status, body, extra);
+  };
   if (!params || !csrfValid(c, params.get('csrf'))) return form(403, 'This form has expired. Please try again.');
   const address = clientAddress(c);
   const wait = await lockedFor(ctx, userCodeKeys(address));
@@ -78,8 +82,8 @@ export async function devicePageSubmit(ctx: BaseCtx, c: PageCall) {
     return page(c, 200, messagePage('Request denied', 'The device was not connected. You can close this window.'));
   }
 
-  // An e-mail of a single sign-on domain, without a password: its identity provider approves the device.
-  if (email && !params.get('password') && params.get('ticket') === undefined) {
+  // An e-mail of a single sign-on domain, without a password or a passkey: its identity provider approves it.
+  if (email && !params.get('password') && !params.get('passkey') && params.get('ticket') === undefined) {
     const { ssoForEmail, ssoSignInUrl } = await import('../sso/begin.js');
     const sso = await ssoForEmail(ctx, email, device.requestedOrg);
     if (sso) {

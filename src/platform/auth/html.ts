@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
 
-/** Markup that is already safe: produced by `html`, never by concatenating input. */
+/**
+ * Markup that is already safe: produced by `html`, never by concatenating input. A whole page (`layout`) says whether
+ * it loads the passkey script, so that its Content-Security-Policy allows it (`pageHeaders`).
+ */
 export class Html {
-  constructor(readonly value: string) {}
+  constructor(
+    readonly value: string,
+    readonly scripted = false,
+  ) {}
   toString(): string {
     return this.value;
   }
@@ -39,9 +45,16 @@ button{margin-top:1.2rem;padding:.6rem 1.2rem;font:inherit;cursor:pointer}fields
 .error{color:#a40000;background:#fde8e8;padding:.5rem;border-radius:4px}.note{color:#556}`;
 const STYLE_HASH = createHash('sha256').update(CSS).digest('base64');
 
-/** A whole page: title, heading, content (and `head`, for a refresh). No script, one hashed inline stylesheet. */
-export function layout(title: string, content: Html, head?: Html): Html {
-  return html`<!doctype html>
+/** Where the sign-in pages' scripts are served (docs/mfa.md): the WebAuthn library, then the pages' own. */
+const SCRIPTS = ['/v2/auth/assets/simplewebauthn-browser.js', '/v2/auth/assets/passkeys.js'] as const;
+
+/**
+ * A whole page: title, heading, content (and `head`, for a refresh). One hashed inline stylesheet; no script unless
+ * `scripted` (a page with a passkey button: the files of `SCRIPTS`, from this origin, never inline).
+ */
+export function layout(title: string, content: Html, head?: Html, scripted = false): Html {
+  const scripts = scripted ? SCRIPTS.map((src) => html`<script src="${src}" defer></script>\n`) : undefined;
+  const page = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -49,7 +62,7 @@ export function layout(title: string, content: Html, head?: Html): Html {
 <meta name="referrer" content="no-referrer">
 <title>${title} · plat</title>
 <style>${new Html(CSS)}</style>
-${head}
+${scripts}${head}
 </head>
 <body>
 <main>
@@ -59,15 +72,18 @@ ${content}
 </body>
 </html>
 `;
+  return new Html(page.value, scripted);
 }
 
 /**
  * The headers of every page: a CSP allowing nothing but the stylesheet and form posts to this origin (plus the one
- * origin a successful form may redirect to), no framing, no caching, no referrer.
+ * origin a successful form may redirect to) — and, on a page with a passkey button (`scripted`), scripts from this
+ * origin (docs/mfa.md) — no framing, no caching, no referrer.
  */
-export function pageHeaders(formTargets: readonly string[] = []): Record<string, string> {
+export function pageHeaders(formTargets: readonly string[] = [], scripted = false): Record<string, string> {
   const csp = [
     "default-src 'none'",
+    ...(scripted ? ["script-src 'self'"] : []),
     `style-src 'sha256-${STYLE_HASH}'`,
     `form-action 'self' ${formTargets.join(' ')}`.trim(),
     "frame-ancestors 'none'",

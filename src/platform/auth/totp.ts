@@ -3,6 +3,11 @@ import { TOTP } from '../../contract/mfa.js';
 /** otpauth is loaded on first use: only sign-ins with a factor pay for it. */
 const otpauth = () => import('otpauth');
 
+/** What authenticator apps show as an account's issuer: plat and the instance's host (no colon: RFC 6238 URIs). */
+export function totpIssuer(publicUrl: string): string {
+  return `plat (${new URL(publicUrl).hostname})`;
+}
+
 /** A new TOTP secret: 20 random bytes (RFC 4226's recommendation for SHA-1), base32 as apps read it. */
 export async function newTotpSecret(): Promise<string> {
   const { Secret } = await otpauth();

@@ -78,13 +78,19 @@ const HEADERS: Record<string, Json> = {
   'X-RateLimit-Reset': { description: 'The Unix second at which the bucket is full again.', schema: integer },
   'Retry-After': { description: 'Seconds to wait before trying again (at least 1).', required: true, schema: integer },
   Location: { description: 'Where the record, or the next step, is.', required: true, schema: string },
-  'Cache-Control': { description: '`no-store` for tokens and pages; `public, max-age=300` for keys.', schema: string },
+  'Cache-Control': {
+    description: "`no-store` for tokens and pages; `public, max-age=300` for keys and the pages' scripts.",
+    schema: string,
+  },
   'Set-Cookie': {
     description: 'The CSRF cookie `plat_csrf` of the sign-in forms (HttpOnly, SameSite=Strict).',
     schema: string,
   },
   'WWW-Authenticate': { description: 'The challenge of an `invalid_client` (RFC 6749 §5.2).', schema: string },
-  'Content-Security-Policy': { description: "The page's policy: nothing loads but its own style.", schema: string },
+  'Content-Security-Policy': {
+    description: "The page's policy: nothing loads but its own style (and, on a page with a passkey, its own scripts).",
+    schema: string,
+  },
 };
 
 const headerRef = (name: string) => ({ $ref: `${HEADER}${name}` });
@@ -135,6 +141,7 @@ function content(body: Answer['body']): Json | undefined {
   if (body === 'oauth-error') return { 'application/json': { schema: { $ref: `${REF}OAuthError` } } };
   if (body === 'error') return ENVELOPE;
   if (body === 'saml-metadata') return { 'application/samlmetadata+xml': { schema: string } };
+  if (body === 'javascript') return { 'text/javascript': { schema: string } };
   if (body === 'scim') return { 'application/scim+json': { schema: { type: 'object' } } };
   if (body === 'scim-error') return { 'application/scim+json': { schema: { $ref: `${REF}ScimError` } } };
   return { 'application/json': { schema: inline(body, 'output') } };

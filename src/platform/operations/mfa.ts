@@ -4,7 +4,7 @@ import type { User } from '../../contract/users.js';
 import { hasSecondFactor, newRecoveryCodes, recordForAccount } from '../auth/second-factor.js';
 import { activeOrganizations } from '../auth/sign-in.js';
 import { clearTries, factorKeys, takeTry } from '../auth/throttle.js';
-import { newTotpSecret, otpauthUri, totpStep } from '../auth/totp.js';
+import { newTotpSecret, otpauthUri, totpIssuer, totpStep } from '../auth/totp.js';
 import type { BaseCtx, Ctx } from '../context.js';
 import { conflict, forbidden, invalidField, notFound, PlatformError } from '../errors.js';
 import type { StoredFactor } from '../store/mfa.js';
@@ -106,11 +106,6 @@ export async function removeFactor(ctx: Ctx, userId: string, factorId: string): 
   });
 }
 
-/** What authenticator apps show as the account's issuer: plat and the instance's host (no colon: RFC 6238 URIs). */
-function issuer(ctx: BaseCtx): string {
-  return `plat (${new URL(ctx.publicUrl).hostname})`;
-}
-
 /** `POST /auth/mfa/totp`: a new authenticator-app factor, unverified until its first code (a user's token: `access`). */
 export async function enrollTotp(ctx: Ctx, body: TotpEnroll): Promise<TotpEnrollment> {
   await guardOwnChange(ctx);
@@ -121,7 +116,7 @@ export async function enrollTotp(ctx: Ctx, body: TotpEnroll): Promise<TotpEnroll
   const factorId = ctx.ids('mfaFactor');
   const name = body.name ?? 'Authenticator app';
   await ctx.tx((ctx) => ctx.stores.mfa.insertTotp({ id: factorId, accountId: userId, name, secret, now: ctx.now() }));
-  return { factorId, secret, otpauthUri: await otpauthUri(secret, issuer(ctx), account.email) };
+  return { factorId, secret, otpauthUri: await otpauthUri(secret, totpIssuer(ctx.publicUrl), account.email) };
 }
 
 /**

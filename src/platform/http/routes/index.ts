@@ -8,6 +8,7 @@ import { invitationsRoutes } from './invitations.js';
 import { membersRoutes } from './members.js';
 import { metaRoutes } from './meta.js';
 import { mfaRoutes } from './mfa.js';
+import { mfaPagesRoutes } from './mfa-pages.js';
 import { organizationRoutes } from './organizations.js';
 import { projectsRoutes } from './projects.js';
 import { scimRoutes } from './scim.js';
@@ -23,6 +24,7 @@ import { webhooksRoutes } from './webhooks.js';
 export const ROUTES: readonly RouteDef[] = [
   ...metaRoutes,
   ...oauthRoutes,
+  ...mfaPagesRoutes,
   ...authRoutes,
   ...organizationRoutes,
   ...userRoutes,
