@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
 import { totpCode } from '../helpers/mfa.js';
 import { loginUrlWatch } from '../helpers/sign-in.js';
-import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
+import { cleanUpProcesses, processHome, type Run, servedWithOwner, startPlat } from '../helpers/spawn.js';
 
 /**
  * A second factor end to end, as a person meets it: `plat` as spawned processes against `plat serve`, a real Chromium
@@ -14,7 +13,6 @@ import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '.
 const OWNER = 'admin@localhost';
 const PASSWORD = 'the owner types this into chromium';
 
-let serverEnv: Record<string, string>;
 let clientEnv: Record<string, string>;
 let server: { url: string; log: () => string };
 let browser: Browser;
@@ -67,14 +65,7 @@ async function whoamiAmr(env: Record<string, string>, argv: string[] = []): Prom
 }
 
 beforeAll(async () => {
-  expect(
-    existsSync(new URL('../../dist/bundle/main.js', import.meta.url)),
-    'run `npm run build` first (npm test does)',
-  ).toBe(true);
-  serverEnv = processHome('plat-login-mfa');
-  const init = await plat(serverEnv, ['local', 'init', '--password', PASSWORD, '--json']);
-  expect(init.code, init.stderr).toBe(0);
-  server = await servePlat(serverEnv);
+  ({ server } = await servedWithOwner('plat-login-mfa', PASSWORD));
   clientEnv = processHome('plat-login-mfa');
   expect((await plat(clientEnv, ['profiles', 'add', 'remote', '--base-url', server.url, '--use'])).code).toBe(0);
   browser = await launchChromium();

@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../helpers/browser.js';
 import { freePort } from '../helpers/ports.js';
 import { authorizeUrlIn } from '../helpers/sign-in.js';
-import { cleanUpProcesses, processHome, type Run, servePlat, startPlat } from '../helpers/spawn.js';
+import { cleanUpProcesses, processHome, type Run, servedWithOwner, startPlat } from '../helpers/spawn.js';
 import { type VirtualAuthenticator, virtualAuthenticator } from '../helpers/virtual-authenticator.js';
 
 /**
@@ -16,7 +15,6 @@ import { type VirtualAuthenticator, virtualAuthenticator } from '../helpers/virt
 const OWNER = 'admin@localhost';
 const PASSWORD = 'the owner has a passkey too';
 
-let serverEnv: Record<string, string>;
 let clientEnv: Record<string, string>;
 let site: string;
 let browser: Browser;
@@ -60,16 +58,9 @@ async function whoamiAmr(argv: string[] = []): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  expect(
-    existsSync(new URL('../../dist/bundle/main.js', import.meta.url)),
-    'run `npm run build` first (npm test does)',
-  ).toBe(true);
-  serverEnv = processHome('plat-login-passkey');
-  const init = await plat(serverEnv, ['local', 'init', '--password', PASSWORD, '--json']);
-  expect(init.code, init.stderr).toBe(0);
   const port = await freePort();
   site = `http://localhost:${port}`;
-  await servePlat(serverEnv, ['--port', String(port), '--public-url', site]);
+  await servedWithOwner('plat-login-passkey', PASSWORD, ['--port', String(port), '--public-url', site]);
   clientEnv = processHome('plat-login-passkey');
   browser = await launchChromium();
   page = await (await browser.newContext()).newPage();

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,6 +107,24 @@ export function startPlat(
 export function cleanUpProcesses(): void {
   for (const c of children) c.kill('SIGKILL');
   for (const h of homes) rmSync(h, { recursive: true, force: true });
+}
+
+/**
+ * The built plat's embedded platform made in a fresh home (`plat local init`, its owner `admin@localhost` with
+ * `password`) and served (`plat serve …extra`): what the end-to-end sign-in tests start from. Needs `npm run build`.
+ */
+export async function servedWithOwner(
+  name: string,
+  password: string,
+  extra: string[] = [],
+): Promise<{ env: Record<string, string>; server: Awaited<ReturnType<typeof servePlat>> }> {
+  if (!existsSync(new URL('../../dist/bundle/main.js', import.meta.url))) {
+    throw new Error('run `npm run build` first (npm test does)');
+  }
+  const env = processHome(name);
+  const init = await startPlat(env, ['local', 'init', '--password', password, '--json']).done;
+  if (init.code !== 0) throw new Error(`plat local init failed: ${init.stderr}`);
+  return { env, server: await servePlat(env, extra) };
 }
 
 /** Starts `plat serve --port 0 …args` with `env` and resolves with the URL it prints, once it listens. */
