@@ -379,6 +379,10 @@ export const totpEnrollmentView: View = {
 };
 
 /** An authenticator app's enrolment finished: the factor, and the recovery codes the first factor comes with. */
+export const recoveryCodesView: View = {
+  columns: [{ header: 'RECOVERY CODES', get: (r) => r.recoveryCodes }],
+};
+
 export const totpVerifiedView: View = {
   columns: [
     { header: 'ID', get: (r) => r.factor.id },

@@ -79,3 +79,12 @@ export const totpVerifiedSchema = lazySchema(() =>
   }),
 ).meta({ id: 'TotpVerified' });
 export type TotpVerified = z.infer<typeof totpVerifiedSchema>;
+
+export const recoveryCodesSchema = lazySchema(() =>
+  z.object({
+    recoveryCodes: z
+      .array(z.string())
+      .meta({ description: 'The new recovery codes, shown this once; the earlier ones no longer work.' }),
+  }),
+).meta({ id: 'RecoveryCodes' });
+export type RecoveryCodes = z.infer<typeof recoveryCodesSchema>;

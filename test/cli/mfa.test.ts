@@ -374,6 +374,26 @@ describe('plat mfa enroll totp', () => {
   });
 });
 
+describe('plat mfa recovery-codes', () => {
+  it('replaces your recovery codes after asking, printing the new ones this once', async () => {
+    expect(await as('owner', ['mfa', 'recovery-codes'])).toMatchObject({
+      code: 2,
+      stderr:
+        'plat: refusing to replace your recovery codes (the earlier ones stop working) without confirmation: pass ' +
+        '--yes (stdin is not a terminal)\n',
+    });
+    const r = await as('owner', ['mfa', 'recovery-codes', '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    const codes = r.stdout.split('\n').slice(0, -1);
+    expect(codes).toHaveLength(10);
+    for (const c of codes) expect(c).toMatch(RECOVERY_CODE);
+    expect(r.stderr).toMatch(/^Your new recovery codes are below, shown this once/);
+    const asJson = await json('owner', ['mfa', 'recovery-codes', '--yes']);
+    expect(asJson.recoveryCodes).toHaveLength(10);
+    expect(asJson.recoveryCodes.filter((c: string) => codes.includes(c))).toEqual([]);
+  });
+});
+
 describe('plat mfa remove', () => {
   it('removes one of your own, by name, after asking (--yes without a terminal)', async () => {
     expect(await as('member', ['mfa', 'remove', 'Phone'])).toMatchObject({

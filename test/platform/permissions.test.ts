@@ -230,7 +230,11 @@ describe('permission matrix (every route of the contract)', () => {
   it("refuses every API key on the routes of a user's own sign-in (403, nothing written), and serves a token", async () => {
     const { t, fixture, changes } = await world();
     const userRoutes = API_ROUTES.filter((r) => r.access === 'user');
-    expect(userRoutes.map(routeKey).sort()).toEqual(['POST /auth/mfa/totp', 'POST /auth/mfa/totp/{factorId}/verify']);
+    expect(userRoutes.map(routeKey).sort()).toEqual([
+      'POST /auth/mfa/recovery-codes',
+      'POST /auth/mfa/totp',
+      'POST /auth/mfa/totp/{factorId}/verify',
+    ]);
     const key = await t.keyFor(t.ownerId, { multiOrganization: true });
     await t.call('GET', '/auth/whoami', { key }); // settles the key's lastUsedAt write
     const before = changes();

@@ -9,7 +9,7 @@ import { done, list as listOf, type Output, record } from '../output/result.js';
 import { notice, outputMode } from '../output/terminal.js';
 import { readLine } from '../prompt.js';
 import { addVerbs, verb } from '../verb.js';
-import { mfaFactorView, totpEnrollmentView, totpVerifiedView } from '../views.js';
+import { mfaFactorView, recoveryCodesView, totpEnrollmentView, totpVerifiedView } from '../views.js';
 
 // Second factors (docs/mfa.md; docs/cli.md, "Second factor"): a user's list, enrolling an authenticator app (TOTP)
 // with the signed-in user's own token, and removing one — one's own, or another user's as a reset.
@@ -81,6 +81,24 @@ const remove = verb<{ ref: string; user?: string }>({
       throw reworded(err, (m) => `${m}: only owners and admins may reset another user's second factors`);
     }
     return done(`Removed second factor ${named(o.ref, id)}${o.user ? ` of ${o.user}` : ''}.`);
+  },
+});
+
+const recoveryCodes = verb<Record<string, never>>({
+  name: 'recovery-codes',
+  summary: 'A new set of recovery codes for your account: the earlier ones stop working (docs/mfa.md)',
+  examples: ['plat mfa recovery-codes --yes', 'plat mfa recovery-codes --yes --json'],
+  parse: () => ({}),
+  confirm: () => 'replace your recovery codes (the earlier ones stop working)',
+  run: async (_o, ctx) => {
+    const answer = await (await ctx.client()).mfa.regenerateRecoveryCodes();
+    if (outputMode(ctx.globals()) !== 'table') return record(answer, recoveryCodesView, true);
+    notice(
+      ctx,
+      'Your new recovery codes are below, shown this once: keep them where you keep passwords. The earlier ones no ' +
+        'longer work.',
+    );
+    return { kind: 'text', text: `${answer.recoveryCodes.join('\n')}\n` };
   },
 });
 
@@ -257,5 +275,5 @@ const enroll = verb<EnrollOptions>({
 
 /** `plat mfa …` */
 export function register(noun: Command, ctx: Context): void {
-  addVerbs(noun, ctx, [list, enroll, remove]);
+  addVerbs(noun, ctx, [list, enroll, remove, recoveryCodes]);
 }

@@ -2,6 +2,7 @@ import { plainListSchema } from '../common.js';
 import { endpoint } from '../endpoint.js';
 import {
   mfaFactorSchema,
+  recoveryCodesSchema,
   totpEnrollmentSchema,
   totpEnrollSchema,
   totpVerifiedSchema,
@@ -71,5 +72,17 @@ export const mfa = {
     params: totpFactorParams,
     body: totpVerifySchema,
     response: totpVerifiedSchema,
+  }),
+  regenerateRecoveryCodes: endpoint({
+    method: 'POST',
+    path: '/auth/mfa/recovery-codes',
+    operationId: 'regenerateRecoveryCodes',
+    summary: 'A new set of recovery codes, replacing the earlier ones (used or not)',
+    description:
+      'For an account with a second factor (`409` without one), with a session signed in with it. The codes are ' +
+      'in this answer only.',
+    tag,
+    access: 'user',
+    response: recoveryCodesSchema,
   }),
 } as const;

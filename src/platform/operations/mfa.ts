@@ -1,4 +1,4 @@
-import type { MfaFactor, TotpEnroll, TotpEnrollment, TotpVerified } from '../../contract/mfa.js';
+import type { MfaFactor, RecoveryCodes, TotpEnroll, TotpEnrollment, TotpVerified } from '../../contract/mfa.js';
 import { ORG_ROLE_PERMISSIONS, type Permission } from '../../contract/permissions.js';
 import type { User } from '../../contract/users.js';
 import { hasSecondFactor, newRecoveryCodes, recordForAccount } from '../auth/second-factor.js';
@@ -155,6 +155,27 @@ export async function confirmTotp(ctx: BaseCtx, userId: string, factorId: string
     });
     const confirmed = (await ctx.stores.mfa.get(userId, factorId)) as StoredFactor;
     return { factor: toFactor(confirmed), recoveryCodes };
+  });
+}
+
+/**
+ * `POST /auth/mfa/recovery-codes`: a new set of recovery codes for the caller's account, the old ones void — when
+ * they are used up, or may have been seen. Takes a sign-in with the account's factor, as any change of factors does.
+ */
+export async function regenerateRecoveryCodes(ctx: Ctx): Promise<RecoveryCodes> {
+  await guardOwnChange(ctx);
+  const userId = ctx.principal.userId;
+  return ctx.tx(async (ctx) => {
+    if (!(await hasSecondFactor(ctx, userId))) {
+      throw conflict('recovery codes come with a second factor: enroll an authenticator app or a passkey first');
+    }
+    const recoveryCodes = await newRecoveryCodes(ctx, userId);
+    await recordForAccount(ctx, userId, { type: 'user', id: userId }, 'mfa.enrolled', {
+      factorId: (await ctx.stores.mfa.list(userId)).find((f) => f.type === 'recovery_codes')?.id,
+      factor: 'recovery_codes',
+      name: 'Recovery codes',
+    });
+    return { recoveryCodes };
   });
 }
 

@@ -216,6 +216,25 @@ describe('signing in with an authenticator app', () => {
     expect(list.body.data.find((f: any) => f.type === 'recovery_codes').remaining).toBe(9);
   });
 
+  it('replaces the recovery codes on request, with a sign-in that used the factor; the old ones stop working', async () => {
+    const t = await authorizePlatform();
+    const before = (await tokensFor(t)).access_token;
+    const none = await t.call('POST', '/auth/mfa/recovery-codes', withToken(before));
+    expect(none.status).toBe(409);
+    const { secret, recoveryCodes: old } = await enrollByApi(t, before);
+    expect((await t.call('POST', '/auth/mfa/recovery-codes', withToken(before))).status).toBe(403);
+    const fresh = (await signInWithCode(t, secret)).access_token;
+    const r = await t.call('POST', '/auth/mfa/recovery-codes', withToken(fresh));
+    expect(r.status).toBe(200);
+    expect(r.body.recoveryCodes).toHaveLength(10);
+    expect(r.body.recoveryCodes.filter((c: string) => old.includes(c))).toEqual([]);
+    const one = await passwordStep(t, OWNER_EMAIL, OWNER_PASSWORD);
+    expect((await next(one.browser, one.r, { code: old[0] })).status).toBe(401);
+    const two = await passwordStep(t, OWNER_EMAIL, OWNER_PASSWORD);
+    await redeemRedirect(t, await next(two.browser, two.r, { code: r.body.recoveryCodes[0] }), two.verifier);
+    expect((await events(t, 'mfa.enrolled')).map((e) => e.data.factor).sort()).toEqual(['recovery_codes', 'totp']);
+  });
+
   it('allows 5 wrong codes in 15 minutes, then none, right or wrong, until they have passed', async () => {
     const t = await authorizePlatform();
     const { secret } = await enrollByApi(t, (await tokensFor(t)).access_token);

@@ -1,5 +1,5 @@
 import { mfa } from '../../../contract/endpoints/mfa.js';
-import { enrollTotp, listFactors, removeFactor, verifyTotp } from '../../operations/mfa.js';
+import { enrollTotp, listFactors, regenerateRecoveryCodes, removeFactor, verifyTotp } from '../../operations/mfa.js';
 import { bind } from '../route.js';
 
 export const mfaRoutes = bind(mfa, {
@@ -7,4 +7,5 @@ export const mfaRoutes = bind(mfa, {
   remove: (ctx, { params }) => removeFactor(ctx, params.userId, params.factorId),
   enrollTotp: (ctx, { body }) => enrollTotp(ctx, body),
   verifyTotp: (ctx, { params, body }) => verifyTotp(ctx, params.factorId, body.code),
+  regenerateRecoveryCodes: (ctx) => regenerateRecoveryCodes(ctx),
 });
