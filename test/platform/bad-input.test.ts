@@ -77,6 +77,7 @@ describe('bad input on every write route', () => {
         'POST /webhooks/{webhookId}/rotate-secret',
         'POST /webhooks/{webhookId}/test',
         'POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry',
+        'POST /auth/mfa/recovery-codes',
       ].sort(),
     );
     expect(WRITE_ROUTES.every((r) => ['POST', 'PUT', 'PATCH'].includes(r.method))).toBe(true);
