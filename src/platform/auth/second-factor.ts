@@ -69,6 +69,15 @@ export function recoveryCodeHash(setId: string, code: string): string {
 }
 
 /**
+ * The account's recovery codes if it has none yet (its first factor was just added: in that factor's transaction),
+ * shown this once; null when it has a set already.
+ */
+export async function recoveryCodesIfNone(ctx: BaseCtx, userId: string): Promise<string[] | null> {
+  const hasCodes = (await ctx.stores.mfa.list(userId)).some((f) => f.type === 'recovery_codes');
+  return hasCodes ? null : newRecoveryCodes(ctx, userId);
+}
+
+/**
  * Checks a code typed as a second factor: six digits are tried against the account's authenticator apps (each code
  * once), anything else as a recovery code (each once). Each try is taken from the user's limit before the code is
  * looked at (throttle.ts, `takeTry`; a right code gives it back), so parallel guesses get no more tries than

@@ -8,7 +8,7 @@ import type {
 import type { Amr } from '../../contract/mfa.js';
 import type { BaseCtx } from '../context.js';
 import type { StoredFactor } from '../store/mfa.js';
-import { newRecoveryCodes, recordForAccount } from './second-factor.js';
+import { recordForAccount, recoveryCodesIfNone } from './second-factor.js';
 import { hashOpaque } from './secrets.js';
 import { clearTries, factorKeys, takeTry } from './throttle.js';
 
@@ -209,8 +209,7 @@ export async function registerPasskey(ctx: BaseCtx, userId: string, posted: stri
       backedUp: info.credentialBackedUp,
       now: ctx.now(),
     });
-    const hasCodes = (await ctx.stores.mfa.list(userId)).some((f) => f.type === 'recovery_codes');
-    const codes = hasCodes ? null : await newRecoveryCodes(ctx, userId);
+    const codes = await recoveryCodesIfNone(ctx, userId);
     await recordForAccount(ctx, userId, { type: 'user', id: userId }, 'mfa.enrolled', {
       factorId,
       factor: 'webauthn',

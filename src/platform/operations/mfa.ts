@@ -1,7 +1,7 @@
 import type { MfaFactor, RecoveryCodes, TotpEnroll, TotpEnrollment, TotpVerified } from '../../contract/mfa.js';
 import { ORG_ROLE_PERMISSIONS, type Permission } from '../../contract/permissions.js';
 import type { User } from '../../contract/users.js';
-import { hasSecondFactor, newRecoveryCodes, recordForAccount } from '../auth/second-factor.js';
+import { hasSecondFactor, newRecoveryCodes, recordForAccount, recoveryCodesIfNone } from '../auth/second-factor.js';
 import { activeOrganizations } from '../auth/sign-in.js';
 import { clearTries, factorKeys, takeTry } from '../auth/throttle.js';
 import { newTotpSecret, otpauthUri, totpIssuer, totpStep } from '../auth/totp.js';
@@ -146,8 +146,7 @@ export async function confirmTotp(ctx: BaseCtx, userId: string, factorId: string
       throw invalidField('code', 'this code was used already: wait for the next one');
     }
     await clearTries(ctx, factorKeys(userId));
-    const hasCodes = (await ctx.stores.mfa.list(userId)).some((f) => f.type === 'recovery_codes');
-    const recoveryCodes = hasCodes ? null : await newRecoveryCodes(ctx, userId);
+    const recoveryCodes = await recoveryCodesIfNone(ctx, userId);
     await recordForAccount(ctx, userId, { type: 'user', id: userId }, 'mfa.enrolled', {
       factorId,
       factor: 'totp',

@@ -23,6 +23,7 @@ import {
   OWNER_EMAIL,
   OWNER_PASSWORD,
   pkce,
+  tokenRequest,
 } from './helpers.js';
 
 /**
@@ -99,19 +100,16 @@ function authorizeUrl(): { url: string; verifier: string } {
 
 /** The `amr` of the access token the code is exchanged for. */
 async function amrOf(code: string, verifier: string): Promise<string[]> {
-  const r = await fetch(`${server.url}/v2/auth/token`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      client_id: 'plat-cli',
-      code,
-      redirect_uri: redirect,
-      code_verifier: verifier,
-    }),
-  });
+  const fields = {
+    grant_type: 'authorization_code',
+    client_id: 'plat-cli',
+    code,
+    redirect_uri: redirect,
+    code_verifier: verifier,
+  };
+  const r = await tokenRequest((request) => fetch(request), fields, server.url);
   expect(r.status).toBe(200);
-  const { access_token: token } = (await r.json()) as { access_token: string };
+  const { access_token: token } = r.body as { access_token: string };
   return JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()).amr;
 }
 
