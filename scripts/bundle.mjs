@@ -104,6 +104,21 @@ const result = await build({
 });
 writeFileSync('dist/bundle/meta.json', JSON.stringify(result.metafile));
 
+/** The snapshot's require(): Node's built-ins while it is built, then __platRequire (set by its entry at run time). */
+const SNAPSHOT_REQUIRE =
+  'var __platBuiltins = require; var require = (id) => (globalThis.__platRequire ?? __platBuiltins)(id);';
+/**
+ * The snapshot's code reaches `Headers`, `Request` and `Response` through `globalThis.__platWeb`: the light classes
+ * while it warms up (src/startup/light-fetch.ts, `useLightFetch`), the globals otherwise. From Node.js 22 on, those
+ * globals are V8 lazy data properties: reading or saving one loads Node's HTTP client, which cannot load while a
+ * snapshot is built (no WebAssembly), so the warm-up must leave them untouched rather than swap them and back.
+ */
+const WEB = ['Headers', 'Request', 'Response'];
+const SNAPSHOT_WEB = `globalThis.__platWeb = { light: null, ${WEB.map(
+  (name) => `get ${name}() { return (this.light ?? globalThis).${name}; }`,
+).join(', ')} };`;
+const WEB_CLASSES = Object.fromEntries(WEB.map((name) => [name, `globalThis.__platWeb.${name}`]));
+
 // The same CLI as one CommonJS script, the entry of the startup snapshot (src/startup/snapshot.ts; bin/snapshot.js
 // builds the blob). While the snapshot is built, require() can load only Node's built-in modules; at run time the
 // entry sets __platRequire, which loads the rest (the SQLite addon, the packages above) from beside dist/bundle.
@@ -112,10 +127,8 @@ await build({
   entryPoints: ['src/startup/snapshot.ts'],
   outfile: 'dist/snapshot/plat.cjs',
   format: 'cjs',
-  banner: {
-    js: 'var __platBuiltins = require; var require = (id) => (globalThis.__platRequire ?? __platBuiltins)(id);',
-  },
-  define: { ...common.define, 'import.meta.url': 'globalThis.__platModuleUrl' },
+  banner: { js: `${SNAPSHOT_REQUIRE} ${SNAPSHOT_WEB}` },
+  define: { ...common.define, 'import.meta.url': 'globalThis.__platModuleUrl', ...WEB_CLASSES },
   plugins: [noZodLocales, requireExternals],
 });
 

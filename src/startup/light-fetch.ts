@@ -260,6 +260,11 @@ export class LightResponse extends LightBody {
 
 const CLASSES = { Headers: LightHeaders, Request: LightRequest, Response: LightResponse };
 
+declare global {
+  /** In the snapshot's script only (scripts/bundle.mjs): how its code reaches `Headers`, `Request` and `Response`. */
+  var __platWeb: { light: typeof CLASSES | null } | undefined;
+}
+
 function putLightClasses(): void {
   for (const [name, value] of Object.entries(CLASSES)) {
     Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
@@ -273,11 +278,10 @@ function putLightClasses(): void {
  * for a command that runs in-process.
  */
 export function installLightFetch(): boolean {
+  // Whether Node's classes are still unloaded is read from the list of loaded modules: not from the globals, which
+  // from Node.js 22 on are lazy data properties that reading (even their descriptor) loads.
   const loaded = (process as { moduleLoadList?: string[] }).moduleLoadList?.some((m) => m.includes('undici')) ?? true;
-  const unloaded =
-    !loaded &&
-    Object.keys(CLASSES).every((name) => typeof Object.getOwnPropertyDescriptor(globalThis, name)?.get === 'function');
-  if (!unloaded) return false;
+  if (loaded) return false;
   putLightClasses();
   return true;
 }
@@ -288,6 +292,15 @@ export function installLightFetch(): boolean {
  * process may use fetch meanwhile.
  */
 export function useLightFetch(): () => void {
+  // In the snapshot's script, the classes are reached through `__platWeb` (scripts/bundle.mjs): the globals stay as
+  // they are (from Node.js 22 on, saving one to put it back would load Node's HTTP client, which fails there).
+  const web = globalThis.__platWeb;
+  if (web) {
+    web.light = CLASSES;
+    return () => {
+      web.light = null;
+    };
+  }
   const saved = Object.keys(CLASSES).map((name) => [name, Object.getOwnPropertyDescriptor(globalThis, name)] as const);
   putLightClasses();
   return () => {
