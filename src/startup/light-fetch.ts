@@ -267,6 +267,8 @@ declare global {
 
 function putLightClasses(): void {
   for (const [name, value] of Object.entries(CLASSES)) {
+    // Deleted first: from Node.js 22 on, redefining a lazy global loads it (Node's HTTP client); deleting does not.
+    delete (globalThis as Record<string, unknown>)[name];
     Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
   }
 }
