@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -10,5 +11,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // At least two files at a time, even on two cores (where vitest would run one): most of a file's time is spent
+    // waiting on the processes, servers and browsers it starts.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });
