@@ -165,13 +165,14 @@ interface PlatformParts {
 }
 
 /**
- * The platform over `stores` given whole, with no database (whatever reaches for one throws, naming what it used) and
- * rate limits in memory: for running requests where SQLite cannot be loaded. The stores need answer only what those
- * requests read.
+ * The platform over `stores` given whole, with no database (whatever reaches for one throws, naming what it used;
+ * closing it closes the rest) and rate limits in memory: for running requests where SQLite cannot be loaded. The stores
+ * need answer only what those requests read.
  */
 function platformOverStores(stores: Stores, opts: Omit<PlatformOptions, 'db' | 'limits'> = {}): Platform {
   const sql = new Proxy({} as SqlDb, {
     get: (_sql, name) => {
+      if (name === 'close') return async () => {};
       throw new Error(`this platform has no database (sql.${String(name)} was used)`);
     },
   });

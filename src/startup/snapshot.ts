@@ -42,9 +42,46 @@ async function evaluateAll(): Promise<void> {
   ]);
 }
 
+/**
+ * The build's timers, for `settleTimers`. Node.js keeps in its timer lists the list of an unref'd timer that was
+ * cleared, and the expiry its libuv timer is armed for; a snapshot keeps those lists and that expiry but not the armed
+ * libuv timer, so in a process started from it a timer due later than them is never scheduled (its first `setTimeout`
+ * after ~2 s — a lock waiter's pause — never fires, and the process ends as if done, with exit code 0).
+ */
+const made: { timer: NodeJS.Timeout; ms: unknown }[] = [];
+function recordTimers(): () => void {
+  const { setTimeout: once, setInterval: every } = globalThis;
+  globalThis.setTimeout = ((fn: () => void, ms?: number, ...args: unknown[]) => {
+    const timer = once(fn, ms, ...(args as []));
+    made.push({ timer, ms });
+    return timer;
+  }) as typeof once;
+  globalThis.setInterval = ((fn: () => void, ms?: number, ...args: unknown[]) => {
+    const timer = every(fn, ms, ...(args as []));
+    made.push({ timer, ms });
+    return timer;
+  }) as typeof every;
+  return () => {
+    globalThis.setTimeout = once;
+    globalThis.setInterval = every;
+  };
+}
+
+/** Leaves Node's timers as a fresh process has them: no timer, no list, no expiry. */
+async function settleTimers(restore: () => void): Promise<void> {
+  restore();
+  // Clearing a ref'd timer removes its list once empty: each pending timer, then one more of each duration.
+  for (const { timer } of made) clearTimeout(timer.ref());
+  for (const { ms } of made) clearTimeout(setTimeout(() => {}, ms as number));
+  // A timer that fires makes Node compute its next expiry again: none.
+  await new Promise((resolve) => setTimeout(resolve, 1));
+}
+
 if (startupSnapshot.isBuildingSnapshot()) {
+  const restore = recordTimers();
   evaluateAll()
     .then(warmUp)
+    .then(() => settleTimers(restore))
     .catch((err: unknown) => {
       process.stderr.write(`plat snapshot: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exitCode = 1;

@@ -99,38 +99,42 @@ export async function warmUp(): Promise<void> {
     await warmUpSqliteSide(dir, apiKey);
     const logged: string[] = [];
     const platform = cannedPlatform(ORG, apiKey, usersPage(), { logger: (line) => void logged.push(line) });
-
-    // `users list` once piped (tab-separated) and once on a terminal (the table); then the root help, whose
-    // formatting (commander's) every `--help` shares.
-    const runs: { argv: string[]; isTTY: boolean; shows: string }[] = [
-      { argv: ['users', 'list'], isTTY: false, shows: 'user2@example.test' },
-      { argv: ['users', 'list'], isTTY: true, shows: 'user2@example.test' },
-      { argv: ['--help'], isTTY: false, shows: 'Usage: plat' },
-    ];
-    for (const { argv, isTTY, shows } of runs) {
-      const [stdout, stderr] = [collector(), collector()];
-      const code = await run(argv, {
-        stdout: Object.assign(stdout.stream, { isTTY, columns: 100 }),
-        stderr: stderr.stream,
-        stdin: Readable.from([]),
-        env: {
-          PLAT_CONFIG_DIR: config,
-          PLAT_DATA_DIR: join(dir, 'data'),
-          PLAT_CREDENTIAL_STORE: 'file',
-          NO_COLOR: '1',
-        },
-        cwd: dir,
-        version: '0.0.0',
-        transport: async () => ({
-          fetch: (request) => platform.fetch(request as Request),
-          baseUrl: EMBEDDED_BASE_URL,
-          close() {},
-        }),
-      });
-      if (code !== 0 || !stdout.text.includes(shows)) {
-        const said = [stdout.text.trim(), stderr.text.trim(), ...logged].filter(Boolean).join('\n');
-        throw new Error(`plat ${argv.join(' ')} exited ${code} while warming up, without "${shows}": ${said}`);
+    try {
+      // `users list` once piped (tab-separated) and once on a terminal (the table); then the root help, whose
+      // formatting (commander's) every `--help` shares.
+      const runs: { argv: string[]; isTTY: boolean; shows: string }[] = [
+        { argv: ['users', 'list'], isTTY: false, shows: 'user2@example.test' },
+        { argv: ['users', 'list'], isTTY: true, shows: 'user2@example.test' },
+        { argv: ['--help'], isTTY: false, shows: 'Usage: plat' },
+      ];
+      for (const { argv, isTTY, shows } of runs) {
+        const [stdout, stderr] = [collector(), collector()];
+        const code = await run(argv, {
+          stdout: Object.assign(stdout.stream, { isTTY, columns: 100 }),
+          stderr: stderr.stream,
+          stdin: Readable.from([]),
+          env: {
+            PLAT_CONFIG_DIR: config,
+            PLAT_DATA_DIR: join(dir, 'data'),
+            PLAT_CREDENTIAL_STORE: 'file',
+            NO_COLOR: '1',
+          },
+          cwd: dir,
+          version: '0.0.0',
+          transport: async () => ({
+            fetch: (request) => platform.fetch(request as Request),
+            baseUrl: EMBEDDED_BASE_URL,
+            close() {},
+          }),
+        });
+        if (code !== 0 || !stdout.text.includes(shows)) {
+          const said = [stdout.text.trim(), stderr.text.trim(), ...logged].filter(Boolean).join('\n');
+          throw new Error(`plat ${argv.join(' ')} exited ${code} while warming up, without "${shows}": ${said}`);
+        }
       }
+    } finally {
+      // Its timers (the rate limiter's sweep) stopped: a snapshot must hold none (snapshot.ts, settleTimers).
+      await platform.close();
     }
   } finally {
     restore();

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -12,6 +12,8 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,6 +116,60 @@ describe('bin/plat.js read by the shell: the launcher', () => {
       stderr: 'plat: the access token was not signed by this instance [request req_…]\n',
     });
   });
+
+  it('keeps its timers however late a command sets its first: a 429 met after 3 s is waited out, then retried', async () => {
+    // The snapshot is built by running a command, whose timers Node.js's timer lists remember; a process started from
+    // it once never armed a timer first set after the build's last expiry, and ended silently as if done (exit 0).
+    // Here the key comes on stdin after 3.5 s, so the 429's wait is the command's first timer.
+    const user = {
+      id: 'user_0000000000000000000001',
+      email: 'a@example.test',
+      name: 'A',
+      avatarUrl: null,
+      role: 'owner',
+    };
+    const at = '2026-01-01T00:00:00.000Z';
+    const page = {
+      data: [
+        {
+          ...user,
+          status: 'active',
+          emailVerified: true,
+          lastLoginAt: null,
+          createdAt: at,
+          updatedAt: at,
+          metadata: {},
+        },
+      ],
+      pagination: { total: 1, page: 1, perPage: 20, totalPages: 1, hasMore: false },
+    };
+    let calls = 0;
+    const server = createServer((_req, res) => {
+      calls += 1;
+      const json = { 'content-type': 'application/json' };
+      if (calls === 1) {
+        const body = { error: { code: 'rate_limited', message: 'Too many requests' } };
+        res.writeHead(429, { ...json, 'retry-after': '1' }).end(JSON.stringify(body));
+      } else res.writeHead(200, json).end(JSON.stringify(page));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const child = spawn('sh', ['-x', PLAT, '--api-key-stdin', 'users', 'list', '-o', 'ids'], {
+        env: { ...env, PLAT_BASE_URL: `http://127.0.0.1:${port}/v2`, PLAT_ORG: 'org_0000000000000000000000' },
+      });
+      let [stdout, stderr] = ['', ''];
+      child.stdout.on('data', (c: Buffer) => (stdout += c));
+      child.stderr.on('data', (c: Buffer) => (stderr += c));
+      const key = setTimeout(() => child.stdin.end('plat_live_0123456789abcdefghijABCDEFGHIJ0123456789\n'), 3500);
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      clearTimeout(key);
+      expect(stderr).toMatch(SNAPSHOT);
+      expect({ code, stdout, calls }).toEqual({ code: 0, stdout: `${user.id}\n`, calls: 2 });
+    } finally {
+      server.close();
+    }
+  }, 30_000);
 
   it('starts plat serve the ordinary way: a server hashes what strangers send with a seed of its own', () => {
     for (const argv of [
