@@ -132,6 +132,17 @@ await build({
   plugins: [noZodLocales, requireExternals],
 });
 
+// The snapshot's code reaches the fetch classes through __platWeb only when it needs them: naming Node's globals would
+// load its HTTP client while the snapshot is built (Node.js 22 on), and one kept from evaluation (`extends`, an alias)
+// would keep the warm-up's light class for good.
+{
+  const script = readFileSync('dist/snapshot/plat.cjs', 'utf8');
+  const kept =
+    /globalThis\.(Headers|Request|Response)\b|extends globalThis\.__platWeb|[=,(]\s*globalThis\.__platWeb\.\w+\s*[,;)]/;
+  if (kept.test(script))
+    throw new Error(`dist/snapshot/plat.cjs holds a fetch class outside __platWeb: ${script.match(kept)?.[0]}`);
+}
+
 // Code started from a snapshot cannot run import() (Node gives it no module loader): one left in the script would fail
 // only when reached. Packages are required instead (requireExternals), Node's modules imported statically.
 if (/\bimport\(/.test(readFileSync('dist/snapshot/plat.cjs', 'utf8'))) {

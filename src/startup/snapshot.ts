@@ -16,6 +16,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { startupSnapshot } from 'node:v8';
 import { NOUNS } from '../cli/program.js';
 import { main } from './main.js';
@@ -44,18 +45,26 @@ async function evaluateAll(): Promise<void> {
 
 /**
  * The build's timers, for `settleTimers`. Node.js keeps in its timer lists the list of an unref'd timer that was
- * cleared, and the expiry its libuv timer is armed for; a snapshot keeps those lists and that expiry but not the armed
- * libuv timer, so in a process started from it a timer due later than them is never scheduled (its first `setTimeout`
- * after ~2 s — a lock waiter's pause — never fires, and the process ends as if done, with exit code 0).
+ * cleared, and the expiry its libuv timer is armed for; a snapshot keeps those lists and that expiry but not the
+ * armed libuv timer, so in a process started from it a timer due later than them is never scheduled (its first
+ * `setTimeout` after ~2 s — a lock waiter's pause, a 429's wait — never fires, and the process ends as if done, with
+ * exit code 0).
+ * The warm-up's code must set its timers through the global `setTimeout`/`setInterval` (not node:timers or
+ * AbortSignal.timeout), which are recorded while the snapshot is built.
  */
 const made: { timer: NodeJS.Timeout; ms: unknown }[] = [];
 function recordTimers(): () => void {
   const { setTimeout: once, setInterval: every } = globalThis;
-  globalThis.setTimeout = ((fn: () => void, ms?: number, ...args: unknown[]) => {
+  const recorded = (fn: () => void, ms?: number, ...args: unknown[]) => {
     const timer = once(fn, ms, ...(args as []));
     made.push({ timer, ms });
     return timer;
-  }) as typeof once;
+  };
+  // util.promisify(setTimeout) keeps working meanwhile.
+  Object.defineProperty(recorded, promisify.custom, {
+    value: (once as unknown as Record<symbol, unknown>)[promisify.custom],
+  });
+  globalThis.setTimeout = recorded as unknown as typeof once;
   globalThis.setInterval = ((fn: () => void, ms?: number, ...args: unknown[]) => {
     const timer = every(fn, ms, ...(args as []));
     made.push({ timer, ms });
@@ -73,8 +82,11 @@ async function settleTimers(restore: () => void): Promise<void> {
   // Clearing a ref'd timer removes its list once empty: each pending timer, then one more of each duration.
   for (const { timer } of made) clearTimeout(timer.ref());
   for (const { ms } of made) clearTimeout(setTimeout(() => {}, ms as number));
+  made.length = 0;
   // A timer that fires makes Node compute its next expiry again: none.
   await new Promise((resolve) => setTimeout(resolve, 1));
+  const active = process.getActiveResourcesInfo().filter((what) => what === 'Timeout').length;
+  if (active > 0) throw new Error(`${active} timer(s) still set after the warm-up: the snapshot must hold none`);
 }
 
 if (startupSnapshot.isBuildingSnapshot()) {

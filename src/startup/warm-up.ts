@@ -8,8 +8,9 @@
  * snapshot is built). Commander, the settings, the credential store, the client, the light `Request`/`Response` and
  * the output are all exercised too, and `plat --help`'s formatting.
  *
- * Nothing of it may stay behind: the temporary directory is removed, the global `Request`/`Response`/`Headers` are
- * put back (Node's, still unloaded), and no module keeps state from a run (see snapshot.ts).
+ * Nothing of it may stay behind: the temporary directory is removed, the light `Request`/`Response`/`Headers` are
+ * used through `__platWeb` and never in place of Node's globals (light-fetch.ts `useLightFetch`), its timers are
+ * cleared (snapshot.ts), and no module keeps state from a run.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

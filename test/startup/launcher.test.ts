@@ -117,7 +117,7 @@ describe('bin/plat.js read by the shell: the launcher', () => {
     });
   });
 
-  it('keeps its timers however late a command sets its first: a 429 met after 3 s is waited out, then retried', async () => {
+  it('keeps timers however late a command sets its first: a 429 met after 3 s is waited out and retried', async () => {
     // The snapshot is built by running a command, whose timers Node.js's timer lists remember; a process started from
     // it once never armed a timer first set after the build's last expiry, and ended silently as if done (exit 0).
     // Here the key comes on stdin after 3.5 s, so the 429's wait is the command's first timer.
