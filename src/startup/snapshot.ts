@@ -55,21 +55,19 @@ async function evaluateAll(): Promise<void> {
 const made: { timer: NodeJS.Timeout; ms: unknown }[] = [];
 function recordTimers(): () => void {
   const { setTimeout: once, setInterval: every } = globalThis;
-  const recorded = (fn: () => void, ms?: number, ...args: unknown[]) => {
-    const timer = once(fn, ms, ...(args as []));
-    made.push({ timer, ms });
-    return timer;
+  /** `set`, recording each timer it sets; util.promisify(set) keeps working meanwhile. */
+  const recording = <T>(set: (fn: () => void, ms?: number, ...args: unknown[]) => NodeJS.Timeout): T => {
+    const recorded = (fn: () => void, ms?: number, ...args: unknown[]) => {
+      const timer = set(fn, ms, ...args);
+      made.push({ timer, ms });
+      return timer;
+    };
+    const custom = (set as unknown as Record<symbol, unknown>)[promisify.custom];
+    if (custom) Object.defineProperty(recorded, promisify.custom, { value: custom });
+    return recorded as T;
   };
-  // util.promisify(setTimeout) keeps working meanwhile.
-  Object.defineProperty(recorded, promisify.custom, {
-    value: (once as unknown as Record<symbol, unknown>)[promisify.custom],
-  });
-  globalThis.setTimeout = recorded as unknown as typeof once;
-  globalThis.setInterval = ((fn: () => void, ms?: number, ...args: unknown[]) => {
-    const timer = every(fn, ms, ...(args as []));
-    made.push({ timer, ms });
-    return timer;
-  }) as typeof every;
+  globalThis.setTimeout = recording<typeof once>(once);
+  globalThis.setInterval = recording<typeof every>(every);
   return () => {
     globalThis.setTimeout = once;
     globalThis.setInterval = every;
