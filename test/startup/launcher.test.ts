@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../src/platform/auth/api-keys.js';
 import { processHome } from '../helpers/spawn.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -161,7 +162,7 @@ describe('bin/plat.js read by the shell: the launcher', () => {
       let [stdout, stderr] = ['', ''];
       child.stdout.on('data', (c: Buffer) => (stdout += c));
       child.stderr.on('data', (c: Buffer) => (stderr += c));
-      const key = setTimeout(() => child.stdin.end('plat_live_0123456789abcdefghijABCDEFGHIJ0123456789\n'), 3500);
+      const key = setTimeout(() => child.stdin.end(`${generateApiKey('live')}\n`), 3500);
       const code = await new Promise((resolve) => child.on('close', resolve));
       clearTimeout(key);
       expect(stderr).toMatch(SNAPSHOT);
