@@ -25,9 +25,12 @@ export interface DeliveryOptions {
   retry?: Partial<RetryPolicy>;
   /** How often the outbox is read while nothing is due. */
   pollMs?: number;
-  /** How long a claim holds a mail: a sender gone meanwhile leaves it to another one after this. */
+  /**
+   * How long a claim holds a mail: a sender gone meanwhile leaves it to another one after this. At least a second
+   * more than `sendTimeoutMs`.
+   */
   leaseMs?: number;
-  /** One send's time limit (well under the lease). */
+  /** One send's time limit. */
   sendTimeoutMs?: number;
   /** How long `stop()` lets sends in flight finish before it abandons them to their leases. */
   stopGraceMs?: number;
@@ -88,8 +91,10 @@ export async function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): 
   pace.connections = Math.max(1, Math.floor(pace.connections)); // the loop waits on a send when none is free
   const retry = { ...DELIVERY_DEFAULTS.retry, ...opts.retry };
   const pollMs = opts.pollMs ?? DELIVERY_DEFAULTS.pollMs;
-  const leaseMs = opts.leaseMs ?? DELIVERY_DEFAULTS.leaseMs;
   const sendTimeoutMs = opts.sendTimeoutMs ?? DELIVERY_DEFAULTS.sendTimeoutMs;
+  // A claim outlasts the send it covers (the time limit, and a moment to record how it went): a shorter one would let
+  // another server, or this one, send the same mail again while it is still in flight.
+  const leaseMs = Math.max(opts.leaseMs ?? DELIVERY_DEFAULTS.leaseMs, sendTimeoutMs + 1_000);
   const stopGraceMs = opts.stopGraceMs ?? DELIVERY_DEFAULTS.stopGraceMs;
   const sender: SmtpSender = smtpSender(opts.smtp, opts.from, pace);
   const owner = `sender_${randomBase62(16)}`;
