@@ -143,6 +143,21 @@ await build({
     throw new Error(`dist/snapshot/plat.cjs holds a fetch class outside __platWeb: ${script.match(kept)?.[0]}`);
 }
 
+// V8 keeps a script's source as one-byte text only while every character of it is Latin-1: one character beyond
+// (a '…' in a tagged template, which esbuild cannot escape) doubles the whole script in the snapshot, read at every
+// start. Pages write such characters as HTML entities.
+{
+  const script = readFileSync('dist/snapshot/plat.cjs', 'utf8');
+  let at = 0;
+  while (at < script.length && script.charCodeAt(at) <= 0xff) at++;
+  if (at < script.length) {
+    const code = script.codePointAt(at)?.toString(16);
+    throw new Error(
+      `dist/snapshot/plat.cjs holds U+${code}, beyond Latin-1: ${script.slice(Math.max(0, at - 60), at + 20)}`,
+    );
+  }
+}
+
 // Code started from a snapshot cannot run import() (Node gives it no module loader): one left in the script would fail
 // only when reached. Packages are required instead (requireExternals), Node's modules imported statically.
 if (/\bimport\(/.test(readFileSync('dist/snapshot/plat.cjs', 'utf8'))) {

@@ -102,7 +102,7 @@ ${passkey}${link}`,
 export function identityProviderPage(url: string): Html {
   return layout(
     'Continue to sign in',
-    html`<p role="status" id="message">Signing you in through your organization's identity provider…</p>
+    html`<p role="status" id="message">Signing you in through your organization's identity provider&hellip;</p>
 <p><a id="continue" href="${url}">Continue</a></p>`,
     html`<meta http-equiv="refresh" content="0;url=${url}">`,
   );
