@@ -187,8 +187,19 @@ describe('plat login with a real browser, against plat serve', () => {
     const bin = join(clientEnv.HOME as string, 'desktop-bin');
     const opened = join(clientEnv.HOME as string, 'opened.txt');
     mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$1" >> '${opened}'\n`, { mode: 0o755 });
-    const env = { ...clientEnv, DISPLAY: ':0', PATH: `${bin}:${clientEnv.PATH}` };
+    const tunables = join(clientEnv.HOME as string, 'tunables.txt');
+    writeFileSync(
+      join(bin, 'xdg-open'),
+      `#!/bin/sh\nprintf '%s\\n' "\${GLIBC_TUNABLES-unset}" > '${tunables}'\nprintf '%s\\n' "$1" >> '${opened}'\n`,
+      { mode: 0o755 },
+    );
+    // The user's own glibc setting reaches what plat starts as it was: the launcher's, for plat's start, does not.
+    const env = {
+      ...clientEnv,
+      DISPLAY: ':0',
+      PATH: `${bin}:${clientEnv.PATH}`,
+      GLIBC_TUNABLES: 'glibc.malloc.arena_max=2',
+    };
     const run = start(env, ['login', '--profile', 'desk', '--base-url', server.url]);
     let ended: Run | undefined;
     void run.done.then((r) => (ended = r));
@@ -197,6 +208,7 @@ describe('plat login with a real browser, against plat serve', () => {
     expect(existsSync(opened), `plat login did not open a browser: ${ended?.stderr}`).toBe(true);
     const url = readFileSync(opened, 'utf8').trim();
     expect(url.startsWith(`${server.url}/v2/auth/authorize?`)).toBe(true);
+    expect(readFileSync(tunables, 'utf8')).toBe('glibc.malloc.arena_max=2\n');
     const page = await signInWithChromium(url, 'admin@localhost', OWNER_PASSWORD);
     const r = await run.done;
     expect(r.code, r.stderr).toBe(0);
