@@ -57,6 +57,13 @@ async function deliveries(t: TestPlatform, webhookId: string, query = ''): Promi
  * Claims every delivery due, as senders would: a claim takes one per endpoint (each holds one attempt at a time), so
  * after each round the endpoints' turns are ended, as finished attempts end them, and the rest are claimed.
  */
+/** What a report of a claimed delivery names of its claim: which delivery and attempt, and the claim's lease end. */
+const claimOf = (c: { id: string; attempt: number; leaseUntil: string }) => ({
+  id: c.id,
+  attempt: c.attempt,
+  leaseUntil: c.leaseUntil,
+});
+
 async function claimDue(t: TestPlatform, owner = 'test-sender') {
   const now = t.clock();
   const all = [];
@@ -724,10 +731,16 @@ describe('GET /webhooks/{webhookId}/deliveries', () => {
     const byEvent = (id: string | undefined) => claimed.find((c) => c.eventId === id) as (typeof claimed)[number];
     const report = { owner: 'test-sender', attempt: 1, webhookId: w.id, now };
     const store = baseOf(t.platform).stores.webhooks;
-    await store.delivered({ ...report, id: byEvent(eventIds[0]).id, statusCode: 204 });
-    await store.failed({ ...report, id: byEvent(eventIds[1]).id, at: null, statusCode: 500, error: 'answered 500' });
+    await store.delivered({ ...report, ...claimOf(byEvent(eventIds[0])), statusCode: 204 });
+    await store.failed({
+      ...report,
+      ...claimOf(byEvent(eventIds[1])),
+      at: null,
+      statusCode: 500,
+      error: 'answered 500',
+    });
     const later = '2026-01-01T01:00:00.000Z';
-    await store.failed({ ...report, id: byEvent(eventIds[2]).id, at: later, statusCode: null, error: 'refused' });
+    await store.failed({ ...report, ...claimOf(byEvent(eventIds[2])), at: later, statusCode: null, error: 'refused' });
     const line = (d: any) => [d.eventId, d.status, d.attempts, d.lastStatusCode, d.lastError, d.nextAttemptAt];
     expect((await deliveries(t, w.id, '&status=delivered')).map(line)).toEqual([
       [eventIds[0], 'delivered', 1, 204, null, null],
@@ -776,6 +789,32 @@ describe('POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry', () => {
     expect(retried.body).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: t.clock().toISOString() });
   });
 
+  it('an attempt that outlived its lease, reported after the delivery was claimed again, strands no turn', async () => {
+    const t = await testPlatform();
+    const w = await made(t, { url: 'https://hooks.example.com/in', events: ['user.invited'] });
+    await invite(t, 'a@acme.test');
+    const store = baseOf(t.platform).stores.webhooks;
+    const claim = (owner: string) => {
+      const now = t.clock();
+      const leaseUntil = new Date(now.getTime() + 60_000).toISOString();
+      return store.claim({ owner, now: now.toISOString(), leaseUntil, limit: 10 });
+    };
+    const [slow] = await claim('slow-sender');
+    if (!slow) throw new Error('a delivery expected');
+    t.clock.advance(60_000); // the slow sender's lease is over, its attempt still in flight
+    const [again] = await claim('other-sender');
+    expect(again).toMatchObject({ id: slow.id, attempt: 2 });
+    if (!again) throw new Error('the delivery claimed again expected');
+    const report = { webhookId: w.id, now: t.clock().toISOString(), statusCode: 200 };
+    // The slow attempt answers first: delivered (at least once), and the later claim still holds the endpoint.
+    await store.delivered({ ...report, ...claimOf(slow), owner: 'slow-sender' });
+    await invite(t, 'b@acme.test');
+    expect(await claim('third-sender')).toEqual([]);
+    // The later attempt's report ends its turn: the next delivery is due at once, not when that lease ends.
+    await store.delivered({ ...report, ...claimOf(again), owner: 'other-sender' });
+    expect(await claim('third-sender')).toMatchObject([{ attempt: 1 }]);
+  });
+
   it('refuses a test event to a disabled endpoint (409): it could not be sent', async () => {
     const t = await testPlatform();
     const w = await made(t, { url: 'https://hooks.example.com/in', enabled: false });
@@ -794,9 +833,9 @@ describe('POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry', () => {
     if (!ok || !bad || !later) throw new Error('three deliveries expected');
     const store = baseOf(t.platform).stores.webhooks;
     const report = { owner: 'test-sender', attempt: 1, webhookId: w.id, now: t.clock().toISOString() };
-    await store.delivered({ ...report, id: ok.id, statusCode: 200 });
-    await store.failed({ ...report, id: bad.id, at: null, statusCode: 503, error: 'answered 503' });
-    await store.failed({ ...report, id: later.id, at: '2026-01-01T05:00:00.000Z', statusCode: 500, error: 'x' });
+    await store.delivered({ ...report, ...claimOf(ok), statusCode: 200 });
+    await store.failed({ ...report, ...claimOf(bad), at: null, statusCode: 503, error: 'answered 503' });
+    await store.failed({ ...report, ...claimOf(later), at: '2026-01-01T05:00:00.000Z', statusCode: 500, error: 'x' });
     t.clock.advance(7000);
     const T7 = '2026-01-01T00:00:07.000Z';
     const retry = (id: string, webhookId = w.id) => t.call('POST', `/webhooks/${webhookId}/deliveries/${id}/retry`);
@@ -840,9 +879,8 @@ describe('failing endpoints and removal', () => {
     const store = baseOf(t.platform).stores.webhooks;
     const since = t.clock().toISOString();
     await store.failed({
-      id: c.id,
+      ...claimOf(c),
       owner: 'test-sender',
-      attempt: 1,
       webhookId: w.id,
       now: since,
       at: null,

@@ -45,15 +45,19 @@ export interface ClaimedDelivery {
   payload: string;
   /** Which attempt this is (1 for the first): with the sender's id, the claim that may report back. */
   attempt: number;
+  /** When the claim's lease ends: also how long its endpoint's turn (`busy_until`) is this claim's. */
+  leaseUntil: string;
   /** Its endpoint, with the secrets that sign now (none when they cannot be opened: the attempt fails, saying so). */
   webhook: Pick<StoredWebhook, 'id' | 'organizationId' | 'url' | 'failingSince'> & { secrets: string[] };
 }
 
-/** The claim a report must still hold: the same sender, the same attempt. */
+/** The claim a report must still hold: the same sender, the same attempt; and the end of the lease it took. */
 export interface DeliveryClaim {
   id: string;
   owner: string;
   attempt: number;
+  /** `ClaimedDelivery.leaseUntil`: the endpoint's turn this claim took, ended by its report whatever befell the row. */
+  leaseUntil: string;
 }
 
 type WebhookRow = Selectable<WebhooksTable>;
@@ -137,22 +141,13 @@ export function webhooksStore(q: Q, env: StoreEnv) {
       .where('busy_until', '=', leaseUntil)
       .execute();
   };
-  /** Ends the endpoint's turn that this claim's attempt took (read before the claim's row changes). */
-  const endTurn = async (c: DeliveryClaim & { webhookId: string }) => {
-    await q
-      .updateTable('webhooks')
-      .set({ busy_until: null })
-      .where('id', '=', c.webhookId)
-      .where('busy_until', '=', (eb) =>
-        eb
-          .selectFrom('webhook_deliveries')
-          .select('next_attempt_at')
-          .where('id', '=', c.id)
-          .where('lease_owner', '=', c.owner)
-          .where('attempts', '=', c.attempt),
-      )
-      .execute();
-  };
+  /**
+   * Ends the endpoint's turn that this claim's attempt took, if it is still that one: by the claim's own lease end, not
+   * through the delivery's row — an attempt that outlived its lease (the delivery claimed again meanwhile, then reported
+   * delivered by this one, which clears the row's claim) must still end the turn the later claim took, or the endpoint
+   * would wait that lease out. A later claim's turn ends later: this one's report cannot end it.
+   */
+  const endTurn = (c: DeliveryClaim & { webhookId: string }) => release(c.webhookId, c.leaseUntil);
   const ours = (c: DeliveryClaim) =>
     q
       .updateTable('webhook_deliveries')
@@ -370,6 +365,7 @@ export function webhooksStore(q: Q, env: StoreEnv) {
           eventId: row.event_id,
           payload: row.payload,
           attempt: Number(row.attempts),
+          leaseUntil: c.leaseUntil,
           webhook: { id: w.id, organizationId: w.org_id, url: w.url, failingSince: w.failing_since, secrets },
         });
       }

@@ -198,7 +198,14 @@ export function startWebhookDelivery(
     const outcome = await send(d, abandoned);
     if (abandoned.aborted) return;
     const now = clock();
-    const claim = { id: d.id, owner, attempt: d.attempt, webhookId: d.webhook.id, now: now.toISOString() };
+    const claim = {
+      id: d.id,
+      owner,
+      attempt: d.attempt,
+      leaseUntil: d.leaseUntil,
+      webhookId: d.webhook.id,
+      now: now.toISOString(),
+    };
     if (outcome.ok) {
       await ctx.stores.webhooks.delivered({ ...claim, statusCode: outcome.statusCode as number });
       return;
