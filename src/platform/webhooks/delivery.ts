@@ -206,18 +206,14 @@ export function startWebhookDelivery(
       webhookId: d.webhook.id,
       now: now.toISOString(),
     };
-    // Each report is one transaction: the endpoint's turn, the delivery and the endpoint's failing state change
-    // together (a reader never sees a delivery failed on an endpoint not yet failing), with one commit.
     if (outcome.ok) {
-      const statusCode = outcome.statusCode as number;
-      await ctx.tx((tx) => tx.stores.webhooks.delivered({ ...claim, statusCode }));
+      await ctx.stores.webhooks.delivered({ ...claim, statusCode: outcome.statusCode as number });
       return;
     }
     const wait = schedule[d.attempt - 1];
     const at = wait === undefined ? null : new Date(now.getTime() + wait).toISOString();
     const error = outcome.error ?? 'failed';
-    const failed = { ...claim, at, statusCode: outcome.statusCode, error };
-    if (await ctx.tx((tx) => tx.stores.webhooks.failed(failed))) {
+    if (await ctx.stores.webhooks.failed({ ...claim, at, statusCode: outcome.statusCode, error })) {
       log(
         `webhook delivery ${d.id} (${d.eventId}) to ${d.webhook.url}: attempt ${d.attempt} failed (${error}); ` +
           (at ? `next at ${at}` : 'given up'),
