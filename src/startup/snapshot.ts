@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import { startupSnapshot } from 'node:v8';
 import { NOUNS } from '../cli/program.js';
 import { main } from './main.js';
+import { usersTunables } from './tunables.js';
 import { warmUp } from './warm-up.js';
 
 declare global {
@@ -52,9 +53,6 @@ async function evaluateAll(): Promise<void> {
  * The warm-up's code must set its timers through the global `setTimeout`/`setInterval` (not node:timers or
  * AbortSignal.timeout), which are recorded while the snapshot is built.
  */
-/** What the launcher puts first in `GLIBC_TUNABLES` for a start from the snapshot (src/startup/launcher.sh). */
-const LAUNCHER_TUNABLES = 'glibc.malloc.hugetlb=1';
-
 const made: { timer: NodeJS.Timeout; ms: unknown }[] = [];
 function recordTimers(): () => void {
   const { setTimeout: once, setInterval: every } = globalThis;
@@ -100,12 +98,10 @@ if (startupSnapshot.isBuildingSnapshot()) {
       process.exitCode = 1;
     });
   startupSnapshot.setDeserializeMainFunction(async () => {
-    // The launcher's glibc setting served the start (src/startup/launcher.sh): what plat starts gets the user's.
-    const tunables = process.env.GLIBC_TUNABLES;
-    if (tunables === LAUNCHER_TUNABLES) delete process.env.GLIBC_TUNABLES;
-    else if (tunables?.startsWith(`${LAUNCHER_TUNABLES}:`)) {
-      process.env.GLIBC_TUNABLES = tunables.slice(LAUNCHER_TUNABLES.length + 1);
-    }
+    // The launcher's glibc setting served the start: what plat starts gets the user's (tunables.ts).
+    const tunables = usersTunables(process.env.GLIBC_TUNABLES);
+    if (tunables === undefined) delete process.env.GLIBC_TUNABLES;
+    else process.env.GLIBC_TUNABLES = tunables;
     // The launcher passes bin/plat.js first, as `node bin/plat.js …` would have it (and Node would make it absolute).
     process.argv[1] = resolve(process.argv[1] as string);
     const url = pathToFileURL(join(dirname(process.argv[1]), '../dist/bundle/main.js'));

@@ -194,6 +194,7 @@ describe('plat login with a real browser, against plat serve', () => {
       { mode: 0o755 },
     );
     // The user's own glibc setting reaches what plat starts as it was: the launcher's, for plat's start, does not.
+    // (Linux: plat's environment at its start is read from /proc.)
     const env = {
       ...clientEnv,
       DISPLAY: ':0',
@@ -206,8 +207,15 @@ describe('plat login with a real browser, against plat serve', () => {
     const deadline = Date.now() + 20_000;
     while (!existsSync(opened) && !ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(existsSync(opened), `plat login did not open a browser: ${ended?.stderr}`).toBe(true);
+    // plat started from the snapshot with the launcher's setting first (the environment it was started with; glibc
+    // may have cut the value at its first ':' there while reading it)…
+    const started = readFileSync(`/proc/${run.child.pid}/environ`, 'utf8').split('\0');
+    expect(started.filter((v) => v.startsWith('GLIBC_TUNABLES='))).toEqual([
+      expect.stringMatching(/^GLIBC_TUNABLES=glibc\.malloc\.hugetlb=1(:glibc\.malloc\.arena_max=2)?$/),
+    ]);
     const url = readFileSync(opened, 'utf8').trim();
     expect(url.startsWith(`${server.url}/v2/auth/authorize?`)).toBe(true);
+    // …and what it started got the user's alone.
     expect(readFileSync(tunables, 'utf8')).toBe('glibc.malloc.arena_max=2\n');
     const page = await signInWithChromium(url, 'admin@localhost', OWNER_PASSWORD);
     const r = await run.done;

@@ -385,11 +385,14 @@ describe('disabling an endpoint that keeps failing', () => {
         `${n} delivered`,
         (all) => all.length === n && all.every((d) => d.status === 'delivered'),
       );
-    // Recorded, not only claimed (`attempts` counts claims; a claimed delivery shows no nextAttemptAt).
+    // Recorded, not only claimed (`attempts` counts claims; a claimed delivery shows no nextAttemptAt): attempts 1 and
+    // 2 fail with a retry scheduled, never given up (a given-up or parked delivery has no nextAttemptAt either).
     const recorded = (d: any) => d.attempts >= 1 && d.nextAttemptAt !== null;
     await invite(s, 'ada@example.test');
     await deliveriesWhen(s, bad.id, 'the first failure', ([d]) => d?.attempts === 1 && d.lastStatusCode === 503);
     await delivered(1);
+    // The endpoint's failing state is written just after the delivery's (a statement of its own): waited for too.
+    await eventually('failing', async () => (await s.call('GET', `/webhooks/${bad.id}`)).body.failingSince === T0);
     expect((await s.call('GET', `/webhooks/${bad.id}`)).body).toMatchObject({ enabled: true, failingSince: T0 });
     // Four days and more later, still failing: not yet.
     clock.advance(4 * 24 * 3600_000);

@@ -52,11 +52,6 @@ async function deliveries(t: TestPlatform, webhookId: string, query = ''): Promi
   return r.body.data;
 }
 
-/** Claims every due delivery as a server would (what it POSTs), leased for a minute. */
-/**
- * Claims every delivery due, as senders would: a claim takes one per endpoint (each holds one attempt at a time), so
- * after each round the endpoints' turns are ended, as finished attempts end them, and the rest are claimed.
- */
 /** What a report of a claimed delivery names of its claim: which delivery and attempt, and the claim's lease end. */
 const claimOf = (c: { id: string; attempt: number; leaseUntil: string }) => ({
   id: c.id,
@@ -64,6 +59,11 @@ const claimOf = (c: { id: string; attempt: number; leaseUntil: string }) => ({
   leaseUntil: c.leaseUntil,
 });
 
+/**
+ * Claims every delivery due, as senders would, leased for a minute: a claim takes one per endpoint (each holds one
+ * attempt at a time), so after each round the endpoints' turns are ended, as finished attempts end them, and the rest
+ * are claimed.
+ */
 async function claimDue(t: TestPlatform, owner = 'test-sender') {
   const now = t.clock();
   const all = [];
@@ -729,7 +729,7 @@ describe('GET /webhooks/{webhookId}/deliveries', () => {
     const now = t.clock().toISOString();
     const claimed = await claimDue(t);
     const byEvent = (id: string | undefined) => claimed.find((c) => c.eventId === id) as (typeof claimed)[number];
-    const report = { owner: 'test-sender', attempt: 1, webhookId: w.id, now };
+    const report = { owner: 'test-sender', webhookId: w.id, now };
     const store = baseOf(t.platform).stores.webhooks;
     await store.delivered({ ...report, ...claimOf(byEvent(eventIds[0])), statusCode: 204 });
     await store.failed({
@@ -789,32 +789,6 @@ describe('POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry', () => {
     expect(retried.body).toMatchObject({ status: 'pending', attempts: 1, nextAttemptAt: t.clock().toISOString() });
   });
 
-  it('an attempt that outlived its lease, reported after the delivery was claimed again, strands no turn', async () => {
-    const t = await testPlatform();
-    const w = await made(t, { url: 'https://hooks.example.com/in', events: ['user.invited'] });
-    await invite(t, 'a@acme.test');
-    const store = baseOf(t.platform).stores.webhooks;
-    const claim = (owner: string) => {
-      const now = t.clock();
-      const leaseUntil = new Date(now.getTime() + 60_000).toISOString();
-      return store.claim({ owner, now: now.toISOString(), leaseUntil, limit: 10 });
-    };
-    const [slow] = await claim('slow-sender');
-    if (!slow) throw new Error('a delivery expected');
-    t.clock.advance(60_000); // the slow sender's lease is over, its attempt still in flight
-    const [again] = await claim('other-sender');
-    expect(again).toMatchObject({ id: slow.id, attempt: 2 });
-    if (!again) throw new Error('the delivery claimed again expected');
-    const report = { webhookId: w.id, now: t.clock().toISOString(), statusCode: 200 };
-    // The slow attempt answers first: delivered (at least once), and the later claim still holds the endpoint.
-    await store.delivered({ ...report, ...claimOf(slow), owner: 'slow-sender' });
-    await invite(t, 'b@acme.test');
-    expect(await claim('third-sender')).toEqual([]);
-    // The later attempt's report ends its turn: the next delivery is due at once, not when that lease ends.
-    await store.delivered({ ...report, ...claimOf(again), owner: 'other-sender' });
-    expect(await claim('third-sender')).toMatchObject([{ attempt: 1 }]);
-  });
-
   it('refuses a test event to a disabled endpoint (409): it could not be sent', async () => {
     const t = await testPlatform();
     const w = await made(t, { url: 'https://hooks.example.com/in', enabled: false });
@@ -832,7 +806,7 @@ describe('POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry', () => {
     const [ok, bad, later] = claimed;
     if (!ok || !bad || !later) throw new Error('three deliveries expected');
     const store = baseOf(t.platform).stores.webhooks;
-    const report = { owner: 'test-sender', attempt: 1, webhookId: w.id, now: t.clock().toISOString() };
+    const report = { owner: 'test-sender', webhookId: w.id, now: t.clock().toISOString() };
     await store.delivered({ ...report, ...claimOf(ok), statusCode: 200 });
     await store.failed({ ...report, ...claimOf(bad), at: null, statusCode: 503, error: 'answered 503' });
     await store.failed({ ...report, ...claimOf(later), at: '2026-01-01T05:00:00.000Z', statusCode: 500, error: 'x' });
@@ -866,6 +840,34 @@ describe('POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry', () => {
     const disabled = await retry(later.id);
     expect(disabled.status).toBe(409);
     expect(disabled.body).toEqual(envelope(409, 'conflict'));
+  });
+});
+
+describe("an endpoint's turn: one attempt in flight at a time", () => {
+  it('an attempt that outlived its lease, reported after the delivery was claimed again, strands no turn', async () => {
+    const t = await testPlatform();
+    const w = await made(t, { url: 'https://hooks.example.com/in', events: ['user.invited'] });
+    await invite(t, 'a@acme.test');
+    const store = baseOf(t.platform).stores.webhooks;
+    const claim = (owner: string) => {
+      const now = t.clock();
+      const leaseUntil = new Date(now.getTime() + 60_000).toISOString();
+      return store.claim({ owner, now: now.toISOString(), leaseUntil, limit: 10 });
+    };
+    const [slow] = await claim('slow-sender');
+    if (!slow) throw new Error('a delivery expected');
+    t.clock.advance(60_000); // the slow sender's lease is over, its attempt still in flight
+    const [again] = await claim('other-sender');
+    expect(again).toMatchObject({ id: slow.id, attempt: 2 });
+    if (!again) throw new Error('the delivery claimed again expected');
+    const report = { webhookId: w.id, now: t.clock().toISOString(), statusCode: 200 };
+    // The slow attempt answers first: delivered (at least once), and the later claim still holds the endpoint.
+    await store.delivered({ ...report, ...claimOf(slow), owner: 'slow-sender' });
+    await invite(t, 'b@acme.test');
+    expect(await claim('third-sender')).toEqual([]);
+    // The later attempt's report ends its turn: the next delivery is due at once, not when that lease ends.
+    await store.delivered({ ...report, ...claimOf(again), owner: 'other-sender' });
+    expect(await claim('third-sender')).toMatchObject([{ attempt: 1 }]);
   });
 });
 

@@ -142,10 +142,10 @@ export function webhooksStore(q: Q, env: StoreEnv) {
       .execute();
   };
   /**
-   * Ends the endpoint's turn that this claim's attempt took, if it is still that one: by the claim's own lease end, not
-   * through the delivery's row — an attempt that outlived its lease (the delivery claimed again meanwhile, then reported
-   * delivered by this one, which clears the row's claim) must still end the turn the later claim took, or the endpoint
-   * would wait that lease out. A later claim's turn ends later: this one's report cannot end it.
+   * Ends the endpoint's turn that this claim's attempt took, if it is still that one: by the claim's own lease end,
+   * not through the delivery's row — an attempt that outlived its lease (the delivery claimed again meanwhile, then
+   * reported delivered by this one, which clears the row's claim) must still let the later claim end the turn it took,
+   * or the endpoint would wait that lease out. A later claim's turn ends later: this one's report cannot end it.
    */
   const endTurn = (c: DeliveryClaim & { webhookId: string }) => release(c.webhookId, c.leaseUntil);
   const ours = (c: DeliveryClaim) =>
