@@ -115,6 +115,11 @@ export interface Endpoint {
   stream?: 'sse';
   /** A `201`'s `Location` header: where the created record is read. */
   location?: LocationOf;
+  /**
+   * The answer holds a secret shown only this once — a key, a token, a signing secret, recovery codes: it is sent with
+   * `Cache-Control: no-store`, so that no cache on its way or in the client keeps it (RFC 9111 §5.2.2.5).
+   */
+  secret?: true;
 }
 
 /** Declares an endpoint, keeping its literal types (path, method, schemas) for the server and client to derive. */

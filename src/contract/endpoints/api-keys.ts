@@ -38,6 +38,7 @@ export const apiKeys = {
     status: 201,
     location: { get: 'getApiKey' },
     response: createdApiKeySchema,
+    secret: true,
   }),
   get: endpoint({
     method: 'GET',

@@ -58,6 +58,7 @@ export const mfa = {
     body: totpEnrollSchema,
     status: 201,
     response: totpEnrollmentSchema,
+    secret: true,
   }),
   verifyTotp: endpoint({
     method: 'POST',
@@ -72,6 +73,7 @@ export const mfa = {
     params: totpFactorParams,
     body: totpVerifySchema,
     response: totpVerifiedSchema,
+    secret: true,
   }),
   regenerateRecoveryCodes: endpoint({
     method: 'POST',
@@ -84,5 +86,6 @@ export const mfa = {
     tag,
     access: 'user',
     response: recoveryCodesSchema,
+    secret: true,
   }),
 } as const;

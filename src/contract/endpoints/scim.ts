@@ -42,6 +42,7 @@ export const scim = {
     status: 201,
     location: { get: 'getScimToken', from: { orgId: 'organizationId', tokenId: 'id' } },
     response: createdScimTokenSchema,
+    secret: true,
   }),
   getToken: endpoint({
     method: 'GET',

@@ -41,6 +41,7 @@ export const webhooks = {
     status: 201,
     location: { get: 'getWebhook' },
     response: webhookWithSecretSchema,
+    secret: true,
   }),
   get: endpoint({
     method: 'GET',
@@ -88,6 +89,7 @@ export const webhooks = {
     access: 'webhooks:write',
     params: webhookParams,
     response: webhookWithSecretSchema,
+    secret: true,
   }),
   test: endpoint({
     method: 'POST',

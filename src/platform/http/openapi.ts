@@ -79,7 +79,8 @@ const HEADERS: Record<string, Json> = {
   'Retry-After': { description: 'Seconds to wait before trying again (at least 1).', required: true, schema: integer },
   Location: { description: 'Where the record, or the next step, is.', required: true, schema: string },
   'Cache-Control': {
-    description: "`no-store` for tokens and pages; `public, max-age=300` for keys and the pages' scripts.",
+    description:
+      "`no-store` for tokens, pages and every answer holding a secret shown once; `public, max-age=300` for keys and the pages' scripts.",
     schema: string,
   },
   'Set-Cookie': {
@@ -179,7 +180,7 @@ function apiResponses(route: Documented): Json {
       ? { description: 'Done; no body', headers: headers([]) }
       : {
           description: route.status === 201 ? 'Created' : route.status === 202 ? 'Accepted' : 'OK',
-          headers: headers(route.location ? ['Location'] : []),
+          headers: headers([...(route.location ? ['Location'] : []), ...(route.secret ? ['Cache-Control'] : [])]),
           ...(route.stream === 'sse'
             ? { content: { 'text/event-stream': { schema: { type: 'string' } } } }
             : route.response && { content: { 'application/json': { schema: inline(route.response, 'output') } } }),

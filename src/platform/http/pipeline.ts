@@ -4,8 +4,9 @@
 //   match → request id → bounds → authenticate → acting organization → rate limit → permission → validate →
 //   operation → encode
 //
-// Everything about an endpoint (path, method, permission and its scope, limit policy, `Location`) is read from its
-// declaration in src/contract/endpoints/; nothing here or in the operations spells it again.
+// Everything about an endpoint (path, method, permission and its scope, limit policy, `Location`, whether its answer
+// holds a secret) is read from its declaration in src/contract/endpoints/; nothing here or in the operations spells
+// it again.
 import * as z from 'zod';
 import { type Endpoint, fillPath, pathNames } from '../../contract/endpoint.js';
 import { openapiDocument } from '../../contract/endpoints/meta.js';
@@ -335,6 +336,7 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
           : jsonReply(status, result);
       const location = locationOf.get(route);
       if (location) reply.headers.push('location', location(result, params));
+      if (route.secret) reply.headers.push('cache-control', 'no-store');
       if (limits) showLimits(reply, limits);
       return reply;
     } catch (err) {

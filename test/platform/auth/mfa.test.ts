@@ -226,6 +226,7 @@ describe('signing in with an authenticator app', () => {
     const fresh = (await signInWithCode(t, secret)).access_token;
     const r = await t.call('POST', '/auth/mfa/recovery-codes', withToken(fresh));
     expect(r.status).toBe(200);
+    expect(r.headers.get('cache-control')).toBe('no-store'); // shown this once: kept by no cache
     expect(r.body.recoveryCodes).toHaveLength(10);
     expect(r.body.recoveryCodes.filter((c: string) => old.includes(c))).toEqual([]);
     const one = await passwordStep(t, OWNER_EMAIL, OWNER_PASSWORD);

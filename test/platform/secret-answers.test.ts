@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { buildOpenApi } from '../../src/platform/http/openapi.js';
+import type { RouteDef } from '../../src/platform/http/route.js';
+import { ROUTES } from '../../src/platform/http/routes/index.js';
+import { totpCode } from '../helpers/mfa.js';
+import { testPlatform } from '../helpers/platform.js';
+import { authorizePlatform, tokensFor, withToken } from './auth/helpers.js';
+
+// An answer that holds a secret shown only once (docs/api.md, "Conventions") is sent with `Cache-Control: no-store`:
+// no cache on its way, nor the client's, keeps the key, token, signing secret or recovery codes it carries.
+
+const document = buildOpenApi(ROUTES) as any;
+/** The names a secret goes by in the platform's answers. */
+const SECRET_FIELDS = new Set(['key', 'token', 'secret', 'recoveryCodes']);
+
+/** The property names anywhere in a JSON schema of the document, its references followed. */
+function fieldsOf(schema: any, seen = new Set<any>()): Set<string> {
+  const names = new Set<string>();
+  const walk = (s: any) => {
+    if (!s || typeof s !== 'object' || seen.has(s)) return;
+    seen.add(s);
+    if (typeof s.$ref === 'string')
+      walk(
+        s.$ref
+          .split('/')
+          .slice(1)
+          .reduce((o: any, k: string) => o?.[k], document),
+      );
+    for (const name of Object.keys(s.properties ?? {})) names.add(name);
+    for (const value of Object.values(s)) if (typeof value === 'object') walk(value);
+  };
+  walk(schema);
+  return names;
+}
+
+/** The authenticated operations whose success answer has a field a secret goes by. */
+function answeringSecrets(): string[] {
+  const out: string[] = [];
+  for (const item of Object.values(document.paths as Record<string, Record<string, any>>)) {
+    for (const op of Object.values(item)) {
+      if (!op?.operationId || !op.security?.length) continue;
+      const success = Object.entries(op.responses ?? {}).find(([code]) => code.startsWith('2'))?.[1] as any;
+      const schema = success?.content?.['application/json']?.schema;
+      if (schema && [...fieldsOf(schema)].some((name) => SECRET_FIELDS.has(name))) out.push(op.operationId);
+    }
+  }
+  return out.sort();
+}
+
+const declared = (ROUTES as readonly RouteDef[]).filter((r) => r.secret).map((r) => r.operationId);
+
+describe('answers that hold a secret shown once', () => {
+  it('are exactly the operations declared secret, and the document says they are not stored', () => {
+    expect(declared.sort()).toEqual([
+      'createApiKey',
+      'createScimToken',
+      'createWebhook',
+      'enrollTotp',
+      'regenerateRecoveryCodes',
+      'rotateWebhookSecret',
+      'verifyTotp',
+    ]);
+    expect(answeringSecrets()).toEqual(declared.sort());
+    for (const item of Object.values(document.paths as Record<string, Record<string, any>>)) {
+      for (const op of Object.values(item)) {
+        if (!op?.operationId) continue;
+        const success = Object.entries(op.responses ?? {}).find(([code]) => code.startsWith('2'))?.[1] as any;
+        const says = Object.keys(success?.headers ?? {}).includes('Cache-Control');
+        if (declared.includes(op.operationId)) expect(says, op.operationId).toBe(true);
+      }
+    }
+  });
+
+  it('are sent with Cache-Control: no-store; the same records read back later are not', async () => {
+    const t = await testPlatform();
+    const key = await t.call('POST', `/organizations/${t.orgId}/api-keys`, {
+      body: { name: 'ci', environment: 'live' },
+    });
+    expect(key.status).toBe(201);
+    expect(key.headers.get('cache-control')).toBe('no-store');
+    const read = await t.call('GET', `/api-keys/${key.body.id}`);
+    expect(read.status).toBe(200);
+    expect(read.headers.get('cache-control')).toBeNull();
+    const scim = await t.call('POST', `/organizations/${t.orgId}/scim/tokens`, { body: { name: 'Okta' } });
+    expect([scim.status, scim.headers.get('cache-control')]).toEqual([201, 'no-store']);
+    const hook = await t.call('POST', `/organizations/${t.orgId}/webhooks`, {
+      body: { url: 'https://hooks.example.com/in' },
+    });
+    expect([hook.status, hook.headers.get('cache-control')]).toEqual([201, 'no-store']);
+    const rotated = await t.call('POST', `/webhooks/${hook.body.id}/rotate-secret`);
+    expect([rotated.status, rotated.headers.get('cache-control')]).toEqual([200, 'no-store']);
+    // A refusal holds no secret, and is not marked.
+    const refused = await t.call('POST', `/organizations/${t.orgId}/api-keys`, {
+      body: { name: '', environment: 'live' },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.headers.get('cache-control')).toBeNull();
+  });
+
+  it('include enrolling an authenticator app and confirming it', async () => {
+    const t = await authorizePlatform();
+    const { access_token } = await tokensFor(t);
+    const started = await t.call('POST', '/auth/mfa/totp', { ...withToken(access_token), body: {} });
+    expect([started.status, started.headers.get('cache-control')]).toEqual([201, 'no-store']);
+    const verified = await t.call('POST', `/auth/mfa/totp/${started.body.factorId}/verify`, {
+      ...withToken(access_token),
+      body: { code: totpCode(started.body.secret, t.clock().getTime()) },
+    });
+    expect([verified.status, verified.headers.get('cache-control')]).toEqual([200, 'no-store']);
+    // New recovery codes need a sign-in with the factor: test/platform/auth/mfa.test.ts checks their answer.
+    const factors = await t.call('GET', `/users/${t.ownerId}/mfa`, withToken(access_token));
+    expect([factors.status, factors.headers.get('cache-control')]).toEqual([200, null]);
+  });
+});
