@@ -117,7 +117,8 @@ export interface Endpoint {
   location?: LocationOf;
   /**
    * The answer holds a secret shown only this once — a key, a token, a signing secret, recovery codes: it is sent with
-   * `Cache-Control: no-store`, so that no cache on its way or in the client keeps it (RFC 9111 §5.2.2.5).
+   * `Cache-Control: no-store`, so that no cache on its way or in the client keeps it (RFC 9111 §5.2.2.5). For an
+   * authenticated endpoint (the pipeline refuses it on another); a public one sets its own headers.
    */
   secret?: true;
 }

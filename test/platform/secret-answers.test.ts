@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../src/platform/http/openapi.js';
+import { pipelineFor } from '../../src/platform/http/pipeline.js';
 import type { RouteDef } from '../../src/platform/http/route.js';
 import { ROUTES } from '../../src/platform/http/routes/index.js';
 import { totpCode } from '../helpers/mfa.js';
@@ -10,9 +11,20 @@ import { authorizePlatform, tokensFor, withToken } from './auth/helpers.js';
 // no cache on its way, nor the client's, keeps the key, token, signing secret or recovery codes it carries.
 
 const document = buildOpenApi(ROUTES) as any;
-/** The names a secret goes by in the platform's answers. */
-const SECRET_FIELDS = new Set(['key', 'token', 'secret', 'recoveryCodes']);
-
+/** Field names that may hold a secret: each such field of an authenticated answer is a secret or named below. */
+const SECRET_LIKE = /(secret|token|password|key|codes?|uri|url)$/i;
+/** Fields of authenticated answers that match SECRET_LIKE and hold no secret. */
+const NOT_SECRET = new Set([
+  'apiKey', // whoami's: the key's record, not the key
+  'tokens', // the SCIM status: a count
+  'clientSecretSet', // whether an SSO configuration holds a client secret (never the secret)
+  'code', // a batch item's error code
+  'lastStatusCode', // a webhook delivery's last answer
+  // Addresses: an avatar, a webhook endpoint, the SCIM base, SSO's metadata, sign-in and callback addresses.
+  ...['avatarUrl', 'url', 'baseUrl', 'acsUrl', 'idpSsoUrl', 'metadataUrl', 'redirectUri', 'spMetadataUrl'],
+  // The SSO test's sign-in link: its state is single-use and expires, the sign-in still needs the identity provider.
+  'signInUrl',
+]);
 /** The property names anywhere in a JSON schema of the document, its references followed. */
 function fieldsOf(schema: any, seen = new Set<any>()): Set<string> {
   const names = new Set<string>();
@@ -33,25 +45,29 @@ function fieldsOf(schema: any, seen = new Set<any>()): Set<string> {
   return names;
 }
 
-/** The authenticated operations whose success answer has a field a secret goes by. */
-function answeringSecrets(): string[] {
-  const out: string[] = [];
+/**
+ * The authenticated operations whose success answer has a field that may hold a secret, and which those fields are.
+ * Public operations answer for themselves (the token endpoint, the pages: their tests check their headers).
+ */
+function answeringSecrets(): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
   for (const item of Object.values(document.paths as Record<string, Record<string, any>>)) {
     for (const op of Object.values(item)) {
       if (!op?.operationId || !op.security?.length) continue;
       const success = Object.entries(op.responses ?? {}).find(([code]) => code.startsWith('2'))?.[1] as any;
       const schema = success?.content?.['application/json']?.schema;
-      if (schema && [...fieldsOf(schema)].some((name) => SECRET_FIELDS.has(name))) out.push(op.operationId);
+      const fields = [...fieldsOf(schema)].filter((name) => SECRET_LIKE.test(name) && !NOT_SECRET.has(name));
+      if (fields.length > 0) out[op.operationId] = fields.sort();
     }
   }
-  return out.sort();
+  return out;
 }
 
 const declared = (ROUTES as readonly RouteDef[]).filter((r) => r.secret).map((r) => r.operationId);
 
 describe('answers that hold a secret shown once', () => {
   it('are exactly the operations declared secret, and the document says they are not stored', () => {
-    expect(declared.sort()).toEqual([
+    expect([...declared].sort()).toEqual([
       'createApiKey',
       'createScimToken',
       'createWebhook',
@@ -60,7 +76,7 @@ describe('answers that hold a secret shown once', () => {
       'rotateWebhookSecret',
       'verifyTotp',
     ]);
-    expect(answeringSecrets()).toEqual(declared.sort());
+    expect(Object.keys(answeringSecrets()).sort()).toEqual([...declared].sort());
     for (const item of Object.values(document.paths as Record<string, Record<string, any>>)) {
       for (const op of Object.values(item)) {
         if (!op?.operationId) continue;
@@ -69,6 +85,13 @@ describe('answers that hold a secret shown once', () => {
         if (declared.includes(op.operationId)) expect(says, op.operationId).toBe(true);
       }
     }
+  });
+
+  it('are declared on authenticated endpoints only: a public one sets its own headers', () => {
+    const page = (ROUTES as readonly RouteDef[]).find((r) => r.kind === 'public') as RouteDef;
+    expect(() => pipelineFor([...ROUTES, { ...page, path: '/elsewhere', secret: true }])).toThrow(
+      `${page.operationId}: secret is for authenticated routes`,
+    );
   });
 
   it('are sent with Cache-Control: no-store; the same records read back later are not', async () => {

@@ -80,7 +80,9 @@ const HEADERS: Record<string, Json> = {
   Location: { description: 'Where the record, or the next step, is.', required: true, schema: string },
   'Cache-Control': {
     description:
-      "`no-store` for tokens, pages and every answer holding a secret shown once; `public, max-age=300` for keys and the pages' scripts.",
+      '`no-store` for tokens, pages, redirects and every answer holding a secret shown once (the event stream: ' +
+      "`no-cache, no-store`); `public, max-age=300` for the authorization server's metadata, its signing keys " +
+      "(JWKS) and the pages' scripts.",
     schema: string,
   },
   'Set-Cookie': {
@@ -180,7 +182,10 @@ function apiResponses(route: Documented): Json {
       ? { description: 'Done; no body', headers: headers([]) }
       : {
           description: route.status === 201 ? 'Created' : route.status === 202 ? 'Accepted' : 'OK',
-          headers: headers([...(route.location ? ['Location'] : []), ...(route.secret ? ['Cache-Control'] : [])]),
+          headers: headers([
+            ...(route.location ? ['Location'] : []),
+            ...(route.secret || route.stream ? ['Cache-Control'] : []),
+          ]),
           ...(route.stream === 'sse'
             ? { content: { 'text/event-stream': { schema: { type: 'string' } } } }
             : route.response && { content: { 'application/json': { schema: inline(route.response, 'output') } } }),

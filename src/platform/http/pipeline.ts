@@ -180,6 +180,11 @@ const noQuery = z.strictObject({});
 function createPipeline(routes: readonly RouteDef[]): Pipeline {
   const match = compileMatcher([...routes.map((route) => ({ route, path: `/v2${route.path}` })), ...ownRoutes(routes)]);
   const locationOf = locations(routes);
+  // A public route answers with headers of its own (its `answers` say which): `secret` is the pipeline's to apply.
+  for (const route of routes) {
+    if (route.secret && route.kind !== 'api')
+      throw new Error(`${route.operationId}: secret is for authenticated routes`);
+  }
 
   /** The steps after the request id: match, bounds, then the route's kind of answer. */
   const route = async (deps: AppDeps, req: Incoming, requestId: string): Promise<Reply> => {
@@ -336,7 +341,7 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
           : jsonReply(status, result);
       const location = locationOf.get(route);
       if (location) reply.headers.push('location', location(result, params));
-      if (route.secret) reply.headers.push('cache-control', 'no-store');
+      if (route.secret) setHeader(reply, 'cache-control', 'no-store');
       if (limits) showLimits(reply, limits);
       return reply;
     } catch (err) {
