@@ -132,35 +132,35 @@ await build({
   plugins: [noZodLocales, requireExternals],
 });
 
+// What the snapshot's script must not hold, checked on the script as written (read once for every check).
+const snapshotScript = readFileSync('dist/snapshot/plat.cjs', 'utf8');
+
 // The snapshot's code reaches the fetch classes through __platWeb only when it needs them: naming Node's globals would
 // load its HTTP client while the snapshot is built (Node.js 22 on), and one kept from evaluation (`extends`, an alias)
 // would keep the warm-up's light class for good.
 {
-  const script = readFileSync('dist/snapshot/plat.cjs', 'utf8');
   const kept =
     /globalThis\.(Headers|Request|Response)\b|extends globalThis\.__platWeb|[=,(]\s*globalThis\.__platWeb\.\w+\s*[,;)]/;
-  if (kept.test(script))
-    throw new Error(`dist/snapshot/plat.cjs holds a fetch class outside __platWeb: ${script.match(kept)?.[0]}`);
+  if (kept.test(snapshotScript))
+    throw new Error(`dist/snapshot/plat.cjs holds a fetch class outside __platWeb: ${snapshotScript.match(kept)?.[0]}`);
 }
 
 // V8 keeps a script's source as one-byte text only while every character of it is Latin-1: one character beyond
 // (a '…' in a tagged template, which esbuild cannot escape) doubles the whole script in the snapshot, read at every
 // start. Pages write such characters as HTML entities.
 {
-  const script = readFileSync('dist/snapshot/plat.cjs', 'utf8');
   let at = 0;
-  while (at < script.length && script.charCodeAt(at) <= 0xff) at++;
-  if (at < script.length) {
-    const code = script.codePointAt(at)?.toString(16);
-    throw new Error(
-      `dist/snapshot/plat.cjs holds U+${code}, beyond Latin-1: ${script.slice(Math.max(0, at - 60), at + 20)}`,
-    );
+  while (at < snapshotScript.length && snapshotScript.charCodeAt(at) <= 0xff) at++;
+  if (at < snapshotScript.length) {
+    const code = snapshotScript.codePointAt(at)?.toString(16);
+    const around = snapshotScript.slice(Math.max(0, at - 60), at + 20);
+    throw new Error(`dist/snapshot/plat.cjs holds U+${code}, beyond Latin-1: ${around}`);
   }
 }
 
 // Code started from a snapshot cannot run import() (Node gives it no module loader): one left in the script would fail
 // only when reached. Packages are required instead (requireExternals), Node's modules imported statically.
-if (/\bimport\(/.test(readFileSync('dist/snapshot/plat.cjs', 'utf8'))) {
+if (/\bimport\(/.test(snapshotScript)) {
   throw new Error('dist/snapshot/plat.cjs calls import(), which fails in code started from the snapshot');
 }
 
