@@ -38,6 +38,15 @@ export interface ClaimLoop {
   stop(): Promise<{ finished: boolean; abandoned: number }>;
 }
 
+/**
+ * The lease of a claim whose run is limited to `runLimitMs`: at least the limit and a moment to record how it went
+ * (a second) — a shorter one would let another server, or this one, run the same job again while it is still in
+ * flight.
+ */
+export function leaseOutlasting(leaseMs: number, runLimitMs: number): number {
+  return Math.max(leaseMs, runLimitMs + 1_000);
+}
+
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Starts working through a queue in the background (see `ClaimLoopSpec`). */

@@ -1,4 +1,4 @@
-import { startClaimLoop } from '../claim-loop.js';
+import { leaseOutlasting, startClaimLoop } from '../claim-loop.js';
 import { type Clock, randomBase62 } from '../clock.js';
 import type { ClaimedMail, outboxStore } from '../store/outbox.js';
 import { formatMailFrom, type MailFrom, type SmtpTarget } from './settings.js';
@@ -92,9 +92,7 @@ export async function startDelivery(deps: DeliveryDeps, opts: DeliveryOptions): 
   const retry = { ...DELIVERY_DEFAULTS.retry, ...opts.retry };
   const pollMs = opts.pollMs ?? DELIVERY_DEFAULTS.pollMs;
   const sendTimeoutMs = opts.sendTimeoutMs ?? DELIVERY_DEFAULTS.sendTimeoutMs;
-  // A claim outlasts the send it covers (the time limit, and a moment to record how it went): a shorter one would let
-  // another server, or this one, send the same mail again while it is still in flight.
-  const leaseMs = Math.max(opts.leaseMs ?? DELIVERY_DEFAULTS.leaseMs, sendTimeoutMs + 1_000);
+  const leaseMs = leaseOutlasting(opts.leaseMs ?? DELIVERY_DEFAULTS.leaseMs, sendTimeoutMs);
   const stopGraceMs = opts.stopGraceMs ?? DELIVERY_DEFAULTS.stopGraceMs;
   const sender: SmtpSender = smtpSender(opts.smtp, opts.from, pace);
   const owner = `sender_${randomBase62(16)}`;

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { signedHeaders } from '../../contract/webhook-signature.js';
 import { DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from '../../contract/webhooks.js';
-import { startClaimLoop } from '../claim-loop.js';
+import { leaseOutlasting, startClaimLoop } from '../claim-loop.js';
 import { type Clock, randomBase62 } from '../clock.js';
 import type { BaseCtx } from '../context.js';
 import { audit } from '../operations/auth.js';
@@ -106,9 +106,7 @@ export function startWebhookDelivery(
   const concurrency = Math.max(1, Math.floor(opts.concurrency ?? WEBHOOK_DEFAULTS.concurrency));
   const pollMs = opts.pollMs ?? WEBHOOK_DEFAULTS.pollMs;
   const timeoutMs = opts.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs;
-  // A claim outlasts the attempt it covers (the time limit, and a moment to record how it went): a shorter one would
-  // let another server, or this one, send the same attempt again while it is still in flight.
-  const leaseMs = Math.max(opts.leaseMs ?? WEBHOOK_DEFAULTS.leaseMs, timeoutMs + 1_000);
+  const leaseMs = leaseOutlasting(opts.leaseMs ?? WEBHOOK_DEFAULTS.leaseMs, timeoutMs);
   const schedule = opts.schedule ?? RETRY_SCHEDULE_MS;
   const stopGraceMs = opts.stopGraceMs ?? WEBHOOK_DEFAULTS.stopGraceMs;
   const owner = `webhooks_${randomBase62(16)}`;
