@@ -1,6 +1,7 @@
 // The pipeline's rate-limit step (docs/rate-limits.md): which bucket a request spends, by the policy its endpoint
 // declares, and the answers and headers that follow.
 import type { LimitPolicy } from '../../contract/endpoint.js';
+import type { ErrorBody } from '../../contract/errors.js';
 import { ANONYMOUS_LIMIT, AUTH_ENDPOINT_LIMITS, PLAN_LIMITS, type RateLimitInfo } from '../../contract/limits.js';
 import type { OAuthErrorBody } from '../../contract/oauth.js';
 import type { Plan } from '../../contract/organizations.js';
@@ -34,11 +35,29 @@ export function refused(state: LimitState, message: string): Failure {
   };
 }
 
-/** The refusal of a credential's bucket, in words that say which bucket. */
-export function credentialRefusal(state: LimitState, policy: LimitPolicy | undefined, path: string): Failure {
-  return policy === 'whoami'
-    ? refused(state, `too many ${path} requests for this credential: ${state.limit} a minute`)
-    : refused(state, `rate limit exceeded: ${state.limit} requests a minute for this credential`);
+/**
+ * The `429` of a credential's bucket, in words that say which bucket: the error envelope with the request id, its
+ * `X-RateLimit-*` and `Retry-After` headers. Built at once, in the order `errorReply` and `showLimits` would give: this
+ * is what a flood is answered, thousands of times a second.
+ */
+export function credentialRefusal(
+  state: LimitState,
+  policy: LimitPolicy | undefined,
+  path: string,
+  requestId: string,
+): Reply {
+  const which =
+    policy === 'whoami'
+      ? `too many ${path} requests for this credential: ${state.limit} a minute`
+      : `rate limit exceeded: ${state.limit} requests a minute for this credential`;
+  const body: ErrorBody = {
+    error: { code: 'rate_limit_exceeded', message: `${which}; ${retryIn(state)}`, status: 429, requestId },
+  };
+  const headers = ['content-type', 'application/json', 'x-request-id', requestId];
+  headers.push('x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining));
+  headers.push('x-ratelimit-reset', String(state.reset));
+  if (state.retryAfter !== undefined) headers.push('retry-after', String(state.retryAfter));
+  return { status: 429, headers, body: JSON.stringify(body) };
 }
 
 /** A credential's spend: the bucket it spent (or was refused by) and that bucket's state. */

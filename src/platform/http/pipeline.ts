@@ -41,7 +41,6 @@ import { permit } from './permit.js';
 import {
   EVENT_STREAM_HEADERS,
   errorReply,
-  type Failure,
   jsonReply,
   REQUEST_ID,
   type Reply,
@@ -136,13 +135,6 @@ async function homePlan(base: BaseCtx, credential: Credential): Promise<Plan> {
 function scimReply(status: number, value: unknown): Reply {
   if (value === undefined) return { status, headers: [], body: null };
   return { status, headers: ['content-type', 'application/scim+json'], body: JSON.stringify(value) };
-}
-
-/** The `429` of a refused request: its envelope, with the bucket's headers. */
-function limitedReply(failure: Failure, state: LimitState, requestId: string): Reply {
-  const reply = errorReply(failure, requestId);
-  showLimits(reply, state);
-  return reply;
 }
 
 /** An API route's `Location` (`/v2/…`) from its result and parameters, as its declaration says. */
@@ -290,7 +282,7 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
     // flood costs the server the least it can (docs/rate-limits.md, "What a request pays").
     const alias = () => credentialAlias(req, rawParams.orgId, route.limit);
     const refusing = limiter?.refusing(alias);
-    if (refusing) return limitedReply(credentialRefusal(refusing, route.limit, req.path), refusing, requestId);
+    if (refusing) return credentialRefusal(refusing, route.limit, req.path, requestId);
     const base = deps.makeBase(requestId);
     let limits: LimitState | undefined;
     try {
@@ -322,7 +314,7 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
         limits = spent.state;
         if (!limits.allowed) {
           if (principal) limiter.remember(alias(), spent.key);
-          return limitedReply(credentialRefusal(limits, route.limit, req.path), limits, requestId);
+          return credentialRefusal(limits, route.limit, req.path, requestId);
         }
       }
       if (!principal) throw refused;
