@@ -3,7 +3,9 @@
 //   - a bare `node:http` server writing the same bytes (the ceiling);
 //   - the floor: a bare `node:http` server that does only the two reads the platform must make for such a request —
 //     the key by its hash with its owner's standing and its organization's plan, then the user (the platform's own SQL
-//     on its file, through better-sqlite3 and nothing else) — and writes the same bytes.
+//     on its file, through better-sqlite3 and nothing else) — and writes the same bytes;
+//   - the floor answering what it read: the same, writing the user's row encoded as JSON instead of bytes made once
+//     (what any server answering this request does beyond the two reads; a reference, not a goal).
 // Two loads of `plat serve`: served (300 keys of an Enterprise organization in turn, none past its budget) and refused
 // (one key flooding far past its budget: nearly every answer a 429). Goals (issue 24): served ≥ 0.75× the floor,
 // refusals a second ≥ 1.0× the floor's requests a second. Each server runs in a process of its own; autocannon runs in
@@ -140,18 +142,22 @@ export async function serverBench() {
     procs.push(bare.proc);
     const floor = await child('reads', plat.body, plat.db, plat.userId);
     procs.push(floor.proc);
+    const encoding = await child('reads', plat.body, plat.db, plat.userId, 'encode');
+    procs.push(encoding.proc);
     // Warm all up (JIT, SQLite's cache); the flood also spends its key's burst, so that every later round is refused.
     await load(plat, plat.keys);
     await load(plat, [plat.flood]);
     await load(bare, ['-']);
     await load(floor, plat.keys);
+    await load(encoding, plat.keys);
     const rows = [];
     for (let i = 0; i < ROUNDS; i++) {
       const served = await load(plat, plat.keys);
       const flood = await load(plat, [plat.flood]);
       const b = await load(bare, ['-']);
       const f = await load(floor, plat.keys);
-      if ([served, b, f].some((x) => x.non2xx || x.errors) || flood.errors) {
+      const e = await load(encoding, plat.keys);
+      if ([served, b, f, e].some((x) => x.non2xx || x.errors) || flood.errors) {
         throw new Error('a request failed during the benchmark');
       }
       rows.push({
@@ -159,6 +165,8 @@ export async function serverBench() {
         flood,
         bare: b,
         floor: f,
+        encoding: e,
+        encodingRatio: e.requests.average / f.requests.average,
         servedRatio: served.requests.average / f.requests.average,
         refusedRatio: rateOf(flood, 429) / f.requests.average,
       });
@@ -185,6 +193,13 @@ export async function serverBench() {
     const floorRate = mid.floor.requests.average;
     line('bare node:http, the same bytes', mid.bare, mid.bare.requests.average, floorRate);
     line('the floor: bare node:http + the two reads', mid.floor, floorRate);
+    const midEncoding = median((r) => r.encodingRatio);
+    line(
+      'the floor answering the row as JSON',
+      midEncoding.encoding,
+      midEncoding.encoding.requests.average,
+      midEncoding.floor.requests.average,
+    );
     line(`plat serve, served (${KEYS} keys in turn)`, mid.served, mid.served.requests.average, floorRate);
     line(
       'plat serve, refused (one key flooding: 429s)',
@@ -194,7 +209,9 @@ export async function serverBench() {
     );
     console.log(
       `  served, each round: ${rows.map((r) => `${r.servedRatio.toFixed(2)}×`).join(', ')}; ` +
-        `refused, each round: ${rows.map((r) => `${r.refusedRatio.toFixed(2)}×`).join(', ')} (medians shown)`,
+        `refused, each round: ${rows.map((r) => `${r.refusedRatio.toFixed(2)}×`).join(', ')}; ` +
+        `the floor answering JSON, each round: ${rows.map((r) => `${r.encodingRatio.toFixed(2)}×`).join(', ')} ` +
+        '(medians shown)',
     );
   } finally {
     for (const p of procs) p.kill('SIGTERM');
@@ -220,9 +237,10 @@ async function bareServer(body) {
 /**
  * The floor: the bare server that first reads what the platform must read for `GET /users/{id}` with an API key — the
  * key by the SHA-256 of the `X-API-Key` header, joined with its owner's standing and its organization's plan, then the
- * user (the platform's SQL) — refuses with 401 a key not found, and answers the same bytes as the bare server.
+ * user (the platform's SQL) — refuses with 401 a key not found, and answers the same bytes as the bare server. With
+ * `encode`, it answers the user's row as read, encoded as JSON, instead.
  */
-async function readsServer(body, db, userId) {
+async function readsServer(body, db, userId, encode) {
   const { createServer } = await import('node:http');
   const { hash } = await import('node:crypto');
   const { default: Database } = await import('better-sqlite3');
@@ -240,12 +258,14 @@ async function readsServer(body, db, userId) {
   const bytes = Buffer.from(body);
   const server = createServer((req, res) => {
     const found = key.get(hash('sha256', String(req.headers['x-api-key']), 'hex'));
-    if (!found || !user.get(found.org_id, userId)) {
+    const row = found && user.get(found.org_id, userId);
+    if (!row) {
       res.writeHead(401).end();
       return;
     }
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
-    res.end(bytes);
+    const answer = encode ? Buffer.from(JSON.stringify(row)) : bytes;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': answer.length });
+    res.end(answer);
   });
   server.listen(0, '127.0.0.1', () => {
     process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}/` })}\n`);
