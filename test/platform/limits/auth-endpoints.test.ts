@@ -83,6 +83,15 @@ describe('the auth endpoints’ own limits', () => {
     const refused = await t.call('GET', '/auth/whoami');
     expect(refused.status).toBe(429);
     expect(limitsOf(refused)).toMatchObject({ limit: 60, remaining: 0, retryAfter: 1 });
+    // Its words say which bucket: the endpoint's own, not the plan's.
+    expect(refused.body).toEqual({
+      error: {
+        code: 'rate_limit_exceeded',
+        message: 'too many /v2/auth/whoami requests for this credential: 60 a minute; retry in 1 s',
+        status: 429,
+        requestId: refused.headers.get('x-request-id'),
+      },
+    });
     expect((await t.call('GET', '/auth/whoami', { key: await t.keyFor(t.ownerId) })).status).not.toBe(429);
     expect(limitsOf(await t.call('GET', '/organizations'))).toMatchObject({ limit: 6000, remaining: 999 });
   });
