@@ -6,9 +6,11 @@ import type { BucketStore, Claim, Return } from './store.js';
 /**
  * Spends and reads rate-limit buckets (docs/rate-limits.md) so that a request pays almost nothing for its limit: this
  * process holds a *lease* of each bucket it uses — tokens claimed from the shared bucket store in one step — and spends
- * them in memory. A refusal reads and writes nothing; a served request claims a new lease (one write for many
- * requests) only when its bucket is new to the process or its lease ran out unspent (after a pause of over a second),
- * and the next lease is claimed after the answer, before it is needed, together with every other bucket's in one step.
+ * them in memory. A refusal reads and writes nothing until the bucket may hold a token again. A served request claims
+ * on its path (one write for many requests) only when its bucket is new to the process (or its plan changed), when its
+ * lease's second ran out with no request in its last quarter, when its last claim found the bucket empty, or always for
+ * a rule whose lease is one token (a burst under 20); otherwise the next lease is claimed after the answer, before it
+ * is needed, together with every other bucket's in one step.
  */
 export interface Limiter {
   /** Spends one token of the bucket `key` under `rule`; refused (`allowed: false`) when there is none. */
@@ -113,7 +115,7 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
   /**
    * Gives back tokens not spent; a failure loses only early refills. Not waited for — but a bucket file's store writes
    * at once, so a lease that expired is given back on the path of the request that finds it so, before that request
-   * claims anew (in that order, so the claim never finds more than the burst).
+   * claims anew (in that order, so that the bucket and the new lease together never hold more than the burst).
    */
   const giveBack = (returns: Return[], now: number) => {
     if (returns.length === 0) return;
