@@ -38,14 +38,7 @@ import { compileMatcher, type Mounted } from './match.js';
 import { buildOpenApi } from './openapi.js';
 import { PageCall, type RequestLimits } from './page.js';
 import { permit } from './permit.js';
-import {
-  EVENT_STREAM_HEADERS,
-  errorReply,
-  jsonReply,
-  REQUEST_ID,
-  type Reply,
-  setHeader,
-} from './reply.js';
+import { EVENT_STREAM_HEADERS, errorReply, jsonReply, REQUEST_ID, type Reply, setHeader } from './reply.js';
 import type { ApiRoute, PublicRoute, RouteDef, ScimRoute } from './route.js';
 import { parseBody, parseParams, parseQuery } from './validate.js';
 
