@@ -9,8 +9,8 @@ import type { BucketStore, Claim, Return } from './store.js';
  * them in memory. A refusal reads and writes nothing until the bucket may hold a token again. A served request claims
  * on its path (one write for many requests) only when its bucket is new to the process (or its plan changed), when its
  * lease's second ran out with no request in its last quarter, when its last claim found the bucket empty, or always for
- * a rule that is not claimed ahead (`claimsAhead`: the sign-in endpoints' and the address's); otherwise the next lease
- * is claimed after the answer, before it is needed, together with every other bucket's in one step.
+ * a rule whose lease is one token (a burst under 20); otherwise the next lease is claimed after the answer, before it
+ * is needed, together with every other bucket's in one step.
  */
 export interface Limiter {
   /** Spends one token of the bucket `key` under `rule`; refused (`allowed: false`) when there is none. */
@@ -64,18 +64,6 @@ export function leaseSize(rule: RateRule): number {
  * lease spent later would let a burst exceed the bucket; spent within this time, it exceeds it by one lease at most.
  */
 export const LEASE_MS = 1_000;
-
-/**
- * Whether a bucket's next lease is claimed ahead, after the answers, rather than on the path of the request that needs
- * it: always for a lease of several tokens; for a lease of one token (a burst under 20) only when the bucket refills it
- * within `LEASE_MS`, as every plan's does. A slower one — the sign-in endpoints', the address's for failed
- * credentials — claims each token on the request that spends it, so that no token of it is held while it refills: those
- * limits stay exact.
- */
-export function claimsAhead(rule: RateRule): boolean {
-  const size = leaseSize(rule);
-  return size > 1 || (rule.perMinute * LEASE_MS) / 60_000 >= size;
-}
 
 /** A lease not used for this long gives its tokens back (so another server, or a later start, may spend them). */
 export const LEASE_IDLE_MS = 2_000;
@@ -235,15 +223,6 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     ahead.set(key, l);
   };
 
-  /** Spends a token of the lease, and asks for the next lease when this one runs low or its time runs out. */
-  const take = (key: string, l: Lease, now: number): LimitState => {
-    l.tokens--;
-    const size = leaseSize(l.rule);
-    if (claimsAhead(l.rule) && l.tokens <= size / 2) claimSoon(key, l, true);
-    else if (size > 1 && l.until - now <= LEASE_MS / 4) claimSoon(key, l, false);
-    return state(l, now, true);
-  };
-
   const spend = (key: string, rule: RateRule): LimitState | Promise<LimitState> => {
     const now = clock().getTime();
     let l = leases.get(key);
@@ -258,7 +237,13 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     if (l) {
       l.usedAt = now;
       expire(key, l, now);
-      if (l.tokens >= 1) return take(key, l, now);
+      if (l.tokens >= 1) {
+        l.tokens--;
+        const size = leaseSize(rule);
+        if (size > 1 && l.tokens <= size / 2) claimSoon(key, l, true);
+        else if (size > 1 && l.until - now <= LEASE_MS / 4) claimSoon(key, l, false);
+        return state(l, now, true);
+      }
       if (l.claiming) return l.claiming.then(() => spend(key, rule));
       if (now < l.retryAt) return state(l, now, false);
     } else {
@@ -267,7 +252,11 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
       sweeper ??= setInterval(sweep, LEASE_IDLE_MS).unref();
     }
     const lease = l;
-    return claimNow(key, lease, now).then(() => (lease.tokens < 1 ? state(lease, now, false) : take(key, lease, now)));
+    return claimNow(key, lease, now).then(() => {
+      if (lease.tokens < 1) return state(lease, now, false);
+      lease.tokens--;
+      return state(lease, now, true);
+    });
   };
 
   const peek = (key: string, rule: RateRule): LimitState | Promise<LimitState> => {

@@ -2,7 +2,7 @@
 // spends tokens this process already holds, and the next lease is claimed off the request's path — for many buckets
 // in one write of the store.
 import { afterEach, describe, expect, it } from 'vitest';
-import { AUTH_ENDPOINT_LIMITS, PLAN_LIMITS } from '../../../src/contract/limits.js';
+import { PLAN_LIMITS } from '../../../src/contract/limits.js';
 import { fixedClock } from '../../../src/platform/clock.js';
 import { createLimiter, LEASE_MS, type Limiter, leaseSize } from '../../../src/platform/limits/limiter.js';
 import { memoryBucketStore } from '../../../src/platform/limits/memory-store.js';
@@ -94,32 +94,5 @@ describe('leases', () => {
       expect(spent).toMatchObject({ allowed: true });
       await new Promise((resolve) => setImmediate(resolve));
     }
-  });
-  it("claim a plan's one-token lease ahead too, but never a sign-in endpoint's", async () => {
-    const clock = fixedClock('2026-01-01T00:00:00.000Z');
-    const { store, claims } = countedStore();
-    const limiter = limiterOver(store, clock);
-    // The free plan: a burst of 10, leases of one token, each refilled within a second.
-    const free = PLAN_LIMITS.free;
-    expect(leaseSize(free)).toBe(1);
-    expect((await limiter.spend('org-free', free)).allowed).toBe(true);
-    await settle(20);
-    // The first token claimed on its request's path, the next one after the answer.
-    expect(claims.map((batch) => batch.map((c) => c.key))).toEqual([['org-free'], ['org-free']]);
-    const second = limiter.spend('org-free', free);
-    expect(second).not.toBeInstanceOf(Promise);
-    expect(second).toMatchObject({ allowed: true, remaining: 8 });
-    // The token endpoint: 10 at 20 a minute. A token held ahead would let a burst exceed it: each is claimed by the
-    // request that spends it, and none after.
-    claims.length = 0;
-    const token = AUTH_ENDPOINT_LIMITS.token;
-    expect(leaseSize(token)).toBe(1);
-    expect((await limiter.spend('token', token)).allowed).toBe(true);
-    await settle(20);
-    // (The free plan's bucket, spent again above, claimed its next token meanwhile.)
-    expect(claims.flat().filter((c) => c.key === 'token')).toHaveLength(1);
-    const next = limiter.spend('token', token);
-    expect(next).toBeInstanceOf(Promise);
-    expect(await next).toMatchObject({ allowed: true, remaining: 8 });
   });
 });
