@@ -158,14 +158,15 @@ describe('plat serve delivering webhooks, as its own process', () => {
       expect(r.status).toBe(201);
     }
     // Every delivery to the endpoint that is down tried once at least (refused); the other holds one attempt in flight,
-    // and its other deliveries wait their turn (an endpoint has one attempt in flight at a time).
+    // and its other deliveries wait their turn (an endpoint has one attempt in flight at a time). On a loaded machine
+    // the held attempt may outlast its 5 s before this is seen, and the endpoint then holds its next one in flight.
     await eventually('all tried', () => {
       const all = rows(t.db);
       const refused = all.filter((d) => d.webhook_id === t.hooks[0]);
-      return all.length === 2 * n && refused.every((d) => d.attempts >= 1) && held.hits.length === 1;
+      return all.length === 2 * n && refused.every((d) => d.attempts >= 1) && held.hits.length >= 1;
     });
     expect(rows(t.db).filter((d) => d.delivered_at !== null)).toEqual([]);
-    expect(held.hits).toHaveLength(1);
+    expect(held.hits.every((h) => h.answered === null)).toBe(true);
     expect(await stop(first, 'SIGKILL')).toBe(null);
     // Killed with a delivery claimed (the held one): it waits for its lease, then goes again.
     expect(rows(t.db).filter((d) => d.webhook_id === t.hooks[1] && d.lease_owner !== null)).toHaveLength(1);
@@ -175,16 +176,16 @@ describe('plat serve delivering webhooks, as its own process', () => {
     await eventually('all delivered', () => rows(t.db).every((d) => d.delivered_at !== null), 20_000);
     const events = invitedIds(t.db);
     expect(events).toHaveLength(n);
-    // The endpoint that was down got each event once; the other got each once answered, and again only the one whose
-    // earlier request the kill left unanswered.
+    // The endpoint that was down got each event once; the other got each once answered, and again only those whose
+    // earlier request went unanswered (the one the kill cut, and any that timed out before it).
     expect(down.hits.map((h) => h.id).sort()).toEqual([...events].sort());
     expect(down.hits.every((h) => h.answered === 200)).toBe(true);
     const answered = held.hits.filter((h) => h.answered === 200).map((h) => h.id);
     expect(answered.sort()).toEqual([...events].sort());
     const unanswered = held.hits.filter((h) => h.answered === null).map((h) => h.id);
-    expect(unanswered).toHaveLength(1);
-    expect(events).toContain(unanswered[0]);
-    expect(held.hits).toHaveLength(n + 1);
+    expect(unanswered.length).toBeGreaterThanOrEqual(1);
+    for (const id of unanswered) expect(events).toContain(id);
+    expect(held.hits).toHaveLength(n + unanswered.length);
     expect(await stop(second, 'SIGTERM')).toBe(0);
     expect(second.log()).not.toMatch(/could not record|internal error/);
   }, 60_000);
