@@ -1,7 +1,6 @@
 // The pipeline's rate-limit step (docs/rate-limits.md): which bucket a request spends, by the policy its endpoint
 // declares, and the answers and headers that follow.
 import type { LimitPolicy } from '../../contract/endpoint.js';
-import type { ErrorBody } from '../../contract/errors.js';
 import { ANONYMOUS_LIMIT, AUTH_ENDPOINT_LIMITS, PLAN_LIMITS, type RateLimitInfo } from '../../contract/limits.js';
 import type { OAuthErrorBody } from '../../contract/oauth.js';
 import type { Plan } from '../../contract/organizations.js';
@@ -13,7 +12,7 @@ import { clientIdOf } from '../limits/client-id.js';
 import { addressKey, credentialKey } from '../limits/keys.js';
 import type { Limiter } from '../limits/limiter.js';
 import type { Incoming } from './incoming.js';
-import { errorReply, type Failure, jsonReply, type Reply, setHeader } from './reply.js';
+import { errorBody, errorReply, type Failure, jsonReply, type Reply, setHeader } from './reply.js';
 
 /** Says when to come back, in the message as in `Retry-After`. */
 function retryIn(state: LimitState): string {
@@ -36,9 +35,10 @@ export function refused(state: LimitState, message: string): Failure {
 }
 
 /**
- * The `429` of a credential's bucket, in words that say which bucket: the error envelope with the request id, its
- * `X-RateLimit-*` and `Retry-After` headers. Built at once, in the order `errorReply` and `showLimits` would give: this
- * is what a flood is answered, thousands of times a second.
+ * The `429` of a credential's bucket, in words that say which bucket: the error envelope (`errorBody`) with the request
+ * id, its `X-RateLimit-*` and `Retry-After` headers. The headers are listed at once, in the order `errorReply` and
+ * `showLimits` would give, rather than made as a record, listed and then replaced: this is what a flood is answered,
+ * thousands of times a second.
  */
 export function credentialRefusal(
   state: LimitState,
@@ -50,14 +50,18 @@ export function credentialRefusal(
     policy === 'whoami'
       ? `too many ${path} requests for this credential: ${state.limit} a minute`
       : `rate limit exceeded: ${state.limit} requests a minute for this credential`;
-  const body: ErrorBody = {
-    error: { code: 'rate_limit_exceeded', message: `${which}; ${retryIn(state)}`, status: 429, requestId },
+  const failure: Failure = {
+    code: 'rate_limit_exceeded',
+    status: 429,
+    message: `${which}; ${retryIn(state)}`,
+    details: undefined,
+    headers: undefined,
   };
   const headers = ['content-type', 'application/json', 'x-request-id', requestId];
   headers.push('x-ratelimit-limit', String(state.limit), 'x-ratelimit-remaining', String(state.remaining));
   headers.push('x-ratelimit-reset', String(state.reset));
   if (state.retryAfter !== undefined) headers.push('retry-after', String(state.retryAfter));
-  return { status: 429, headers, body: JSON.stringify(body) };
+  return { status: 429, headers, body: JSON.stringify(errorBody(failure, requestId)) };
 }
 
 /** A credential's spend: the bucket it spent (or was refused by) and that bucket's state. */

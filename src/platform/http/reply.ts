@@ -4,7 +4,7 @@
 import type { ErrorBody } from '../../contract/errors.js';
 import { ID_PREFIX } from '../../contract/ids.js';
 import { randomBase62 } from '../clock.js';
-import { errorParts, type PlatformError } from '../errors.js';
+import type { PlatformError } from '../errors.js';
 
 /** An answer: its status, its headers (lower-case names and values in turn), its body (none: `null`). */
 export interface Reply {
@@ -69,9 +69,13 @@ export const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
  */
 export type Failure = Pick<PlatformError, 'code' | 'status' | 'message' | 'details' | 'headers'>;
 
-/** The error envelope (docs/api.md, "Errors"), with the request id. */
+/**
+ * The error envelope (docs/api.md, "Errors"), with the request id: `errorParts` with the status and the request id,
+ * made as one literal of each shape rather than spread (spreading cost a refusal a third of its time).
+ */
 export function errorBody(err: Failure, requestId: string): ErrorBody {
-  return { error: { ...errorParts(err), status: err.status, requestId } };
+  const { code, message, details, status } = err;
+  return { error: details ? { code, message, details, status, requestId } : { code, message, status, requestId } };
 }
 
 /** The error envelope as a reply, with the request id and the error's own headers. */
