@@ -164,13 +164,28 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     }
   };
 
-  /** Claims a lease's worth of tokens into `l` now, on the request's path (at most one claim at a time per bucket). */
-  const claimNow = (key: string, l: Lease, now: number): Promise<void> => {
-    const claiming = store.claim(key, l.rule, now, leaseSize(l.rule)).then((r) => granted(key, l, now, r));
-    l.claiming = claiming.finally(() => {
-      l.claiming = undefined;
+  /**
+   * Claims a lease's worth of tokens into `l` now, on the request's path (at most one claim at a time per bucket), and
+   * spends one of them for the request that claimed in the same step as the grant: whether it got one. (Spent later, a
+   * request of the same bucket whose turn came in between could take it, and the claimant be refused a token its own
+   * claim was granted.)
+   */
+  const claimNow = (key: string, l: Lease, now: number): Promise<boolean> => {
+    const claiming = store.claim(key, l.rule, now, leaseSize(l.rule)).then((r) => {
+      granted(key, l, now, r);
+      if (l.tokens < 1) return false;
+      l.tokens--;
+      return true;
     });
-    return l.claiming;
+    l.claiming = claiming.then(
+      () => {
+        l.claiming = undefined;
+      },
+      () => {
+        l.claiming = undefined;
+      },
+    );
+    return claiming;
   };
 
   /** Claims the next leases of every bucket that asked, in one step of the store, after the current answers. */
@@ -252,11 +267,7 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
       sweeper ??= setInterval(sweep, LEASE_IDLE_MS).unref();
     }
     const lease = l;
-    return claimNow(key, lease, now).then(() => {
-      if (lease.tokens < 1) return state(lease, now, false);
-      lease.tokens--;
-      return state(lease, now, true);
-    });
+    return claimNow(key, lease, now).then((served) => state(lease, now, served));
   };
 
   const peek = (key: string, rule: RateRule): LimitState | Promise<LimitState> => {

@@ -95,4 +95,39 @@ describe('leases', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
   });
+
+  it('serve the request whose claim was granted, whatever spends its bucket before the request resumes', async () => {
+    // Free's leases are one token, claimed on each request's path. Another request of the same bucket whose turn comes
+    // a few microtasks after the grant (its authentication just done) must not take the token the claim was for.
+    const free = PLAN_LIMITS.free;
+    expect(leaseSize(free)).toBe(1);
+    for (let depth = 0; depth < 6; depth++) {
+      const clock = fixedClock('2026-01-01T00:00:00.000Z');
+      const inner = memoryBucketStore();
+      let asked = false;
+      let other: (spent: ReturnType<Limiter['spend']>) => void = () => {};
+      const otherSpent = new Promise<ReturnType<Limiter['spend']>>((resolve) => {
+        other = resolve;
+      });
+      const later = (n: number, fn: () => void): void => {
+        if (n === 0) fn();
+        else queueMicrotask(() => later(n - 1, fn));
+      };
+      const store: BucketStore = {
+        ...inner,
+        claim: (key, rule, now, want) =>
+          inner.claim(key, rule, now, want).then((result) => {
+            // The first claim's grant, then — `depth` microtasks later — a second request of the bucket.
+            if (!asked) later(depth, () => other(limiter.spend(key, rule)));
+            asked = true;
+            return result;
+          }),
+      };
+      const limiter = limiterOver(store, clock);
+      const first = await limiter.spend('org:free', free);
+      expect({ depth, allowed: first.allowed }).toEqual({ depth, allowed: true });
+      // The bucket held ten tokens: the other request claims its own, and is served too.
+      expect({ depth, allowed: (await otherSpent).allowed }).toEqual({ depth, allowed: true });
+    }
+  });
 });
