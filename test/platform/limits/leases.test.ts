@@ -130,4 +130,20 @@ describe('leases', () => {
       expect({ depth, allowed: (await otherSpent).allowed }).toEqual({ depth, allowed: true });
     }
   });
+
+  it('fail only the request whose claim failed: a request that waited for it claims again', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00.000Z');
+    const inner = memoryBucketStore();
+    let failures = 1;
+    const store: BucketStore = {
+      ...inner,
+      claim: (key, rule, now, want) =>
+        failures-- > 0 ? Promise.reject(new Error('the bucket file is locked')) : inner.claim(key, rule, now, want),
+    };
+    const limiter = limiterOver(store, clock);
+    const first = limiter.spend('org:free', PLAN_LIMITS.free);
+    const waiting = limiter.spend('org:free', PLAN_LIMITS.free);
+    await expect(first).rejects.toThrow('the bucket file is locked');
+    expect((await waiting).allowed).toBe(true);
+  });
 });
