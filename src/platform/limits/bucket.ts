@@ -72,14 +72,16 @@ export interface ClaimResult {
 
 /**
  * Claims up to `want` tokens at once (the leases of limiter.ts): as many as the bucket holds, at most `want`; none
- * from a bucket holding less than one, which is then left as it is.
+ * from a bucket holding less than one, which is then left as it is. With `back`, the tokens of an expired lease of
+ * the same bucket are given back first (`giveBack`), in the same step: stored even when nothing is granted.
  */
-export function claim(prev: Bucket | undefined, rule: RateRule, now: number, want: number): ClaimResult {
-  const level = levelAt(prev, rule, now);
+export function claim(prev: Bucket | undefined, rule: RateRule, now: number, want: number, back = 0): ClaimResult {
+  const at = Math.max(now, prev?.at ?? now);
+  const level = Math.min(rule.burst * UNIT, levelAt(prev, rule, now) + back * UNIT);
   const granted = Math.min(want, Math.floor(level / UNIT));
-  if (granted < 1) return { next: undefined, granted: 0, level };
+  if (granted < 1) return { next: back > 0 && prev ? { level, at } : undefined, granted: 0, level };
   const after = level - granted * UNIT;
-  return { next: { level: after, at: Math.max(now, prev?.at ?? now) }, granted, level: after };
+  return { next: { level: after, at }, granted, level: after };
 }
 
 /** Gives back `n` tokens claimed and not spent, never above the burst. */

@@ -8,7 +8,8 @@ import type { BucketStore, Claim, Return } from './store.js';
  * process holds a *lease* of each bucket it uses — tokens claimed from the shared bucket store in one step — and spends
  * them in memory. A refusal reads and writes nothing until the bucket may hold a token again. A served request claims
  * on its path (one write for many requests) only when its bucket is new to the process (or its plan changed), when its
- * lease's second ran out with no request in its last quarter, when its last claim found the bucket empty, or always for
+ * lease's second ran out with no request in its last quarter (its unspent tokens given back in that same write), when
+ * its last claim found the bucket empty, or always for
  * a rule whose lease is one token (a burst under 20); otherwise the next lease is claimed after the answer, before it
  * is needed, together with every other bucket's in one step.
  */
@@ -113,21 +114,29 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     stateOf(Math.min(l.rule.burst * UNIT, usable(l, now) * UNIT + sharedNow(l, now)), l.rule, now, allowed);
 
   /**
-   * Gives back tokens not spent; a failure loses only early refills. Not waited for — but a bucket file's store writes
-   * at once, so a lease that expired is given back on the path of the request that finds it so, before that request
-   * claims anew (in that order, so that the bucket and the new lease together never hold more than the burst).
+   * Gives back tokens not spent; a failure loses only early refills. Not waited for. (A lease that expired and is
+   * claimed anew gives its tokens back in the claim's own step instead: `stale`.)
    */
   const giveBack = (returns: Return[], now: number) => {
     if (returns.length === 0) return;
     track(store.give(returns, now).catch(() => undefined));
   };
 
-  /** A lease's tokens that can no longer be spent, given back; the lease is then empty. */
+  /**
+   * Takes out of a lease the tokens that can no longer be spent, to be given back by the next claim in the same step
+   * (the bucket and the new lease together then never hold more than the burst); the lease is then empty.
+   */
+  const stale = (l: Lease, now: number): number => {
+    if (l.tokens === 0 || now < l.until) return 0;
+    const n = l.tokens;
+    l.tokens = 0;
+    return n;
+  };
+
+  /** A lease's tokens that can no longer be spent, given back now; the lease is then empty. */
   const expire = (key: string, l: Lease, now: number) => {
-    if (l.tokens > 0 && now >= l.until) {
-      giveBack([{ key, rule: l.rule, n: l.tokens }], now);
-      l.tokens = 0;
-    }
+    const n = stale(l, now);
+    if (n > 0) giveBack([{ key, rule: l.rule, n }], now);
   };
 
   /** Gives back the leases idle for `LEASE_IDLE_MS`, and forgets them. */
@@ -171,7 +180,8 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
    * claim was granted.)
    */
   const claimNow = (key: string, l: Lease, now: number): Promise<boolean> => {
-    const claiming = store.claim(key, l.rule, now, leaseSize(l.rule)).then((r) => {
+    const back = stale(l, now);
+    const claiming = store.claim(key, l.rule, now, leaseSize(l.rule), back).then((r) => {
       granted(key, l, now, r);
       if (l.tokens < 1) return false;
       l.tokens--;
@@ -195,17 +205,17 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     soon = undefined;
     renewal = undefined;
     const now = clock().getTime();
-    const batch: [string, Lease, number][] = [];
+    const batch: [key: string, lease: Lease, want: number, back: number][] = [];
     for (const [key, l] of ahead) {
       if (closed || l.claiming || leases.get(key) !== l) continue;
       const want = leaseSize(l.rule) - usable(l, now);
       // A lease still full but about to expire: its time is renewed (it holds no more than one claim's worth).
       if (want <= 0) l.until = now + LEASE_MS;
-      else batch.push([key, l, want]);
+      else batch.push([key, l, want, stale(l, now)]);
     }
     ahead.clear();
     if (batch.length === 0) return;
-    const claims: Claim[] = batch.map(([key, l, want]) => ({ key, rule: l.rule, want }));
+    const claims: Claim[] = batch.map(([key, l, want, back]) => ({ key, rule: l.rule, want, back }));
     const claiming = store.claimMany(claims, now).then(
       (results) => {
         batch.forEach(([key, l], i) => {
@@ -251,16 +261,19 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
     }
     if (l) {
       l.usedAt = now;
-      expire(key, l, now);
-      if (l.tokens >= 1) {
+      if (usable(l, now) >= 1) {
         l.tokens--;
         const size = leaseSize(rule);
         if (size > 1 && l.tokens <= size / 2) claimSoon(key, l, true);
         else if (size > 1 && l.until - now <= LEASE_MS / 4) claimSoon(key, l, false);
         return state(l, now, true);
       }
-      if (l.claiming) return l.claiming.then(() => spend(key, rule));
-      if (now < l.retryAt) return state(l, now, false);
+      if (l.claiming || now < l.retryAt) {
+        expire(key, l, now);
+        if (l.claiming) return l.claiming.then(() => spend(key, rule));
+        return state(l, now, false);
+      }
+      // Claimed below, an expired lease's tokens given back in the same step.
     } else {
       l = { rule, tokens: 0, until: now, shared: 0, at: now, retryAt: 0, usedAt: now, claiming: undefined };
       leases.set(key, l);

@@ -6,6 +6,8 @@ export interface Claim {
   key: string;
   rule: RateRule;
   want: number;
+  /** Tokens of the bucket's expired lease, given back in the same step before the claim (`claim` of bucket.ts). */
+  back?: number;
 }
 
 /** Tokens of one bucket to give back: claimed by a lease (limiter.ts) and not spent. */
@@ -24,8 +26,17 @@ export interface Return {
 export interface BucketStore {
   /** Reads a bucket; undefined when never used (or pruned), which means full. */
   get(key: string): Promise<Bucket | undefined>;
-  /** `claim` of bucket.ts on the stored bucket at `now`: up to `want` tokens; the number granted and the level after. */
-  claim(key: string, rule: RateRule, now: number, want: number): Promise<{ granted: number; level: number }>;
+  /**
+   * `claim` of bucket.ts on the stored bucket at `now`: up to `want` tokens, after giving back `back` (an expired
+   * lease's) in the same step; the number granted and the level after.
+   */
+  claim(
+    key: string,
+    rule: RateRule,
+    now: number,
+    want: number,
+    back?: number,
+  ): Promise<{ granted: number; level: number }>;
   /** `claim` for several buckets, in one step where the store can; the results in order. */
   claimMany(claims: readonly Claim[], now: number): Promise<{ granted: number; level: number }[]>;
   /** `giveBack` of bucket.ts for each bucket at `now`, all in one step where the store can. */
@@ -60,10 +71,10 @@ export interface SteppedBuckets {
 export function steppedBucketStore(buckets: SteppedBuckets): BucketStore {
   const claimMany = (claims: readonly Claim[], now: number) =>
     buckets.update(
-      claims.map(({ key, rule, want }) => ({
+      claims.map(({ key, rule, want, back }) => ({
         key,
         step: (prev: Bucket | undefined) => {
-          const { next, granted, level } = claim(prev, rule, now, want);
+          const { next, granted, level } = claim(prev, rule, now, want, back);
           return { next, result: { granted, level } };
         },
       })),
@@ -71,8 +82,8 @@ export function steppedBucketStore(buckets: SteppedBuckets): BucketStore {
     );
   return {
     get: async (key) => buckets.get(key),
-    claim: async (key, rule, now, want) =>
-      claimMany([{ key, rule, want }], now)[0] as { granted: number; level: number },
+    claim: async (key, rule, now, want, back) =>
+      claimMany([{ key, rule, want, back }], now)[0] as { granted: number; level: number },
     claimMany: async (claims, now) => claimMany(claims, now),
     give: async (returns, now) => {
       if (returns.length === 0) return;

@@ -49,11 +49,15 @@ export function pgBucketStore(q: Q): BucketStore {
   };
   /**
    * Takes exactly `n` tokens in one statement, or none: a bucket never stored is full, and is stored with the tokens
-   * taken; a stored one is updated only when it holds `n`, else PostgreSQL leaves it and returns no row. The level
-   * after, or undefined when refused.
+   * taken; a stored one is updated only when it holds `n` (with the `back` tokens of an expired lease given back
+   * first, never above the burst), else PostgreSQL leaves it and returns no row. The level after, or undefined when
+   * refused.
    */
-  const takeExactly = async (key: string, rule: RateRule, now: number, n: number) => {
-    const level = refilled(rule, now);
+  const takeExactly = async (key: string, rule: RateRule, now: number, n: number, back: number) => {
+    const level =
+      back > 0
+        ? sql<number>`least(${rule.burst * UNIT}::float8, ${refilled(rule, now)} + ${back * UNIT})`
+        : refilled(rule, now);
     const { rows } = await sql<Row>`
       INSERT INTO buckets AS b (key, level, at) VALUES (${key}, ${rule.burst * UNIT - n * UNIT}, ${now})
       ON CONFLICT (key) DO UPDATE SET level = ${level} - ${n * UNIT}, at = greatest(b.at, ${now}::bigint)
@@ -68,13 +72,14 @@ export function pgBucketStore(q: Q): BucketStore {
     get,
     // One statement a bucket (a step holds the leases running low and the renewals of the last 50 ms), at once:
     // PostgreSQL keeps each atomic.
-    claimMany: (claims, now) => Promise.all(claims.map((c) => store.claim(c.key, c.rule, now, c.want))),
-    async claim(key, rule, now, want) {
+    claimMany: (claims, now) => Promise.all(claims.map((c) => store.claim(c.key, c.rule, now, c.want, c.back))),
+    async claim(key, rule, now, want, back = 0) {
       // The whole lease when the bucket holds it (nearly always); else one token; else none. (Before PostgreSQL 18,
-      // `RETURNING` cannot show what a row held before, so "as many as it holds" would take a read first.)
+      // `RETURNING` cannot show what a row held before, so "as many as it holds" would take a read first.) Tokens given
+      // back make it hold at least one: a claim with `back` is never refused, so its give-back is never left undone.
       const wanted = Math.min(want, rule.burst);
       for (const n of wanted > 1 ? [wanted, 1] : [1]) {
-        const level = await takeExactly(key, rule, now, n);
+        const level = await takeExactly(key, rule, now, n, back);
         if (level !== undefined) return { granted: n, level };
       }
       // Refused, having taken nothing (decided by the statements above, on the locked row): the level is read from

@@ -1,7 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ANONYMOUS_LIMIT, AUTH_ENDPOINT_LIMITS, PLAN_LIMITS, type RateRule } from '../../../src/contract/limits.js';
-import { type Bucket, charge, levelAt, peek, take, UNIT } from '../../../src/platform/limits/bucket.js';
+import {
+  type Bucket,
+  charge,
+  claim,
+  giveBack,
+  levelAt,
+  peek,
+  take,
+  UNIT,
+} from '../../../src/platform/limits/bucket.js';
 import { IDLE_MS } from '../../../src/platform/limits/store.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
@@ -32,6 +41,34 @@ describe('token bucket', () => {
     const refused = take(b, free, T0);
     expect(refused.next).toBeUndefined();
     expect(refused.state).toEqual({ allowed: false, limit: 60, remaining: 0, reset: T0 / 1000 + 10, retryAfter: 1 });
+  });
+
+  it('claims with an expired lease given back in the same step exactly as giving back, then claiming', () => {
+    const rules = [...Object.values(PLAN_LIMITS), ...Object.values(AUTH_ENDPOINT_LIMITS), ANONYMOUS_LIMIT];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...rules),
+        fc.option(fc.record({ level: fc.integer({ min: 0, max: 1_000 * UNIT }), at: fc.constant(T0) }), {
+          nil: undefined,
+        }),
+        fc.integer({ min: 0, max: 5_000 }),
+        fc.integer({ min: 1, max: 200 }),
+        fc.integer({ min: 1, max: 200 }),
+        (rule, stored, gap, want, back) => {
+          const prev = stored && { level: Math.min(stored.level, rule.burst * UNIT), at: stored.at };
+          const now = T0 + gap;
+          // In two steps: the give-back stored (none for a bucket never stored: it is full), then the claim.
+          const given = prev && giveBack(prev, rule, now, back);
+          const twoSteps = claim(given, rule, now, want);
+          const oneStep = claim(prev, rule, now, want, back);
+          expect(oneStep.granted).toBe(twoSteps.granted);
+          expect(oneStep.level).toBe(twoSteps.level);
+          expect(oneStep.next).toEqual(twoSteps.next ?? given);
+          // Tokens given back make the bucket hold at least one: such a claim is never refused.
+          expect(oneStep.granted).toBeGreaterThanOrEqual(1);
+        },
+      ),
+    );
   });
 
   it('refills at perMinute / 60 a second and never above the burst', () => {

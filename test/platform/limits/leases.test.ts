@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PLAN_LIMITS } from '../../../src/contract/limits.js';
 import { fixedClock } from '../../../src/platform/clock.js';
+import { UNIT } from '../../../src/platform/limits/bucket.js';
 import { createLimiter, LEASE_MS, type Limiter, leaseSize } from '../../../src/platform/limits/limiter.js';
 import { memoryBucketStore } from '../../../src/platform/limits/memory-store.js';
 import type { BucketStore, Claim } from '../../../src/platform/limits/store.js';
@@ -20,9 +21,9 @@ function countedStore(): { store: BucketStore; claims: Claim[][] } {
   const claims: Claim[][] = [];
   const store: BucketStore = {
     ...inner,
-    claim: (key, rule, now, want) => {
-      claims.push([{ key, rule, want }]);
-      return inner.claim(key, rule, now, want);
+    claim: (key, rule, now, want, back) => {
+      claims.push([{ key, rule, want, back }]);
+      return inner.claim(key, rule, now, want, back);
     },
     claimMany: (batch, now) => {
       claims.push([...batch]);
@@ -145,5 +146,33 @@ describe('leases', () => {
     const waiting = limiter.spend('org:free', PLAN_LIMITS.free);
     await expect(first).rejects.toThrow('the bucket file is locked');
     expect((await waiting).allowed).toBe(true);
+  });
+
+  it('give back an expired lease in the same write as the claim that replaces it', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00.000Z');
+    const { store, claims } = countedStore();
+    const gives: unknown[] = [];
+    const counted: BucketStore = {
+      ...store,
+      give: (returns, now) => {
+        gives.push(returns);
+        return store.give(returns, now);
+      },
+    };
+    const limiter = limiterOver(counted, clock);
+    const size = leaseSize(RULE);
+    expect((await limiter.spend('sparse', RULE)).allowed).toBe(true);
+    // The lease's second runs out with no request in its last quarter: its other tokens are never spent.
+    clock.advance(LEASE_MS + 1);
+    claims.length = 0;
+    const next = await limiter.spend('sparse', RULE);
+    expect(next.allowed).toBe(true);
+    // One step of the store: the claim, carrying what the old lease gives back; no give of its own.
+    expect(claims).toEqual([[{ key: 'sparse', rule: RULE, want: size, back: size - 1 }]]);
+    expect(gives).toEqual([]);
+    // The bucket as give-then-claim would leave it: the burst (the old lease back, refilled meanwhile, capped), less
+    // the new lease; the request's own token is spent from it.
+    expect(next.remaining).toBe(RULE.burst - 1);
+    expect((await store.get('sparse'))?.level).toBe((RULE.burst - size) * UNIT);
   });
 });
