@@ -175,4 +175,42 @@ describe('leases', () => {
     expect(next.remaining).toBe(RULE.burst - 1);
     expect((await store.get('sparse'))?.level).toBe((RULE.burst - size) * UNIT);
   });
+
+  it('claim a one-token lease ahead in a burst, and only then, never allowing more than the bucket', async () => {
+    const free = PLAN_LIMITS.free; // a burst of 10, a token a second: leases of one token
+    const clock = fixedClock('2026-01-01T00:00:00.000Z');
+    const { store, claims } = countedStore();
+    const limiter = limiterOver(store, clock);
+    const next = () => new Promise((resolve) => setImmediate(resolve));
+    // A burst, 100 ms apart: the first two requests claim on their path (a bucket new to the process, then the first
+    // sign of a burst); from the third on each spends the token claimed ahead for it after the previous answer.
+    const served: boolean[] = [];
+    for (let i = 0; i < 8; i++) {
+      const spent = limiter.spend('burst', free);
+      served.push(!(spent instanceof Promise));
+      expect((await spent).allowed).toBe(true);
+      await next();
+      clock.advance(100);
+    }
+    expect(served).toEqual([false, false, true, true, true, true, true, true]);
+    // Slower than a request a second: every request claims its own token on its path, and nothing is claimed ahead.
+    claims.length = 0;
+    for (let i = 0; i < 4; i++) {
+      clock.advance(1_500);
+      const spent = limiter.spend('sparse', free);
+      expect(spent).toBeInstanceOf(Promise);
+      expect((await spent).allowed).toBe(true);
+      await next();
+    }
+    expect(claims.map(([c]) => c?.key)).toEqual(['sparse', 'sparse', 'sparse', 'sparse']);
+    // Claiming ahead allows no more than the bucket: 10 of 15 requests within 140 ms, the rest refused.
+    const allowed: boolean[] = [];
+    for (let i = 0; i < 15; i++) {
+      allowed.push((await limiter.spend('flood', free)).allowed);
+      await next();
+      clock.advance(10);
+    }
+    expect(allowed.filter(Boolean)).toHaveLength(10);
+    expect(allowed.slice(10)).toEqual([false, false, false, false, false]);
+  });
 });
