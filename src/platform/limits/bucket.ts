@@ -61,7 +61,10 @@ export function take(prev: Bucket | undefined, rule: RateRule, now: number): Ste
   return { next: { level: after, at }, state: stateOf(after, rule, now, true) };
 }
 
-/** What a claim of tokens leaves: what to store (nothing when none was granted), how many, and the level after. */
+/**
+ * What a claim of tokens leaves: what to store (nothing when none was granted and none given back), how many, and the
+ * level after.
+ */
 export interface ClaimResult {
   next: Bucket | undefined;
   /** Tokens granted: `want`, or as many whole tokens as the bucket holds when fewer. */
@@ -79,6 +82,7 @@ export function claim(prev: Bucket | undefined, rule: RateRule, now: number, wan
   const at = Math.max(now, prev?.at ?? now);
   const level = Math.min(rule.burst * UNIT, levelAt(prev, rule, now) + back * UNIT);
   const granted = Math.min(want, Math.floor(level / UNIT));
+  // (Tokens given back are there to claim: with `back` of one or more, a claim is granted at least one.)
   if (granted < 1) return { next: back > 0 && prev ? { level, at } : undefined, granted: 0, level };
   const after = level - granted * UNIT;
   return { next: { level: after, at }, granted, level: after };

@@ -9,9 +9,9 @@ import type { BucketStore, Claim, Return } from './store.js';
  * them in memory. A refusal reads and writes nothing until the bucket may hold a token again. A served request claims
  * on its path (one write for many requests) only when its bucket is new to the process (or its plan changed), when its
  * lease's second ran out with no request in its last quarter (its unspent tokens given back in that same write), when
- * its last claim found the bucket empty, or — for a rule whose lease is one token (a burst under 20) — when the
- * bucket's last request was a second ago or more; otherwise the next lease is claimed after the answer, before it is
- * needed, together with every other bucket's in one step.
+ * its last claim found the bucket empty, or — for a rule whose lease is one token (a burst under 20) — unless its
+ * token was claimed ahead, which it is while the bucket's requests come less than a second apart; otherwise the next
+ * lease is claimed after the answer, before it is needed, together with every other bucket's in one step.
  */
 export interface Limiter {
   /** Spends one token of the bucket `key` under `rule`; refused (`allowed: false`) when there is none. */
@@ -124,7 +124,8 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
 
   /**
    * Takes out of a lease the tokens that can no longer be spent, to be given back by the next claim in the same step
-   * (the bucket and the new lease together then never hold more than the burst); the lease is then empty.
+   * (the bucket and the new lease together then never hold more than the burst); the lease is then empty. A claim that
+   * fails loses them, as a failed give-back would: early refills only.
    */
   const stale = (l: Lease, now: number): number => {
     if (l.tokens === 0 || now < l.until) return 0;
@@ -175,9 +176,10 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
 
   /**
    * Claims a lease's worth of tokens into `l` now, on the request's path (at most one claim at a time per bucket), and
-   * spends one of them for the request that claimed in the same step as the grant: whether it got one. (Spent later, a
-   * request of the same bucket whose turn came in between could take it, and the claimant be refused a token its own
-   * claim was granted.)
+   * spends one of them for the request that claimed as soon as the grant is taken into the lease, before any other
+   * request's turn: whether it got one. (Spent later, a request of the same bucket whose turn came in between could
+   * take it, and the claimant be refused a token its own claim was granted.) The requests that wait for the claim
+   * (`l.claiming`) fail with it when it fails, rather than each trying again in turn while the store is down.
    */
   const claimNow = (key: string, l: Lease, now: number): Promise<boolean> => {
     const back = stale(l, now);
@@ -187,14 +189,19 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
       l.tokens--;
       return true;
     });
-    l.claiming = claiming.then(
+    // Cleared in the claim's first reaction: before the claimant's continuation, which may ask for the next lease.
+    const waited = claiming.then(
       () => {
         l.claiming = undefined;
       },
-      () => {
+      (err: unknown) => {
         l.claiming = undefined;
+        throw err;
       },
     );
+    // Reported by the claimant (and any request that waited): not an unhandled rejection when none waited.
+    waited.catch(() => undefined);
+    l.claiming = waited;
     return claiming;
   };
 

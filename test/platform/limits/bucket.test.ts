@@ -51,7 +51,8 @@ describe('token bucket', () => {
         fc.option(fc.record({ level: fc.integer({ min: 0, max: 1_000 * UNIT }), at: fc.constant(T0) }), {
           nil: undefined,
         }),
-        fc.integer({ min: 0, max: 5_000 }),
+        // Another process's clock may lag: time can seem to go back a little.
+        fc.integer({ min: -500, max: 5_000 }),
         fc.integer({ min: 1, max: 200 }),
         fc.integer({ min: 1, max: 200 }),
         (rule, stored, gap, want, back) => {
@@ -63,7 +64,7 @@ describe('token bucket', () => {
           const oneStep = claim(prev, rule, now, want, back);
           expect(oneStep.granted).toBe(twoSteps.granted);
           expect(oneStep.level).toBe(twoSteps.level);
-          expect(oneStep.next).toEqual(twoSteps.next ?? given);
+          expect(oneStep.next).toEqual(twoSteps.next);
           // Tokens given back make the bucket hold at least one: such a claim is never refused.
           expect(oneStep.granted).toBeGreaterThanOrEqual(1);
         },

@@ -132,20 +132,28 @@ describe('leases', () => {
     }
   });
 
-  it('fail only the request whose claim failed: a request that waited for it claims again', async () => {
+  it('fail the requests that waited for a claim that failed with its error, then claim anew', async () => {
     const clock = fixedClock('2026-01-01T00:00:00.000Z');
     const inner = memoryBucketStore();
     let failures = 1;
+    let claimed = 0;
     const store: BucketStore = {
       ...inner,
-      claim: (key, rule, now, want) =>
-        failures-- > 0 ? Promise.reject(new Error('the bucket file is locked')) : inner.claim(key, rule, now, want),
+      claim: (key, rule, now, want, back) => {
+        claimed++;
+        if (failures-- > 0) return Promise.reject(new Error('the bucket file is locked'));
+        return inner.claim(key, rule, now, want, back);
+      },
     };
     const limiter = limiterOver(store, clock);
-    const first = limiter.spend('org:free', PLAN_LIMITS.free);
-    const waiting = limiter.spend('org:free', PLAN_LIMITS.free);
-    await expect(first).rejects.toThrow('the bucket file is locked');
-    expect((await waiting).allowed).toBe(true);
+    // Three requests of one bucket at once: one claim, whose failure each is answered with (no claim again in turn
+    // while the store is down).
+    const spent = Array.from({ length: 3 }, () => limiter.spend('org:free', PLAN_LIMITS.free));
+    for (const s of spent) await expect(s).rejects.toThrow('the bucket file is locked');
+    expect(claimed).toBe(1);
+    // The store back, the next request claims anew and is served.
+    expect((await limiter.spend('org:free', PLAN_LIMITS.free)).allowed).toBe(true);
+    expect(claimed).toBe(2);
   });
 
   it('give back an expired lease in the same write as the claim that replaces it', async () => {
@@ -161,19 +169,22 @@ describe('leases', () => {
     };
     const limiter = limiterOver(counted, clock);
     const size = leaseSize(RULE);
+    const start = clock().getTime();
     expect((await limiter.spend('sparse', RULE)).allowed).toBe(true);
+    // Another process spends half the bucket meanwhile (so that what comes back shows in its level).
+    await store.claim('sparse', RULE, start, RULE.burst / 2);
     // The lease's second runs out with no request in its last quarter: its other tokens are never spent.
     clock.advance(LEASE_MS + 1);
     claims.length = 0;
-    const next = await limiter.spend('sparse', RULE);
-    expect(next.allowed).toBe(true);
+    expect((await limiter.spend('sparse', RULE)).allowed).toBe(true);
     // One step of the store: the claim, carrying what the old lease gives back; no give of its own.
     expect(claims).toEqual([[{ key: 'sparse', rule: RULE, want: size, back: size - 1 }]]);
     expect(gives).toEqual([]);
-    // The bucket as give-then-claim would leave it: the burst (the old lease back, refilled meanwhile, capped), less
-    // the new lease; the request's own token is spent from it.
-    expect(next.remaining).toBe(RULE.burst - 1);
-    expect((await store.get('sparse'))?.level).toBe((RULE.burst - size) * UNIT);
+    // The bucket as give-then-claim leaves it: the two claims out, the old lease's unspent tokens back, a second's
+    // refill, the new lease out.
+    const refill = (LEASE_MS + 1) * RULE.perMinute;
+    const tokens = RULE.burst - size - RULE.burst / 2 + (size - 1) - size;
+    expect((await store.get('sparse'))?.level).toBe(tokens * UNIT + refill);
   });
 
   it('claim a one-token lease ahead in a burst, and only then, never allowing more than the bucket', async () => {
@@ -212,5 +223,23 @@ describe('leases', () => {
     }
     expect(allowed.filter(Boolean)).toHaveLength(10);
     expect(allowed.slice(10)).toEqual([false, false, false, false, false]);
+    // A steady pace just under a second apart, a pause just under a second, then a flood: its first request spends
+    // the token claimed ahead (still within its second), and the flood gets no more than the bucket refilled behind
+    // it and that token — the burst and one lease at most (docs/rate-limits.md).
+    for (let i = 0; i < 20; i++) {
+      expect((await limiter.spend('steady', free)).allowed).toBe(true);
+      await next();
+      clock.advance(900);
+    }
+    clock.advance(50);
+    const first = limiter.spend('steady', free);
+    expect(first).not.toBeInstanceOf(Promise);
+    let flood = (await first).allowed ? 1 : 0;
+    for (let i = 0; i < 15; i++) {
+      if ((await limiter.spend('steady', free)).allowed) flood++;
+      await next();
+      clock.advance(10);
+    }
+    expect(flood).toBeLessThanOrEqual(free.burst + leaseSize(free));
   });
 });
