@@ -179,10 +179,11 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
    * spends one of them for the request that claimed as soon as the grant is taken into the lease, before any other
    * request's turn: whether it got one. (Spent later, a request of the same bucket whose turn came in between could
    * take it, and the claimant be refused a token its own claim was granted.) The requests that wait for the claim
-   * (`l.claiming`) fail with it when it fails, rather than each trying again in turn while the store is down.
+   * (`l.claiming`) fail with it when it fails, rather than each trying again in turn while the store is down. The
+   * tokens of an expired lease, and `replaced` (those of the lease a plan change replaced), go back in the same step.
    */
-  const claimNow = (key: string, l: Lease, now: number): Promise<boolean> => {
-    const back = stale(l, now);
+  const claimNow = (key: string, l: Lease, now: number, replaced = 0): Promise<boolean> => {
+    const back = stale(l, now) + replaced;
     const claiming = store.claim(key, l.rule, now, leaseSize(l.rule), back).then((r) => {
       granted(key, l, now, r);
       if (l.tokens < 1) return false;
@@ -258,11 +259,13 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
   const spend = (key: string, rule: RateRule): LimitState | Promise<LimitState> => {
     const now = clock().getTime();
     let l = leases.get(key);
+    /** Tokens of a lease under another rule, given back in the step that claims the bucket anew. */
+    let replaced = 0;
     if (l && l.rule !== rule) {
       // The organization's plan changed: once a claim under way has landed, the lease goes back, and the bucket is
-      // claimed anew under the new rule.
+      // claimed anew under the new rule, in one step (the new rule's refill and burst apply, as for any step).
       if (l.claiming) return l.claiming.then(() => spend(key, rule));
-      if (l.tokens > 0) giveBack([{ key, rule: l.rule, n: l.tokens }], now);
+      replaced = l.tokens;
       leases.delete(key);
       l = undefined;
     }
@@ -289,7 +292,7 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
       sweeper ??= setInterval(sweep, LEASE_IDLE_MS).unref();
     }
     const lease = l;
-    return claimNow(key, lease, now).then((served) => {
+    return claimNow(key, lease, now, replaced).then((served) => {
       // A lease of one token is claimed ahead only in a burst: at a slower pace a token claimed ahead would mostly
       // expire unspent, and cost a claim and a give-back besides the next request's own claim.
       if (served && bursting && lease.tokens < 1) claimSoon(key, lease, true);

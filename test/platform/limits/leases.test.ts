@@ -187,6 +187,34 @@ describe('leases', () => {
     expect((await store.get('sparse'))?.level).toBe(tokens * UNIT + refill);
   });
 
+  it('give back the lease of the plan before in the step that claims the bucket under the new one', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00.000Z');
+    const { store, claims } = countedStore();
+    const gives: unknown[] = [];
+    const limiter = limiterOver(
+      {
+        ...store,
+        give: (returns, now) => {
+          gives.push(returns);
+          return store.give(returns, now);
+        },
+      },
+      clock,
+    );
+    const pro = PLAN_LIMITS.pro;
+    // All but 50 tokens spent elsewhere; then a lease under Enterprise takes those 50, and one is spent.
+    await store.claim('org:moved', RULE, clock().getTime(), RULE.burst - 50);
+    expect((await limiter.spend('org:moved', RULE)).allowed).toBe(true);
+    expect((await store.get('org:moved'))?.level).toBe(0);
+    claims.length = 0;
+    // Now on Pro: one claim under Pro carries the old lease's 49 tokens back; no give of its own.
+    expect((await limiter.spend('org:moved', pro)).allowed).toBe(true);
+    expect(claims).toEqual([[{ key: 'org:moved', rule: pro, want: leaseSize(pro), back: 49 }]]);
+    expect(gives).toEqual([]);
+    // What came back, less Pro's lease.
+    expect((await store.get('org:moved'))?.level).toBe((49 - leaseSize(pro)) * UNIT);
+  });
+
   it('claim a one-token lease ahead in a burst, and only then, never allowing more than the bucket', async () => {
     const free = PLAN_LIMITS.free; // a burst of 10, a token a second: leases of one token
     const clock = fixedClock('2026-01-01T00:00:00.000Z');
