@@ -9,9 +9,10 @@ import type { BucketStore, Claim, Return } from './store.js';
  * them in memory. A refusal reads and writes nothing until the bucket may hold a token again. A served request claims
  * on its path (one write for many requests) only when its bucket is new to the process (or its plan changed), when its
  * lease's second ran out with no request in its last quarter (its unspent tokens given back in that same write), when
- * its last claim found the bucket empty, or — for a rule whose lease is one token (a burst under 20) — unless its
- * token was claimed ahead, which it is while the bucket's requests come less than a second apart; otherwise the next
- * lease is claimed after the answer, before it is needed, together with every other bucket's in one step.
+ * its last claim found the bucket empty, or always for a rule whose lease is one token (a burst under 20: a token
+ * claimed ahead would be held back from the other processes sharing such a small bucket, see docs/rate-limits.md);
+ * otherwise the next lease is claimed after the answer, before it is needed, together with every other bucket's in one
+ * step.
  */
 export interface Limiter {
   /** Spends one token of the bucket `key` under `rule`; refused (`allowed: false`) when there is none. */
@@ -190,7 +191,7 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
       l.tokens--;
       return true;
     });
-    // Cleared in the claim's first reaction: before the claimant's continuation, which may ask for the next lease.
+    // Cleared in the claim's first reaction, before the claimant's continuation and the waiters' turns.
     const waited = claiming.then(
       () => {
         l.claiming = undefined;
@@ -269,14 +270,12 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
       leases.delete(key);
       l = undefined;
     }
-    // A request within a lease's second of the bucket's last one: requests are coming in a burst.
-    const bursting = l !== undefined && now - l.usedAt < LEASE_MS;
     if (l) {
       l.usedAt = now;
       if (usable(l, now) >= 1) {
         l.tokens--;
         const size = leaseSize(rule);
-        if (l.tokens <= size / 2 && (size > 1 || bursting)) claimSoon(key, l, true);
+        if (size > 1 && l.tokens <= size / 2) claimSoon(key, l, true);
         else if (size > 1 && l.until - now <= LEASE_MS / 4) claimSoon(key, l, false);
         return state(l, now, true);
       }
@@ -292,12 +291,7 @@ export function createLimiter({ store, clock }: LimiterDeps): Limiter {
       sweeper ??= setInterval(sweep, LEASE_IDLE_MS).unref();
     }
     const lease = l;
-    return claimNow(key, lease, now, replaced).then((served) => {
-      // A lease of one token is claimed ahead only in a burst: at a slower pace a token claimed ahead would mostly
-      // expire unspent, and cost a claim and a give-back besides the next request's own claim.
-      if (served && bursting && lease.tokens < 1) claimSoon(key, lease, true);
-      return state(lease, now, served);
-    });
+    return claimNow(key, lease, now, replaced).then((served) => state(lease, now, served));
   };
 
   const peek = (key: string, rule: RateRule): LimitState | Promise<LimitState> => {
