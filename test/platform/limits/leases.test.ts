@@ -7,7 +7,7 @@ import { fixedClock } from '../../../src/platform/clock.js';
 import { UNIT } from '../../../src/platform/limits/bucket.js';
 import { createLimiter, LEASE_MS, type Limiter, leaseSize } from '../../../src/platform/limits/limiter.js';
 import { memoryBucketStore } from '../../../src/platform/limits/memory-store.js';
-import type { BucketStore, Claim } from '../../../src/platform/limits/store.js';
+import type { BucketStore, Claim, Return } from '../../../src/platform/limits/store.js';
 
 const RULE = PLAN_LIMITS.enterprise;
 const limiters: Limiter[] = [];
@@ -15,12 +15,17 @@ afterEach(async () => {
   for (const l of limiters.splice(0)) await l.close();
 });
 
-/** The real in-memory store, with every claim it is asked for written down. */
-function countedStore(): { store: BucketStore; claims: Claim[][] } {
+/** The real in-memory store, with every claim and every give-back it is asked for written down. */
+function countedStore(): { store: BucketStore; claims: Claim[][]; gives: Return[][] } {
   const inner = memoryBucketStore();
   const claims: Claim[][] = [];
+  const gives: Return[][] = [];
   const store: BucketStore = {
     ...inner,
+    give: (returns, now) => {
+      gives.push([...returns]);
+      return inner.give(returns, now);
+    },
     claim: (key, rule, now, want, back) => {
       claims.push([{ key, rule, want, back }]);
       return inner.claim(key, rule, now, want, back);
@@ -30,7 +35,7 @@ function countedStore(): { store: BucketStore; claims: Claim[][] } {
       return inner.claimMany(batch, now);
     },
   };
-  return { store, claims };
+  return { store, claims, gives };
 }
 
 function limiterOver(store: BucketStore, clock: ReturnType<typeof fixedClock>): Limiter {
@@ -158,16 +163,8 @@ describe('leases', () => {
 
   it('give back an expired lease in the same write as the claim that replaces it', async () => {
     const clock = fixedClock('2026-01-01T00:00:00.000Z');
-    const { store, claims } = countedStore();
-    const gives: unknown[] = [];
-    const counted: BucketStore = {
-      ...store,
-      give: (returns, now) => {
-        gives.push(returns);
-        return store.give(returns, now);
-      },
-    };
-    const limiter = limiterOver(counted, clock);
+    const { store, claims, gives } = countedStore();
+    const limiter = limiterOver(store, clock);
     const size = leaseSize(RULE);
     const start = clock().getTime();
     expect((await limiter.spend('sparse', RULE)).allowed).toBe(true);
@@ -189,18 +186,8 @@ describe('leases', () => {
 
   it('give back the lease of the plan before in the step that claims the bucket under the new one', async () => {
     const clock = fixedClock('2026-01-01T00:00:00.000Z');
-    const { store, claims } = countedStore();
-    const gives: unknown[] = [];
-    const limiter = limiterOver(
-      {
-        ...store,
-        give: (returns, now) => {
-          gives.push(returns);
-          return store.give(returns, now);
-        },
-      },
-      clock,
-    );
+    const { store, claims, gives } = countedStore();
+    const limiter = limiterOver(store, clock);
     const pro = PLAN_LIMITS.pro;
     // All but 50 tokens spent elsewhere; then a lease under Enterprise takes those 50, and one is spent.
     await store.claim('org:moved', RULE, clock().getTime(), RULE.burst - 50);
