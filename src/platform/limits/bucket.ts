@@ -79,13 +79,14 @@ export interface ClaimResult {
  * the same bucket are given back first (`giveBack`), in the same step: stored even when nothing is granted.
  */
 export function claim(prev: Bucket | undefined, rule: RateRule, now: number, want: number, back = 0): ClaimResult {
-  const at = Math.max(now, prev?.at ?? now);
-  const level = Math.min(rule.burst * UNIT, levelAt(prev, rule, now) + back * UNIT);
+  // A bucket never stored is full: nothing to give back to.
+  const given = back > 0 && prev ? giveBack(prev, rule, now, back) : prev;
+  const level = levelAt(given, rule, now);
   const granted = Math.min(want, Math.floor(level / UNIT));
   // (Tokens given back are there to claim: with `back` of one or more, a claim is granted at least one.)
-  if (granted < 1) return { next: back > 0 && prev ? { level, at } : undefined, granted: 0, level };
+  if (granted < 1) return { next: given === prev ? undefined : given, granted: 0, level };
   const after = level - granted * UNIT;
-  return { next: { level: after, at }, granted, level: after };
+  return { next: { level: after, at: Math.max(now, given?.at ?? now) }, granted, level: after };
 }
 
 /** Gives back `n` tokens claimed and not spent, never above the burst. */
