@@ -34,8 +34,8 @@ function parseJson(text: string): unknown {
 }
 
 /**
- * Rebuilds the API's error from a non-2xx answer. The seed's envelope is taken as is; the OAuth form
- * (`{error, error_description}`) keeps its code; anything else gets a code from the status and a message that
+ * Rebuilds the API's error from a non-2xx answer. The API's envelope (docs/api.md, "Errors") is taken as is; the OAuth
+ * form (`{error, error_description}`) keeps its code; anything else gets a code from the status and a message that
  * does not repeat the body, since a stranger's page may echo what was sent.
  */
 export function apiErrorFrom(status: number, headers: Headers, text: string, retries: number): ApiError {

@@ -75,7 +75,7 @@ describe('users import --from', () => {
     ]);
     expectNothingOf('auth0-import.json', dry.raw.stderr + real.raw.stderr);
     const u = await users();
-    // A user who brings a hash is active at once (api-contract §15); a blocked one is suspended.
+    // A user who brings a hash is active at once (docs/migrate.md, "What the users see"); a blocked one is suspended.
     expect(u['velma@example.com']).toMatchObject({
       status: 'active',
       emailVerified: true,

@@ -15,9 +15,9 @@ import { cleanUpProcesses, processHome, servePlat, startPlat } from '../helpers/
 import { authorizeUrl, FormBrowser, pkce, REDIRECT, signIn } from './auth/helpers.js';
 
 /**
- * Contract §11: any number of `plat serve` processes on one PostgreSQL behave as one instance. Three real servers,
- * each its own process, behind a round-robin proxy (a load balancer's stand-in), so that consecutive requests of one
- * client land on different servers; every invariant is checked through it.
+ * Any number of `plat serve` processes on one PostgreSQL behave as one instance (docs/architecture.md). Three real
+ * servers, each its own process, behind a round-robin proxy (a load balancer's stand-in), so that consecutive requests
+ * of one client land on different servers; every invariant is checked through it.
  */
 
 const OWNER = 'owner@acme.test';

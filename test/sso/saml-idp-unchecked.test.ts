@@ -7,7 +7,7 @@ import { answerRequest, nodeSamlSp, type Params, requestThrough, verdict, WANT_E
 
 // Forged responses that node-saml (set up as the platform's SP will be) accepts, because it checks nothing of what
 // they break: each is shown valid in every other way here, so that when the platform refuses it, its own check is
-// what did. Contract §9 requires every one of these checks.
+// what did. The platform must make every one of these checks (docs/sso.md).
 
 let idp: SamlIdp;
 beforeAll(async () => {

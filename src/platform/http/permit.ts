@@ -47,7 +47,7 @@ function permitAccess(endpoint: Pick<Endpoint, 'access' | 'scope' | 'method' | '
     if (p.grants && !p.grants.has('sessions:write')) throw required('sessions:write');
     return;
   }
-  // A SCIM endpoint's token is of its organization, checked as it authenticates (scim/pipeline-step.ts): no role.
+  // A SCIM endpoint's token is of its organization, checked as it authenticates (scim/credential.ts): no role.
   if (permission === 'authenticated' || permission === 'public' || permission === 'scim') return;
   if (p.projectIds !== null && endpoint.method !== 'GET' && !endpoint.path.includes('{projectId}')) {
     throw forbidden(

@@ -18,7 +18,7 @@ import {
   signIn,
 } from './helpers.js';
 
-// Users imported with the password hashes of the system they come from (api-contract §15, docs/migrate.md): created
+// Users imported with the password hashes of the system they come from (docs/migrate.md): created
 // active without an invitation, signing in with their old password through the sign-in page, which replaces the
 // imported hash with the platform's own. The schemes' own vectors are in imported-hashes.test.ts; the hashes here are
 // made by the same libraries' hash functions (or Node's crypto) for passwords these tests choose.
