@@ -16,10 +16,10 @@ export type Access = Permission | 'authenticated' | 'user' | 'public' | 'scim';
 /**
  * Where an endpoint's permission is held (docs/api.md, "Roles and permissions"):
  * - `organization` (the default): the caller's organization role must include it;
- * - `project`: the organization role, or else the caller's role in the project the path names (the operation reads
- *   that role: a check the table cannot make);
- * - `self`: a user may act on their own records (sessions) whatever their role; the operation checks the role for
- *   another user's;
+ * - `project`: the organization role, or else the caller's role in the project the path's `{projectId}` names (the
+ *   pipeline reads it before the operation: a project the caller has no role in is `403`, there or not);
+ * - `self`: a user may act on their own records (the path's `{userId}`: sessions, second factors) whatever their
+ *   role; another user's need the organization role to include it;
  * - `credential`: what the call makes is not the acting organization's (a new organization): no role there is needed.
  * In every case a restricted credential (key permissions, token scopes) must grant the permission.
  */

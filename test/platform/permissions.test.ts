@@ -201,18 +201,67 @@ describe('permission matrix (every route of the contract)', () => {
   });
 
   it('refuses an organization member 403 for what their role lacks, whether the resource exists or not', async () => {
-    const { t, fixture } = await world();
+    const { t, fixture, changes } = await world();
     const member = await t.addUser({ email: 'plain-member@example.test', role: 'member' });
-    // Routes the member role does not hold, where no project role could grant it either.
+    await t.call('GET', '/auth/whoami', { key: member.key }); // settles the key's lastUsedAt write
+    // Routes the member role does not hold, of every scope: the organization's; a project's, where the member has no
+    // role (the fixture's project, or one that does not exist); another user's own records (the fixture's user).
     const beyond = withPermission.filter(
-      (r) => namesResource(r) && (r.scope ?? 'organization') === 'organization' && !MEMBER_HOLDS.has(declared(r)),
+      (r) => namesResource(r) && (r.scope ?? 'organization') !== 'credential' && !MEMBER_HOLDS.has(declared(r)),
     );
     expect(beyond.length).toBeGreaterThan(10);
+    for (const scope of ['organization', 'project', 'self']) {
+      expect(beyond.some((r) => (r.scope ?? 'organization') === scope), scope).toBe(true);
+    }
+    const before = changes();
     for (const route of beyond) {
+      const answers = [];
       for (const path of [pathFor(route, fixture), missingPath(route, fixture)]) {
         const r = await t.call(route.method, path, { key: member.key, body: exampleBody(route, fixture) });
-        expect(r.status, `${routeKey(route)} at ${path}: ${JSON.stringify(r.body)}`).toBe(403);
+        answers.push({ status: r.status, message: r.body.error?.message });
       }
+      expect(answers[0]?.status, `${routeKey(route)}: ${answers[0]?.message}`).toBe(403);
+      expect(answers[1], routeKey(route)).toEqual(answers[0]);
+    }
+    expect(changes()).toBe(before);
+  });
+
+  it("grants a member what their project role holds in that project alone; an admin a missing project's 404", async () => {
+    const { t, fixture } = await world();
+    const dev = await t.addUser({ email: 'project-dev@example.test', role: 'member' });
+    const added = await t.call('POST', `/projects/${fixture.projectId}/members`, {
+      body: { userId: dev.userId, role: 'developer' },
+    });
+    expect(added.status).toBe(201);
+    const other = await t.call('POST', `/organizations/${t.orgId}/projects`, { body: { name: 'Elsewhere' } });
+    expect(other.status).toBe(201);
+    const envIn = (projectId: string) =>
+      t.call('POST', `/projects/${projectId}/environments`, { key: dev.key, body: { name: 'qa' } });
+    expect((await envIn(fixture.projectId)).status).toBe(201);
+    const outside = await envIn(other.body.id);
+    expect(outside.status).toBe(403);
+    expect(outside.body.error.message).toBe('this operation requires the resources:write permission on this project');
+    const nowhere = await envIn('proj_99999999999999999999');
+    expect([nowhere.status, nowhere.body.error.message]).toEqual([403, outside.body.error.message]);
+    // What the developer role lacks (the project's own settings) is refused in their project too.
+    const rename = await t.call('PATCH', `/projects/${fixture.projectId}`, { key: dev.key, body: { name: 'X' } });
+    expect(rename.status).toBe(403);
+    // Where the organization role holds the permission, nothing is read first: a missing project is 404.
+    const missing = await t.call('PATCH', '/projects/proj_99999999999999999999', { body: { name: 'X' } });
+    expect(missing.status).toBe(404);
+  });
+
+  it("lets anyone read and revoke their own sessions, and refuses a member another user's before reading", async () => {
+    const { t, fixture } = await world();
+    const member = await t.addUser({ email: 'own-sessions@example.test', role: 'member' });
+    const own = await t.call('GET', `/users/${member.userId}/sessions`, { key: member.key });
+    expect(own.status).toBe(200);
+    const revokeOwn = await t.call('DELETE', `/users/${member.userId}/sessions`, { key: member.key });
+    expect(revokeOwn.status).toBe(200);
+    for (const userId of [fixture.userId, 'user_99999999999999999999']) {
+      const r = await t.call('GET', `/users/${userId}/sessions`, { key: member.key });
+      expect(r.status).toBe(403);
+      expect(r.body.error.message).toBe('this operation requires the sessions:read permission');
     }
   });
 

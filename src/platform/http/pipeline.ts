@@ -37,7 +37,7 @@ import {
 import { compileMatcher, type Mounted } from './match.js';
 import { buildOpenApi } from './openapi.js';
 import { PageCall, type RequestLimits } from './page.js';
-import { permit } from './permit.js';
+import { permit, requireProjectRole } from './permit.js';
 import { EVENT_STREAM_HEADERS, errorReply, jsonReply, REQUEST_ID, type Reply, setHeader } from './reply.js';
 import type { ApiRoute, PublicRoute, RouteDef, ScimRoute } from './route.js';
 import { parseBody, parseParams, parseQuery } from './validate.js';
@@ -311,13 +311,15 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
         }
       }
       if (!principal) throw refused;
-      permit(route, principal);
+      const ctx = withPrincipal(base, principal);
+      const inProject = permit(route, principal, rawParams);
+      if (inProject) await requireProjectRole(ctx, rawParams.projectId as string, inProject);
       const params = (route.params ? parseParams(rawParams, route.params) : {}) as Record<string, unknown>;
       // No query sent and none declared: nothing to parse.
       const query = route.query || req.query ? parseQuery(new URLSearchParams(req.query), route.query ?? noQuery) : {};
       const body = route.body ? parseBody(await bodyText(req), req.header('content-type'), route.body) : undefined;
       const input = { params, query, body, header: req.header };
-      const result = await route.handler(withPrincipal(base, principal), input as never);
+      const result = await route.handler(ctx, input as never);
       const status = route.status ?? 200;
       const reply: Reply = route.stream
         ? { status, headers: [...EVENT_STREAM_HEADERS], body: result as ReadableStream<Uint8Array> }

@@ -7,7 +7,6 @@ import {
 } from '../../contract/projects.js';
 import type { Ctx } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
-import { requireProjectPermission } from './access.js';
 import { loadProject, requireWritable } from './projects.js';
 
 // Config values may be secrets: events name the keys that changed, never their values.
@@ -15,7 +14,6 @@ import { loadProject, requireWritable } from './projects.js';
 /** `GET /projects/{id}/environments`: all of them (a small, bounded set), in creation order. */
 export async function listEnvironments(ctx: Ctx, projectId: string): Promise<{ data: Environment[] }> {
   await loadProject(ctx, projectId);
-  await requireProjectPermission(ctx, projectId, 'resources:read');
   return { data: await ctx.stores.projects.environments(projectId) };
 }
 
@@ -29,7 +27,6 @@ async function loadEnvironment(ctx: Ctx, projectId: string, name: string): Promi
 export async function getEnvironment(ctx: Ctx, projectId: string, name: string): Promise<Environment> {
   await loadProject(ctx, projectId);
   const env = await loadEnvironment(ctx, projectId, name);
-  await requireProjectPermission(ctx, projectId, 'resources:read');
   return env;
 }
 
@@ -43,7 +40,6 @@ function toConfig(entries: Iterable<[string, string]>): Record<string, string> {
 export async function createEnvironment(ctx: Ctx, projectId: string, input: EnvironmentCreate): Promise<Environment> {
   return ctx.tx(async (ctx) => {
     const project = await loadProject(ctx, projectId);
-    await requireProjectPermission(ctx, projectId, 'resources:write');
     requireWritable(project);
     const config = toConfig(Object.entries(input.config ?? {}));
     if (await ctx.stores.projects.getEnvironment(projectId, input.name)) {
@@ -78,7 +74,6 @@ export async function updateEnvironment(
   return ctx.tx(async (ctx) => {
     const project = await loadProject(ctx, projectId);
     const env = await loadEnvironment(ctx, projectId, name);
-    await requireProjectPermission(ctx, projectId, 'resources:write');
     requireWritable(project);
     const merged = new Map(Object.entries(env.config));
     const set: string[] = [];
@@ -103,7 +98,6 @@ export async function deleteEnvironment(ctx: Ctx, projectId: string, name: strin
   await ctx.tx(async (ctx) => {
     const project = await loadProject(ctx, projectId);
     const env = await loadEnvironment(ctx, projectId, name);
-    await requireProjectPermission(ctx, projectId, 'resources:write');
     requireWritable(project);
     if (project.settings.defaultEnvironment === name) {
       throw conflict(`${name} is the project's default environment; choose another default first`);
@@ -119,7 +113,6 @@ export async function promoteEnvironment(ctx: Ctx, projectId: string, input: Pro
     const project = await loadProject(ctx, projectId);
     const source = await loadEnvironment(ctx, projectId, input.source);
     const target = await loadEnvironment(ctx, projectId, input.target);
-    await requireProjectPermission(ctx, projectId, 'resources:write');
     requireWritable(project);
     if (input.source === input.target) throw invalidField('target', 'must differ from source');
     const next: Environment = { ...target, config: { ...source.config }, updatedAt: ctx.now() };

@@ -3,13 +3,11 @@ import type { Member, MemberAdd, MemberPatch } from '../../contract/projects.js'
 import type { Ctx } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
-import { requireProjectPermission } from './access.js';
 import { loadProject, requireWritable } from './projects.js';
 
 /** `GET /projects/{id}/members`: newest first, offset or cursor paging. */
 export async function listMembers(ctx: Ctx, projectId: string, q: PagingQuery): Promise<List<Member>> {
   await loadProject(ctx, projectId);
-  await requireProjectPermission(ctx, projectId, 'members:read');
   const scope = `members:${projectId}`;
   const listing = resolveListing(ctx.cursors, scope, q, {}, {});
   return ctx.stores.projects.listMembers(projectId, listing, (pos) => ctx.cursors.encode(scope, listing.filters, pos));
@@ -25,7 +23,6 @@ async function loadMember(ctx: Ctx, projectId: string, userId: string): Promise<
 export async function getMember(ctx: Ctx, projectId: string, userId: string): Promise<Member> {
   await loadProject(ctx, projectId);
   const member = await loadMember(ctx, projectId, userId);
-  await requireProjectPermission(ctx, projectId, 'members:read');
   return member;
 }
 
@@ -33,7 +30,6 @@ export async function getMember(ctx: Ctx, projectId: string, userId: string): Pr
 export async function addMember(ctx: Ctx, projectId: string, input: MemberAdd): Promise<Member> {
   return ctx.tx(async (ctx) => {
     const project = await loadProject(ctx, projectId);
-    await requireProjectPermission(ctx, projectId, 'members:write');
     requireWritable(project);
     const orgId = ctx.principal.orgId;
     if (!(await ctx.stores.users.get(orgId, input.userId))) {
@@ -59,7 +55,6 @@ export async function updateMember(ctx: Ctx, projectId: string, userId: string, 
   return ctx.tx(async (ctx) => {
     const project = await loadProject(ctx, projectId);
     const member = await loadMember(ctx, projectId, userId);
-    await requireProjectPermission(ctx, projectId, 'members:write');
     requireWritable(project);
     if (patch.role === member.role) return member;
     await ctx.stores.projects.setMemberRole(projectId, userId, patch.role);
@@ -76,7 +71,6 @@ export async function removeMember(ctx: Ctx, projectId: string, userId: string):
   await ctx.tx(async (ctx) => {
     const project = await loadProject(ctx, projectId);
     const member = await loadMember(ctx, projectId, userId);
-    await requireProjectPermission(ctx, projectId, 'members:write');
     requireWritable(project);
     await ctx.stores.projects.removeMember(projectId, userId);
     await ctx.emit('member.removed', { type: 'project', id: projectId }, { userId, role: member.role });

@@ -1,5 +1,5 @@
 import type { MfaFactor, RecoveryCodes, TotpEnroll, TotpEnrollment, TotpVerified } from '../../contract/mfa.js';
-import { ORG_ROLE_PERMISSIONS, type Permission } from '../../contract/permissions.js';
+import { ORG_ROLE_PERMISSIONS } from '../../contract/permissions.js';
 import type { User } from '../../contract/users.js';
 import { hasSecondFactor, newRecoveryCodes, recordForAccount, recoveryCodesIfNone } from '../auth/second-factor.js';
 import { activeOrganizations } from '../auth/sign-in.js';
@@ -8,7 +8,7 @@ import { newTotpSecret, otpauthUri, totpIssuer, totpStep } from '../auth/totp.js
 import type { BaseCtx, Ctx } from '../context.js';
 import { conflict, forbidden, invalidField, notFound, PlatformError } from '../errors.js';
 import type { StoredFactor } from '../store/mfa.js';
-import { guardSessions } from './sessions.js';
+import { guardOwners } from './sessions.js';
 import { loadUser } from './users.js';
 
 /** A factor as the API shows it: never its secret. */
@@ -33,12 +33,14 @@ export async function factorsOf(ctx: BaseCtx, userId: string): Promise<MfaFactor
 }
 
 /**
- * The user whose factors a call is about: oneself, or (with `permission`) an active member of the acting organization
- * — a factor is the account's, so an organization that only invited someone, or suspended them, sees none of theirs.
+ * The user whose factors a call is about: oneself, or an active member of the acting organization (the permission to
+ * see or reset another's is the endpoint's, checked before: http/permit.ts) — a factor is the account's, so an
+ * organization that only invited someone, or suspended them, sees none of theirs. `ownersOnly` names the change only
+ * owners may make to an owner's.
  */
-async function factorOwner(ctx: Ctx, userId: string, permission: Permission, what?: string): Promise<User> {
+async function factorOwner(ctx: Ctx, userId: string, ownersOnly?: string): Promise<User> {
   const user = await loadUser(ctx, userId);
-  guardSessions(ctx, user, permission, what);
+  if (ownersOnly) guardOwners(ctx, user, ownersOnly);
   if (userId !== ctx.principal.userId && user.status !== 'active') throw notFound('user');
   return user;
 }
@@ -79,7 +81,7 @@ async function guardOwnChange(ctx: Ctx): Promise<void> {
 
 /** `GET /users/{userId}/mfa`: one's own factors, or (sessions:read) a member's. */
 export async function listFactors(ctx: Ctx, userId: string): Promise<{ data: MfaFactor[] }> {
-  await factorOwner(ctx, userId, 'sessions:read');
+  await factorOwner(ctx, userId);
   return { data: await factorsOf(ctx, userId) };
 }
 
@@ -90,7 +92,7 @@ export async function listFactors(ctx: Ctx, userId: string): Promise<{ data: Mfa
  */
 export async function removeFactor(ctx: Ctx, userId: string, factorId: string): Promise<void> {
   await ctx.tx(async (ctx) => {
-    await factorOwner(ctx, userId, 'sessions:write', "reset an owner's second factors");
+    await factorOwner(ctx, userId, "reset an owner's second factors");
     if (userId === ctx.principal.userId) await guardOwnChange(ctx);
     else await guardResetEverywhere(ctx, userId);
     const factor = await ctx.stores.mfa.get(userId, factorId);

@@ -12,7 +12,7 @@ import {
 import type { Ctx } from '../context.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
-import { canSeeProject, requireProjectPermission } from './access.js';
+import { canSeeProject } from './access.js';
 import { uniqueSlug } from './slug.js';
 
 /** `GET /organizations/{orgId}/projects`: newest first; `status`, `search`, `slug`; only the key's projects. */
@@ -41,7 +41,6 @@ export function requireWritable(project: Project): void {
 
 export async function getProject(ctx: Ctx, projectId: string): Promise<Project> {
   const project = await loadProject(ctx, projectId);
-  await requireProjectPermission(ctx, projectId, 'projects:read');
   return project;
 }
 
@@ -106,7 +105,6 @@ export async function createProject(ctx: Ctx, orgId: string, input: ProjectCreat
 export async function updateProject(ctx: Ctx, projectId: string, patch: ProjectPatch): Promise<Project> {
   return ctx.tx(async (ctx) => {
     const project = await loadProject(ctx, projectId);
-    await requireProjectPermission(ctx, projectId, 'projects:write');
     requireWritable(project);
     const settings = mergeSettings(project.settings, patch.settings);
     if (patch.settings?.defaultEnvironment !== undefined) {

@@ -1,10 +1,8 @@
-import type { Permission } from '../../contract/permissions.js';
 import type { Session } from '../../contract/sessions.js';
 import type { User } from '../../contract/users.js';
 import type { Ctx } from '../context.js';
 import { forbidden, notFound } from '../errors.js';
 import type { StoredSession } from '../store/sessions.js';
-import { holds } from './access.js';
 import { loadUser } from './users.js';
 
 function toSession(ctx: Ctx, s: StoredSession): Session {
@@ -23,25 +21,20 @@ function toSession(ctx: Ctx, s: StoredSession): Session {
 }
 
 /**
- * Everyone may read and revoke their own sessions; another user's need `sessions:read` / `sessions:write`, and only
- * owners may revoke an owner's. A restricted credential (key permissions, token scopes) must grant the permission
- * even for its own user: a key limited to `projects:read` cannot sign its owner out everywhere. Second factors
- * (operations/mfa.ts) are guarded the same way: `what` names the owner-only write in the refusal.
+ * Only owners may revoke an owner's sessions (or reset an owner's second factors: operations/mfa.ts, with `what` naming
+ * it in the refusal). The rest of the rule is the endpoints' declaration, checked before anything is read
+ * (http/permit.ts, scope `self`): everyone may read and revoke their own sessions; another user's need
+ * `sessions:read` / `sessions:write`; a restricted credential (key permissions, token scopes) must grant the permission
+ * even for its own user, so a key limited to `projects:read` cannot sign its owner out everywhere.
  */
-export function guardSessions(ctx: Ctx, user: User, permission: Permission, what = "revoke an owner's sessions"): void {
+export function guardOwners(ctx: Ctx, user: User, what = "revoke an owner's sessions"): void {
   const p = ctx.principal;
-  if (p.grants && !p.grants.has(permission)) throw forbidden(`this operation requires the ${permission} permission`);
-  if (user.id === p.userId) return;
-  if (!holds(p, permission)) throw forbidden(`this operation requires the ${permission} permission`);
-  if (permission === 'sessions:write' && user.role === 'owner' && p.role !== 'owner') {
-    throw forbidden(`only owners can ${what}`);
-  }
+  if (user.id !== p.userId && user.role === 'owner' && p.role !== 'owner') throw forbidden(`only owners can ${what}`);
 }
 
 /** `GET /users/{userId}/sessions`: the user's active sessions in the acting organization, newest first. */
 export async function listSessions(ctx: Ctx, userId: string): Promise<{ data: Session[] }> {
-  const user = await loadUser(ctx, userId);
-  guardSessions(ctx, user, 'sessions:read');
+  await loadUser(ctx, userId);
   const sessions = await ctx.stores.sessions.listActive(ctx.principal.orgId, userId, ctx.now());
   return { data: sessions.map((s) => toSession(ctx, s)) };
 }
@@ -55,7 +48,7 @@ export async function revokeSession(ctx: Ctx, userId: string, sessionId: string)
     const user = await loadUser(ctx, userId);
     const session = await ctx.stores.sessions.get(ctx.principal.orgId, userId, sessionId);
     if (!session) throw notFound('session');
-    guardSessions(ctx, user, 'sessions:write');
+    guardOwners(ctx, user);
     if (!(await ctx.stores.sessions.revoke(sessionId, ctx.now()))) return;
     await ctx.emit('session.revoked', { type: 'session', id: sessionId }, { userId });
   });
@@ -69,7 +62,7 @@ export async function revokeSession(ctx: Ctx, userId: string, sessionId: string)
 export async function revokeAllSessions(ctx: Ctx, userId: string, keepCurrent: boolean): Promise<{ revoked: number }> {
   return ctx.tx(async (ctx) => {
     const user = await loadUser(ctx, userId);
-    guardSessions(ctx, user, 'sessions:write');
+    guardOwners(ctx, user);
     const keep = keepCurrent && userId === ctx.principal.userId ? ctx.principal.sessionId : null;
     const revoked = await ctx.stores.sessions.revokeActive(ctx.principal.orgId, userId, ctx.now(), keep);
     await ctx.stores.sessions.cutOff(ctx.principal.orgId, userId, ctx.now(), keep);
