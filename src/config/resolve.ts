@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { API_BASE } from '../contract/endpoint.js';
 import type { Config, Profile } from './config.js';
 import { checkDatabaseUrl, databaseKey, isDatabaseUrl } from './database-url.js';
 import { UsageError } from './errors.js';
@@ -78,7 +79,7 @@ export function normalizeBaseUrl(raw: string, why = 'base URL'): string {
   }
   if (url.search || url.hash) throw new UsageError(`invalid base URL "${raw}" (${why}): no query or fragment allowed`);
   const path = url.pathname.replace(/\/+$/, '');
-  return `${url.origin}${path === '' ? '/v2' : path}`;
+  return `${url.origin}${path === '' ? API_BASE : path}`;
 }
 
 /** `x.db` → `x-sandbox.db`: the embedded sandbox is a second database beside the live one. */

@@ -195,3 +195,11 @@ export function fillPath(path: string, values: readonly string[]): string {
   let i = 0;
   return path.replace(/\{[^}]+\}/g, () => encodeURIComponent(values[i++] ?? ''));
 }
+
+/** Where the API is served: every endpoint's declared path lies under it (`/v2` + `/users/{userId}`). */
+export const API_BASE = '/v2';
+
+/** Where an endpoint answers, under the API's base: its path, with `values` for its parameters when given (escaped). */
+export function apiPath(endpoint: Pick<Endpoint, 'path'>, ...values: string[]): string {
+  return `${API_BASE}${values.length > 0 ? fillPath(endpoint.path, values) : endpoint.path}`;
+}

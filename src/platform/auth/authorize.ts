@@ -1,3 +1,5 @@
+import { apiPath } from '../../contract/endpoint.js';
+import { oauth } from '../../contract/endpoints/auth.js';
 import { ORG_ID } from '../../contract/oauth.js';
 import type { Permission } from '../../contract/permissions.js';
 import type { BaseCtx } from '../context.js';
@@ -113,7 +115,7 @@ function answer(ctx: BaseCtx, c: PageCall, checked: Exclude<Checked, { ok: Autho
   return toClient(ctx, c, redirectUri, state, { error: error.error, error_description: error.message });
 }
 
-const ACTION = '/v2/auth/authorize';
+const ACTION = apiPath(oauth.authorizeSubmit);
 
 /** The authorization request's own address with `password=1`: the sign-in page's password step, skipping routing. */
 function passwordStepUrl(req: AuthorizationRequest): string {

@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { API_BASE } from '../../contract/endpoint.js';
 import type { BaseCtx } from '../context.js';
 import type { PageCall } from '../http/page.js';
 import { newOpaqueSecret } from './secrets.js';
@@ -15,7 +16,7 @@ export function csrfToken(ctx: BaseCtx, c: PageCall): string {
   if (existing && TOKEN.test(existing)) return existing;
   const token = newOpaqueSecret().secret;
   c.setCookie(COOKIE, token, {
-    path: '/v2/auth',
+    path: `${API_BASE}/auth`,
     httpOnly: true,
     sameSite: 'Strict',
     secure: ctx.publicUrl.startsWith('https:'),

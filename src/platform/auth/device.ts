@@ -1,3 +1,5 @@
+import { apiPath } from '../../contract/endpoint.js';
+import { oauth } from '../../contract/endpoints/auth.js';
 import type { BaseCtx } from '../context.js';
 import type { PageCall } from '../http/page.js';
 import type { Reply } from '../http/reply.js';
@@ -18,7 +20,7 @@ import { activeOrganizations, issueLoginTicket } from './sign-in.js';
 import { passkeySignInPrompt, requireFactor, type StepForm, type StepPage, signInStep } from './sign-in-steps.js';
 import { lockedFor, recordFailure, userCodeKeys } from './throttle.js';
 
-const ACTION = '/v2/auth/device';
+const ACTION = apiPath(oauth.devicePageSubmit);
 
 function page(c: PageCall, status: number, body: Html, extra: Record<string, string> = {}) {
   return c.html(body.value, status as 200, { ...pageHeaders([], body.scripted), ...extra });

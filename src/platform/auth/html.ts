@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { apiPath } from '../../contract/endpoint.js';
+import { mfaPages } from '../../contract/endpoints/mfa-pages.js';
 
 /**
  * Markup that is already safe: produced by `html`, never by concatenating input. A whole page (`layout`) says whether
@@ -46,7 +48,7 @@ button{margin-top:1.2rem;padding:.6rem 1.2rem;font:inherit;cursor:pointer}fields
 const STYLE_HASH = createHash('sha256').update(CSS).digest('base64');
 
 /** Where the sign-in pages' scripts are served (docs/mfa.md): the WebAuthn library, then the pages' own. */
-const SCRIPTS = ['/v2/auth/assets/simplewebauthn-browser.js', '/v2/auth/assets/passkeys.js'] as const;
+const SCRIPTS = [apiPath(mfaPages.webauthnLibrary), apiPath(mfaPages.passkeyScript)] as const;
 
 /**
  * A whole page: title, heading, content (and `head`, for a refresh). One hashed inline stylesheet; no script unless

@@ -1,3 +1,5 @@
+import { apiPath } from '../../contract/endpoint.js';
+import { oauth } from '../../contract/endpoints/auth.js';
 import { PASSWORD_MIN, passwordProblem } from '../../contract/passwords.js';
 import type { BaseCtx } from '../context.js';
 import type { PageCall } from '../http/page.js';
@@ -9,7 +11,7 @@ import { checkFormPassword } from './password-form.js';
 import { hashPassword } from './passwords.js';
 import { bodyParams, queryParams } from './request.js';
 
-const ACTION = '/v2/auth/invitations/accept';
+const ACTION = apiPath(oauth.acceptInvitation);
 const DEAD_LINK =
   'This invitation link is no longer valid: it was used, replaced by a newer one, revoked or has expired. Ask for a new invitation.';
 

@@ -1,3 +1,5 @@
+import { apiPath } from '../../contract/endpoint.js';
+import { mfaPages } from '../../contract/endpoints/mfa-pages.js';
 import type { BaseCtx } from '../context.js';
 import type { PageCall } from '../http/page.js';
 import { csrfToken, csrfValid } from './csrf.js';
@@ -11,7 +13,7 @@ import { offerFactor, passkeySignInPrompt, type StepForm, type StepPage, signInS
 // have one), offers the enrolment step, and ends with a page that says so. It hands out no token: a factor is the
 // account's, and the next sign-in uses it.
 
-const ACTION = '/v2/auth/mfa';
+const ACTION = apiPath(mfaPages.mfaPage);
 const PURPOSE = 'to add a passkey or an authenticator app to your account';
 
 function page(c: PageCall, status: number, body: Html, extra: Record<string, string> = {}) {

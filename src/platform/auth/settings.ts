@@ -1,3 +1,4 @@
+import { API_BASE } from '../../contract/endpoint.js';
 /** A public OAuth client (no secret): PKCE protects its codes. */
 export interface OAuthClient {
   id: string;
@@ -60,10 +61,10 @@ export function resolveAuthSettings(opts: AuthOptions = {}): AuthSettings {
 
 /** `{auth_url}`: the issuer, `{publicUrl}/v2/auth`. */
 export function authUrl(ctx: { publicUrl: string }): string {
-  return `${ctx.publicUrl}/v2/auth`;
+  return `${ctx.publicUrl}${API_BASE}/auth`;
 }
 
 /** The `aud` of access tokens: the API they are for, `{publicUrl}/v2`. */
 export function apiAudience(ctx: { publicUrl: string }): string {
-  return `${ctx.publicUrl}/v2`;
+  return `${ctx.publicUrl}${API_BASE}`;
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { intParamBounds } from '../../contract/common.js';
-import type { Answer, Endpoint } from '../../contract/endpoint.js';
+import { type Answer, API_BASE, type Endpoint } from '../../contract/endpoint.js';
 import { openapiDocument } from '../../contract/endpoints/meta.js';
 import '../../contract/errors.js';
 import { RFC8414_PATH } from '../auth/discovery.js';
@@ -327,7 +327,7 @@ export function buildOpenApi(routes: readonly RouteDef[]): Json {
         'RFC 6749 form `{ error, error_description }`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '/v2' }],
+    servers: [{ url: API_BASE }],
     security: [{ apiKey: [] }, { bearer: [] }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,

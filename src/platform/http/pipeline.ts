@@ -8,7 +8,7 @@
 // holds a secret) is read from its declaration in src/contract/endpoints/; nothing here or in the operations spells
 // it again.
 import * as z from 'zod';
-import { type Endpoint, fillPath, pathNames } from '../../contract/endpoint.js';
+import { apiPath, type Endpoint, pathNames } from '../../contract/endpoint.js';
 import { openapiDocument } from '../../contract/endpoints/meta.js';
 import { ANONYMOUS_LIMIT, SCIM_LIMIT } from '../../contract/limits.js';
 import type { Plan } from '../../contract/organizations.js';
@@ -97,8 +97,8 @@ function ownRoutes(routes: readonly RouteDef[]): Mounted[] {
   };
   const metadata = routes.find((r) => r.operationId === 'getAuthServerMetadata') as PublicRoute;
   return [
-    { route: document, path: `/v2${document.path}` },
-    // The auth server's metadata where RFC 8414 §3.1 puts it for the issuer `{origin}/v2/auth`: outside /v2.
+    { route: document, path: apiPath(document) },
+    // The auth server's metadata where RFC 8414 §3.1 puts it for the issuer `{origin}/v2/auth`: outside the API's base.
     { route: { ...metadata, handler: metadataEndpoint }, path: RFC8414_PATH },
   ];
 }
@@ -154,7 +154,7 @@ function locations(routes: readonly RouteDef[]): Map<RouteDef, LocationFn> {
         for (const key of path) v = (v as Record<string, unknown> | undefined)?.[key];
         return String(v);
       });
-      return `/v2${fillPath(target.path, values)}`;
+      return apiPath(target, ...values);
     });
   }
   return out;
@@ -163,7 +163,7 @@ function locations(routes: readonly RouteDef[]): Map<RouteDef, LocationFn> {
 const noQuery = z.strictObject({});
 
 function createPipeline(routes: readonly RouteDef[]): Pipeline {
-  const match = compileMatcher([...routes.map((route) => ({ route, path: `/v2${route.path}` })), ...ownRoutes(routes)]);
+  const match = compileMatcher([...routes.map((route) => ({ route, path: apiPath(route) })), ...ownRoutes(routes)]);
   const locationOf = locations(routes);
   // A public route answers with headers of its own (its `answers` say which): `secret` is the pipeline's to apply.
   for (const route of routes) {

@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { List } from '../../contract/common.js';
+import { apiPath } from '../../contract/endpoint.js';
+import { oauth } from '../../contract/endpoints/auth.js';
 import type { Invitation, InvitationCreate, InvitationListQuery } from '../../contract/users.js';
 import type { Ctx } from '../context.js';
 import { conflict, forbidden, invalidField, notFound } from '../errors.js';
@@ -16,7 +18,7 @@ export function hashInvitationToken(token: string): string {
 
 /** The acceptance link of an invitation e-mail (the page lives in platform/auth). */
 export function invitationLink(publicUrl: string, token: string): string {
-  return `${publicUrl}/v2/auth/invitations/accept?token=${token}`;
+  return `${publicUrl}${apiPath(oauth.invitationPage)}?token=${token}`;
 }
 
 /** A fresh link token (32 random bytes, base64url) and its hash; only the hash is stored. */

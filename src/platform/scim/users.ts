@@ -4,6 +4,7 @@
 // e-mails as sent) is kept beside it (store/scim.ts).
 
 import { nameSchema } from '../../contract/common.js';
+import { API_BASE } from '../../contract/endpoint.js';
 import { emailSchema, type User } from '../../contract/users.js';
 import type { Ctx } from '../context.js';
 import { deleteUser, MAX_METADATA_KEYS, suspendUser, unsuspendUser } from '../operations/users.js';
@@ -29,7 +30,7 @@ const MAX_EXTRA_BYTES = 16 * 1024;
 
 /** An organization's SCIM base URL, under the instance's public URL: what its identity provider is given. */
 export function scimBaseUrl(publicUrl: string, orgId: string): string {
-  return `${publicUrl}/v2/organizations/${orgId}/scim`;
+  return `${publicUrl}${API_BASE}/organizations/${orgId}/scim`;
 }
 
 /** The SCIM base URL of the request's organization. */
