@@ -399,4 +399,29 @@ describe('the SCIM bucket', () => {
     for (let i = 0; i < 12; i++) api.push((await t.call('GET', `/organizations/${t.orgId}/users`)).status);
     expect(api).toContain(429);
   });
+
+  it('holds a burst of 500, then refuses 429 in SCIM\'s own form with Retry-After (the declared `scim` policy)', async () => {
+    const t = await testPlatform({ limits: { enabled: true } });
+    const made = await t.call('POST', `/organizations/${t.orgId}/scim/tokens`, { body: { name: 'IdP' } });
+    const list = () =>
+      t.call('GET', `/organizations/${t.orgId}/scim/Users?count=1`, {
+        key: null,
+        headers: { authorization: `Bearer ${made.body.token}` },
+      });
+    const first = await list();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-limit')).toBe('3000'); // a minute's worth
+    expect(first.headers.get('x-ratelimit-remaining')).toBe('499');
+    // The test's clock stands still: nothing refills.
+    for (let i = 1; i < 500; i++) expect((await list()).status).toBe(200);
+    const refused = await list();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toBe('application/scim+json');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.body).toEqual({
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: '429',
+      detail: expect.stringContaining("the organization's SCIM rate limit is reached"),
+    });
+  });
 });

@@ -169,6 +169,9 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
   for (const route of routes) {
     if (route.secret && route.kind !== 'api')
       throw new Error(`${route.operationId}: secret is for authenticated routes`);
+    // A SCIM route spends its organization's SCIM bucket (`scim`) or none: no other bucket is keyed for it.
+    if (route.kind === 'scim' && route.limit !== 'scim' && route.limit !== 'none')
+      throw new Error(`${route.operationId}: a SCIM route's limit is scim or none`);
   }
 
   /** The steps after the request id: match, bounds, then the route's kind of answer. */
@@ -223,7 +226,7 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
         }
         throw err;
       }
-      if (limiter) {
+      if (limiter && route.limit === 'scim') {
         limits = await limiter.spend(`scim:${orgId}`, SCIM_LIMIT);
         if (!limits.allowed) {
           throw new ScimError(429, undefined, refused(limits, "the organization's SCIM rate limit is reached").message);
