@@ -211,7 +211,10 @@ describe('permission matrix (every route of the contract)', () => {
     );
     expect(beyond.length).toBeGreaterThan(10);
     for (const scope of ['organization', 'project', 'self']) {
-      expect(beyond.some((r) => (r.scope ?? 'organization') === scope), scope).toBe(true);
+      expect(
+        beyond.some((r) => (r.scope ?? 'organization') === scope),
+        scope,
+      ).toBe(true);
     }
     const before = changes();
     for (const route of beyond) {

@@ -400,7 +400,7 @@ describe('the SCIM bucket', () => {
     expect(api).toContain(429);
   });
 
-  it('holds a burst of 500, then refuses 429 in SCIM\'s own form with Retry-After (the declared `scim` policy)', async () => {
+  it("holds a burst of 500, then refuses 429 in SCIM's own form with Retry-After (the declared `scim` policy)", async () => {
     const t = await testPlatform({ limits: { enabled: true } });
     const made = await t.call('POST', `/organizations/${t.orgId}/scim/tokens`, { body: { name: 'IdP' } });
     const list = () =>
