@@ -10,7 +10,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** What a citation of a text outside the repository looks like (each spelled in two parts, so this file has none). */
 const OUTSIDE = [
-  new RegExp(['\\.\\./', 'shared\\b'].join('')),
+  new RegExp(['shared/', '(spec|DESIGN)'].join('')),
   new RegExp(['api', '-contract'].join(''), 'i'),
   new RegExp(['cli', '-contract'].join(''), 'i'),
   new RegExp(['platform-api', '-seed'].join(''), 'i'),

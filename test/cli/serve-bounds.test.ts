@@ -100,11 +100,19 @@ const MiB = 1024 * 1024;
 
 /**
  * The most a loopback connection's kernel buffers can hold: the receiving socket's ceiling plus the sending one's
- * (Linux's `tcp_rmem` and `tcp_wmem` maxima, which the kernel grows a busy connection's buffers to; 36 MiB here).
+ * (Linux's `tcp_rmem` and `tcp_wmem` maxima, which the kernel grows a busy connection's buffers to; 36 MiB here), or
+ * 64 MiB where the system does not say.
  */
 function kernelBuffers(): number {
-  const ceiling = (name: string) => Number(readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim().split(/\s+/)[2]);
-  return ceiling('tcp_rmem') + ceiling('tcp_wmem');
+  const ceiling = (name: string) => {
+    try {
+      return Number(readFileSync(`/proc/sys/net/ipv4/${name}`, 'utf8').trim().split(/\s+/)[2]);
+    } catch {
+      return Number.NaN;
+    }
+  };
+  const both = ceiling('tcp_rmem') + ceiling('tcp_wmem');
+  return Number.isFinite(both) && both > 0 ? both : 64 * MiB;
 }
 
 const nested = (depth: number) => `{"refreshToken":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;

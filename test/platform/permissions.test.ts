@@ -205,7 +205,8 @@ describe('permission matrix (every route of the contract)', () => {
     const member = await t.addUser({ email: 'plain-member@example.test', role: 'member' });
     await t.call('GET', '/auth/whoami', { key: member.key }); // settles the key's lastUsedAt write
     // Routes the member role does not hold, of every scope: the organization's; a project's, where the member has no
-    // role (the fixture's project, or one that does not exist); another user's own records (the fixture's user).
+    // role (the fixture's project); another user's own records (the fixture's user). The missing resource is the
+    // path's last (a project, an environment, a user, a session…); the tests below take a missing project and user.
     const beyond = withPermission.filter(
       (r) => namesResource(r) && (r.scope ?? 'organization') !== 'credential' && !MEMBER_HOLDS.has(declared(r)),
     );

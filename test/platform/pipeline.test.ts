@@ -1,6 +1,9 @@
 import { rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pipelineFor } from '../../src/platform/http/pipeline.js';
+import type { RouteDef } from '../../src/platform/http/route.js';
+import { ROUTES } from '../../src/platform/http/routes/index.js';
 import { type RunningServer, startServer } from '../../src/platform/server.js';
 import { testDatabase } from '../helpers/backend.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
@@ -100,6 +103,13 @@ describe('the two transports', () => {
 });
 
 describe('the pipeline', () => {
+  it('refuses at start a route table whose SCIM route names a bucket no SCIM request is keyed for', () => {
+    const scim = ROUTES.find((r) => r.kind === 'scim') as RouteDef;
+    expect(() => pipelineFor([...ROUTES])).not.toThrow();
+    const swapped = ROUTES.map((r) => (r === scim ? { ...r, limit: 'plan' as const } : r));
+    expect(() => pipelineFor(swapped)).toThrow(`${scim.operationId}: a SCIM route's limit is scim or none`);
+  });
+
   it('says where an API key goes when one is sent as a bearer token', async () => {
     const t = await testPlatform();
     const r = await t.call('GET', '/organizations', { key: null, headers: { Authorization: `Bearer ${t.ownerKey}` } });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { Query } from '../../client/client.js';
+import { API_BASE } from '../../contract/endpoint.js';
 import { completes } from '../completion-values.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -20,11 +21,14 @@ interface ApiOptions {
   paginate: boolean;
 }
 
+/** The API's base at the start of a path given whole (`/v2/users`, `/v2`; not `/v2x`). */
+const UNDER_BASE = new RegExp(`^${API_BASE}(?=/|$)`);
+
 /** `/v2/users/x?a=1` → path `/users/x` (below the base URL) and its query. */
 function splitPath(raw: string): { path: string; query: Query } {
   if (!raw.startsWith('/')) throw new UsageError(`the path must start with /, e.g. /organizations (got "${raw}")`);
   const url = new URL(raw, 'http://x');
-  return { path: url.pathname.replace(/^\/v2(?=\/|$)/, '') || '/', query: Object.fromEntries(url.searchParams) };
+  return { path: url.pathname.replace(UNDER_BASE, '') || '/', query: Object.fromEntries(url.searchParams) };
 }
 
 async function body(ctx: Context, data: string | undefined): Promise<unknown> {

@@ -21,12 +21,13 @@ const IN_SOME_PROJECT = new Set(Object.values(PROJECT_ROLE_PERMISSIONS).flat());
  * (`access`, `scope`, its method and path), before the operation reads anything — so a credential without the
  * permission learns nothing of whether the resource exists. A key restricted to some projects (`projectIds`) changes
  * only what lies in a project — an endpoint under `{projectId}`, whose operation then refuses the other projects
- * (`404`, operations/projects.ts) — and reads what its permissions allow (docs/api.md, "API keys"). A restricted
- * credential (key permissions, token scopes) must grant the permission; then, for `organization` endpoints, the
- * organization role must include it; for `self` ones, it must too unless the path's `{userId}` is the caller's own
- * (one's own sessions need no role); `credential` ones need none (creating an organization). For `project` ones, the
- * organization role may hold it; where it does not and a project role could grant it, the permission is returned: the
- * caller's role in the path's project must grant it, which the pipeline reads next (`requireProjectRole`).
+ * (`404`, operations/projects.ts; `403` first where its user's role there is read and lacks the permission) — and
+ * reads what its permissions allow (docs/api.md, "API keys"). A restricted credential (key permissions, token scopes)
+ * must grant the permission; then, for `organization` endpoints, the organization role must include it; for `self`
+ * ones, it must too unless the path's `{userId}` is the caller's own (one's own sessions need no role); `credential`
+ * ones need none (creating an organization). For `project` ones, the organization role may hold it; where it does not
+ * and a project role could grant it, the permission is returned: the caller's role in the path's project must grant
+ * it, which the pipeline reads next (`requireProjectRole`).
  */
 export function permit(
   endpoint: Pick<Endpoint, 'access' | 'scope' | 'method' | 'path' | 'alsoRequires'>,
@@ -73,7 +74,8 @@ function permitAccess(
 /**
  * The rest of a `project` endpoint's permission (`permit` returned it): the caller's role in the project the path
  * names must grant it, `403` otherwise — for a project that exists and one that does not alike. Read before the
- * operation, which then finds the project or answers `404`.
+ * operation, which then finds the project or answers `404`: outside its transaction, as the organization role is read
+ * with the credential (a role taken away in the very same moment may still let that one request through).
  */
 export async function requireProjectRole(ctx: Ctx, projectId: string, permission: Permission): Promise<void> {
   const role = await ctx.stores.projects.memberRole(projectId, ctx.principal.userId);
