@@ -6,6 +6,7 @@ import type { RouteDef } from '../../src/platform/http/route.js';
 import { ROUTES } from '../../src/platform/http/routes/index.js';
 import { type RunningServer, startServer } from '../../src/platform/server.js';
 import { testDatabase } from '../helpers/backend.js';
+import { baseOf } from '../helpers/internals.js';
 import { type TestPlatform, testPlatform } from '../helpers/platform.js';
 import { setPlan } from './limits/helpers.js';
 
@@ -178,5 +179,46 @@ describe('the pipeline', () => {
     const after = await t.call('GET', '/organizations', { key });
     expect(after.status).toBe(401);
     expect(after.body.error.message).toBe('API key has been revoked');
+  });
+
+  it('refuses an invalid key from an address out of failures from memory: only that key, only until it refills', async () => {
+    const t = await testPlatform({ limits: { enabled: true } });
+    // Revoked keys: well-formed (a malformed one is refused by its checksum, unread), so each is looked up.
+    const keyIds = async () =>
+      new Set<string>(
+        (await t.call('GET', `/organizations/${t.orgId}/api-keys`)).body.data.map((k: { id: string }) => k.id),
+      );
+    const owners = await keyIds();
+    const [bad, otherBad] = [await t.keyFor(t.ownerId), await t.keyFor(t.ownerId)];
+    for (const id of await keyIds()) if (!owners.has(id)) await t.call('DELETE', `/api-keys/${id}`);
+    const stores = baseOf(t.platform).stores;
+    const byHash = stores.apiKeys.byHash;
+    let lookups = 0;
+    stores.apiKeys.byHash = (hash) => {
+      lookups++;
+      return byHash(hash);
+    };
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await t.call('GET', '/organizations', { key: bad })).status);
+    // The address's failure budget: a burst of 10, then 429 (docs/rate-limits.md).
+    expect(statuses).toEqual([...Array(10).fill(401), 429]);
+    expect(lookups).toBe(11);
+    const again = await t.call('GET', '/organizations', { key: bad });
+    expect(again.status).toBe(429);
+    expect(again.body.error.message).toMatch(
+      /^too many requests with missing or invalid credentials from this address/,
+    );
+    expect(again.headers.get('retry-after')).toBe('2');
+    expect(again.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(lookups, 'the same invalid key again is not looked up').toBe(11);
+    // A valid key from the same address is read and served; another invalid one is read, and refused for the address.
+    expect((await t.call('GET', '/organizations')).status).toBe(200);
+    expect((await t.call('GET', '/organizations', { key: otherBad })).status).toBe(429);
+    expect(lookups).toBe(13);
+    // Once the address could fail again, the key is read again, and answered for what it is.
+    t.clock.advance(2000);
+    const later = await t.call('GET', '/organizations', { key: bad });
+    expect([later.status, later.body.error.message]).toEqual([401, 'API key has been revoked']);
+    expect(lookups).toBe(14);
   });
 });

@@ -84,26 +84,71 @@ export function spendCredential(
   return spent instanceof Promise ? spent.then((state) => ({ key, state })) : { key, state: spent };
 }
 
+/** What an address refused for its failures is told (the `429` of `chargeAddress`). */
+const ADDRESS_REFUSAL = 'too many requests with missing or invalid credentials from this address';
+
+/** The hash of the credential a request sent (`''` when none): what it is remembered by (`Limiter.remember`). */
+function sentHash(req: Incoming): string {
+  return hashSecret(req.header('x-api-key') ?? req.header('authorization') ?? '');
+}
+
 /**
  * What a request's credential is remembered by while its bucket refuses it (`Limiter.remember`): a hash of the
  * credential it sent, with where it means to act and the endpoint's policy — everything its bucket follows from.
  */
-export function credentialAlias(req: Incoming, pathOrgId: string | undefined, policy: LimitPolicy | undefined): string {
-  const sent = req.header('x-api-key') ?? req.header('authorization') ?? '';
-  return `${hashSecret(sent)} ${req.header('x-org-id') ?? ''} ${pathOrgId ?? ''} ${policy ?? 'plan'}`;
+export function credentialAlias(
+  req: Incoming,
+  pathOrgId: string | undefined,
+  policy: LimitPolicy | undefined,
+  sent = sentHash(req),
+): string {
+  return `${sent} ${req.header('x-org-id') ?? ''} ${pathOrgId ?? ''} ${policy ?? 'plan'}`;
+}
+
+/**
+ * What a missing or invalid credential is remembered by while its address's failure budget refuses it: its hash and
+ * the address. Only that credential from that address is refused from memory; a valid one from the same address is
+ * read and served, and another invalid one is read (and refused for its address).
+ */
+function failureAlias(req: Incoming, sent = sentHash(req)): string {
+  return `${sent} @${req.peer ?? 'local'}`;
+}
+
+/**
+ * The refusal of an API request whose credential a bucket refused a moment ago, answered from memory before anything
+ * is read for it (docs/rate-limits.md, "What a request pays"): the credential's own bucket, or — for a missing or
+ * invalid credential sent again from an address out of failures — the address's. Undefined when neither refuses.
+ */
+export function rememberedRefusal(
+  limiter: Limiter,
+  req: Incoming,
+  pathOrgId: string | undefined,
+  policy: LimitPolicy | undefined,
+  requestId: string,
+): Reply | undefined {
+  let sent: string | undefined;
+  const hash = () => {
+    sent ??= sentHash(req);
+    return sent;
+  };
+  const own = limiter.refusing(() => credentialAlias(req, pathOrgId, policy, hash()));
+  if (own) return credentialRefusal(own, policy, req.path, requestId);
+  const address = limiter.refusing(() => failureAlias(req, hash()));
+  if (address) return errorReply(refused(address, ADDRESS_REFUSAL), requestId);
+  return undefined;
 }
 
 /**
  * Charges a missing or invalid credential to the client's address; throws the `429` once the address has no failures
- * left (a valid credential is never refused for its address's failures).
+ * left (a valid credential is never refused for its address's failures). With `req` (an API request), the refused
+ * credential is remembered, so that the same one sent again from there is refused without being read
+ * (`rememberedRefusal`).
  */
-export async function chargeAddress(limiter: Limiter, ip: string): Promise<LimitState> {
+export async function chargeAddress(limiter: Limiter, ip: string, req?: Incoming): Promise<LimitState> {
   const state = await limiter.spend(addressKey(ip), ANONYMOUS_LIMIT);
   if (!state.allowed) {
-    const { message, headers } = refused(
-      state,
-      'too many requests with missing or invalid credentials from this address',
-    );
+    if (req) limiter.remember(failureAlias(req), addressKey(ip));
+    const { message, headers } = refused(state, ADDRESS_REFUSAL);
     throw new PlatformError('rate_limit_exceeded', message, { headers });
   }
   return state;

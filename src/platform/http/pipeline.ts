@@ -31,6 +31,7 @@ import {
   credentialRefusal,
   publicLimit,
   refused,
+  rememberedRefusal,
   showLimits,
   spendCredential,
 } from './limit-step.js';
@@ -274,11 +275,11 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
     requestId: string,
   ): Promise<Reply> => {
     const { limiter } = deps;
-    // A credential its bucket refused a moment ago is refused again from memory, before anything is read for it: a
-    // flood costs the server the least it can (docs/rate-limits.md, "What a request pays").
-    const alias = () => credentialAlias(req, rawParams.orgId, route.limit);
-    const refusing = limiter?.refusing(alias);
-    if (refusing) return credentialRefusal(refusing, route.limit, req.path, requestId);
+    // A credential its bucket refused a moment ago — or a missing or invalid one its address's failure budget refused
+    // — is refused again from memory, before anything is read for it: a flood costs the server the least it can
+    // (docs/rate-limits.md, "What a request pays").
+    const early = limiter && rememberedRefusal(limiter, req, rawParams.orgId, route.limit, requestId);
+    if (early) return early;
     const base = deps.makeBase(requestId);
     let limits: LimitState | undefined;
     try {
@@ -288,7 +289,7 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
         credential = await authenticate(base, req.header, deps.bearer);
       } catch (err) {
         if (limiter && err instanceof PlatformError && err.status === 401) {
-          limits = await chargeAddress(limiter, req.peer ?? 'local');
+          limits = await chargeAddress(limiter, req.peer ?? 'local', req);
         }
         throw err;
       }
@@ -309,7 +310,7 @@ function createPipeline(routes: readonly RouteDef[]): Pipeline {
         const spent = await spendCredential(limiter, route.limit, principal ?? credential, orgId, plan);
         limits = spent.state;
         if (!limits.allowed) {
-          if (principal) limiter.remember(alias(), spent.key);
+          if (principal) limiter.remember(credentialAlias(req, rawParams.orgId, route.limit), spent.key);
           return credentialRefusal(limits, route.limit, req.path, requestId);
         }
       }
