@@ -26,7 +26,8 @@ const PROJECT_SCOPES = new Set(Object.values(PROJECT_ROLE_PERMISSIONS).flat());
 
 /**
  * Every permission the user holds somewhere: their role's in each organization they are active in (for a `member`,
- * also what project roles add — access.ts checks the project role of each project at use), and their own sessions.
+ * also what project roles add — the pipeline checks the project role of each project at use: http/permit.ts), and
+ * their own sessions.
  * A token is multi-organization, so its scopes cover all of them; in each organization the role still decides.
  */
 export async function heldScopes(ctx: BaseCtx, userId: string): Promise<Set<Permission>> {
