@@ -66,7 +66,7 @@ function permitAccess(
   if (p.grants && !p.grants.has(permission)) throw required(permission);
   const scope = endpoint.scope ?? 'organization';
   if (scope === 'credential' || BY_ROLE[p.role].has(permission)) return null;
-  if (scope === 'self' && params.userId !== undefined && params.userId === p.userId) return null;
+  if (scope === 'self' && params.userId === p.userId) return null;
   if (scope === 'project' && params.projectId !== undefined && IN_SOME_PROJECT.has(permission)) return permission;
   throw required(permission);
 }

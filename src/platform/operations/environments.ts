@@ -26,8 +26,7 @@ async function loadEnvironment(ctx: Ctx, projectId: string, name: string): Promi
 
 export async function getEnvironment(ctx: Ctx, projectId: string, name: string): Promise<Environment> {
   await loadProject(ctx, projectId);
-  const env = await loadEnvironment(ctx, projectId, name);
-  return env;
+  return loadEnvironment(ctx, projectId, name);
 }
 
 /** Builds a config object from entries without ever touching `Object.prototype` (a key may be `__proto__`). */

@@ -22,8 +22,7 @@ async function loadMember(ctx: Ctx, projectId: string, userId: string): Promise<
 
 export async function getMember(ctx: Ctx, projectId: string, userId: string): Promise<Member> {
   await loadProject(ctx, projectId);
-  const member = await loadMember(ctx, projectId, userId);
-  return member;
+  return loadMember(ctx, projectId, userId);
 }
 
 /** Adds a user of the organization to the project with a role (`422` if not in the organization, `409` if already). */

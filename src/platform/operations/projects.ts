@@ -40,8 +40,7 @@ export function requireWritable(project: Project): void {
 }
 
 export async function getProject(ctx: Ctx, projectId: string): Promise<Project> {
-  const project = await loadProject(ctx, projectId);
-  return project;
+  return loadProject(ctx, projectId);
 }
 
 function mergeSettings(settings: ProjectSettings, patch: Partial<ProjectSettings> | undefined): ProjectSettings {
