@@ -5,7 +5,10 @@
 //     the key by its hash with its owner's standing and its organization's plan, then the user (the platform's own SQL
 //     on its file, through better-sqlite3 and nothing else) — and writes the same bytes;
 //   - the floor answering what it read: the same, writing the user's row encoded as JSON instead of bytes made once
-//     (what any server answering this request does beyond the two reads; a reference, not a goal).
+//     (what any server answering this request does beyond the two reads; a reference, not a goal);
+//   - every step inline: the pipeline's steps for this request written by hand in one function (authentication, a
+//     token bucket in memory, the permission, the id checked, the user encoded, request id, limit headers, access log)
+//     — the least a complete server could do, so that plat's ratio can be read beside it (a reference, not a goal).
 // Two loads of `plat serve`: served (300 keys of an Enterprise organization in turn, none past its budget) and refused
 // (one key flooding far past its budget: nearly every answer a 429). Goals (issue 24): served ≥ 0.75× the floor,
 // refusals a second ≥ 1.0× the floor's requests a second. Each server runs in a process of its own; autocannon runs in
@@ -28,7 +31,11 @@ const PLAT = fileURLToPath(new URL('../bin/plat.js', import.meta.url));
 
 /** Starts this file as a server process in the given role; resolves with the JSON line it prints once listening. */
 function child(role, ...args) {
-  const proc = spawn(process.execPath, [SELF, role, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The inline server's stderr is its access log: read and dropped, as `plat serve`'s is.
+  const proc = spawn(process.execPath, [SELF, role, ...args], {
+    stdio: ['ignore', 'pipe', role === 'inline' ? 'pipe' : 'inherit'],
+  });
+  proc.stderr?.resume();
   return new Promise((resolve, reject) => {
     let out = '';
     proc.stdout.on('data', (chunk) => {
@@ -144,12 +151,19 @@ export async function serverBench() {
     procs.push(floor.proc);
     const encoding = await child('reads', plat.body, plat.db, plat.userId, 'encode');
     procs.push(encoding.proc);
+    const inline = await child('inline', plat.db);
+    procs.push(inline.proc);
+    inline.url = `${inline.url.replace(/\/$/, '')}/v2/users/${plat.userId}`;
+    // The reference must answer what plat answers, byte for byte.
+    const inlineBody = await fetch(inline.url, { headers: { 'x-api-key': plat.keys[0] } }).then((r) => r.text());
+    if (inlineBody !== plat.body) throw new Error(`the inline server answers ${inlineBody}, plat ${plat.body}`);
     // Warm all up (JIT, SQLite's cache); the flood also spends its key's burst, so that every later round is refused.
     await load(plat, plat.keys);
     await load(plat, [plat.flood]);
     await load(bare, ['-']);
     await load(floor, plat.keys);
     await load(encoding, plat.keys);
+    await load(inline, plat.keys);
     const rows = [];
     for (let i = 0; i < ROUNDS; i++) {
       const served = await load(plat, plat.keys);
@@ -157,7 +171,8 @@ export async function serverBench() {
       const b = await load(bare, ['-']);
       const f = await load(floor, plat.keys);
       const e = await load(encoding, plat.keys);
-      if ([served, b, f, e].some((x) => x.non2xx || x.errors) || flood.errors) {
+      const n = await load(inline, plat.keys);
+      if ([served, b, f, e, n].some((x) => x.non2xx || x.errors) || flood.errors) {
         throw new Error('a request failed during the benchmark');
       }
       rows.push({
@@ -166,7 +181,10 @@ export async function serverBench() {
         bare: b,
         floor: f,
         encoding: e,
+        inline: n,
         encodingRatio: e.requests.average / f.requests.average,
+        inlineRatio: n.requests.average / f.requests.average,
+        servedToInline: served.requests.average / n.requests.average,
         servedRatio: served.requests.average / f.requests.average,
         refusedRatio: rateOf(flood, 429) / f.requests.average,
       });
@@ -200,6 +218,13 @@ export async function serverBench() {
       midEncoding.encoding.requests.average,
       midEncoding.floor.requests.average,
     );
+    const midInline = median((r) => r.inlineRatio);
+    line(
+      'every step inline (hand-written)',
+      midInline.inline,
+      midInline.inline.requests.average,
+      midInline.floor.requests.average,
+    );
     line(`plat serve, served (${KEYS} keys in turn)`, mid.served, mid.served.requests.average, floorRate);
     line(
       'plat serve, refused (one key flooding: 429s)',
@@ -210,8 +235,13 @@ export async function serverBench() {
     console.log(
       `  served, each round: ${rows.map((r) => `${r.servedRatio.toFixed(2)}×`).join(', ')}; ` +
         `refused, each round: ${rows.map((r) => `${r.refusedRatio.toFixed(2)}×`).join(', ')}; ` +
-        `the floor answering JSON, each round: ${rows.map((r) => `${r.encodingRatio.toFixed(2)}×`).join(', ')} ` +
-        '(medians shown)',
+        `the floor answering JSON, each round: ${rows.map((r) => `${r.encodingRatio.toFixed(2)}×`).join(', ')}; ` +
+        `every step inline, each round: ${rows.map((r) => `${r.inlineRatio.toFixed(2)}×`).join(', ')} (medians shown)`,
+    );
+    const toInline = median((r) => r.servedToInline).servedToInline;
+    console.log(
+      `  plat serve served ÷ every step inline: ${toInline.toFixed(2)}× at the median ` +
+        `(rounds ${rows.map((r) => `${r.servedToInline.toFixed(2)}×`).join(', ')})`,
     );
   } finally {
     for (const p of procs) p.kill('SIGTERM');
@@ -234,6 +264,17 @@ async function bareServer(body) {
   process.once('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
+/** The platform's first read for a request with an API key: the key by its hash, its owner's standing, its plan. */
+const KEY_READ =
+  'select "k".*, "m"."role" as "owner_role", "m"."status" as "owner_status", "o"."plan" as "org_plan" ' +
+  'from "api_keys" as "k" ' +
+  'left join "org_users" as "m" on "m"."org_id" = "k"."org_id" and "m"."user_id" = "k"."user_id" ' +
+  'left join "organizations" as "o" on "o"."id" = "k"."org_id" where "k"."secret_hash" = ?';
+/** Its second for `GET /users/{id}`: the member with their account's verification. */
+const USER_READ =
+  'select "m".*, "a"."email_verified" from "org_users" as "m" inner join "accounts" as "a" on "a"."id" = "m"."user_id" ' +
+  'where "m"."org_id" = ? and "m"."user_id" = ?';
+
 /**
  * The floor: the bare server that first reads what the platform must read for `GET /users/{id}` with an API key — the
  * key by the SHA-256 of the `X-API-Key` header, joined with its owner's standing and its organization's plan, then the
@@ -245,16 +286,8 @@ async function readsServer(body, db, userId, encode) {
   const { hash } = await import('node:crypto');
   const { default: Database } = await import('better-sqlite3');
   const sqlite = new Database(db);
-  const key = sqlite.prepare(
-    'select "k".*, "m"."role" as "owner_role", "m"."status" as "owner_status", "o"."plan" as "org_plan" ' +
-      'from "api_keys" as "k" ' +
-      'left join "org_users" as "m" on "m"."org_id" = "k"."org_id" and "m"."user_id" = "k"."user_id" ' +
-      'left join "organizations" as "o" on "o"."id" = "k"."org_id" where "k"."secret_hash" = ?',
-  );
-  const user = sqlite.prepare(
-    'select "m".*, "a"."email_verified" from "org_users" as "m" inner join "accounts" as "a" on "a"."id" = "m"."user_id" ' +
-      'where "m"."org_id" = ? and "m"."user_id" = ?',
-  );
+  const key = sqlite.prepare(KEY_READ);
+  const user = sqlite.prepare(USER_READ);
   const bytes = Buffer.from(body);
   const server = createServer((req, res) => {
     const found = key.get(hash('sha256', String(req.headers['x-api-key']), 'hex'));
@@ -273,6 +306,116 @@ async function readsServer(body, db, userId, encode) {
   process.once('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
+/**
+ * Every step written inline: what the pipeline does for this request, by hand in one function on node:http, with
+ * nothing shared between servers — the least a complete server could do, to read plat's ratio beside (a reference,
+ * not a goal). A request id from the platform's own generator (or the client's, if valid); the key's form and
+ * checksum, then its hash read with its owner's standing and its organization's plan (the floor's first read), the key
+ * refused if revoked or expired or its owner not active; the plan's token bucket for that key, in this process's
+ * memory (plat's buckets are shared by every server and command on the database: see docs/rate-limits.md); the
+ * permission (`users:read` in the key's own list, or its owner's role's); the path's user id checked; the user read
+ * (the floor's second read) and encoded as the API does; the `X-Request-Id` and `X-RateLimit-*` headers; an access-log
+ * line, written once per turn of the event loop to stderr as `plat serve` writes its own.
+ */
+async function inlineServer(db) {
+  const { createServer } = await import('node:http');
+  const { default: Database } = await import('better-sqlite3');
+  const { hashSecret, parseApiKey } = await import('../dist/platform/auth/api-keys.js');
+  const { randomIds } = await import('../dist/platform/clock.js');
+  const { PLAN_LIMITS } = await import('../dist/contract/limits.js');
+  const { ORG_ROLE_PERMISSIONS } = await import('../dist/contract/permissions.js');
+  const { REQUEST_ID } = await import('../dist/platform/http/reply.js');
+  const sqlite = new Database(db);
+  const key = sqlite.prepare(KEY_READ);
+  const user = sqlite.prepare(USER_READ);
+  const ids = randomIds();
+  const USER_ID = /^user_[0-9A-Za-z]{1,64}$/;
+  const buckets = new Map();
+  let lines = [];
+  const flush = () => {
+    const text = lines.join('\n');
+    lines = [];
+    process.stderr.write(`${text}\n`);
+  };
+  const send = (res, status, body, headers) => {
+    const bytes = Buffer.from(body);
+    res.writeHead(status, [...headers, 'content-type', 'application/json', 'content-length', String(bytes.length)]);
+    res.end(bytes);
+    return status;
+  };
+  const refuse = (res, id, status, code, message, headers = []) =>
+    send(res, status, JSON.stringify({ error: { code, message, status, requestId: id } }), [
+      'x-request-id',
+      id,
+      ...headers,
+    ]);
+  const answer = (req, res, id, path) => {
+    if (req.method !== 'GET' || !path.startsWith('/v2/users/')) return refuse(res, id, 404, 'not_found', 'no route');
+    const secret = req.headers['x-api-key'];
+    if (typeof secret !== 'string' || !parseApiKey(secret)) return refuse(res, id, 401, 'unauthorized', 'no key');
+    const k = key.get(hashSecret(secret));
+    const now = Date.now();
+    if (!k || k.revoked_at !== null || (k.expires_at !== null && Date.parse(k.expires_at) <= now))
+      return refuse(res, id, 401, 'unauthorized', 'invalid API key');
+    if (k.owner_status !== 'active') return refuse(res, id, 403, 'forbidden', 'the key owner may not act');
+    const rule = PLAN_LIMITS[k.org_plan];
+    let bucket = buckets.get(k.id);
+    if (!bucket) {
+      bucket = { tokens: rule.burst, at: now };
+      buckets.set(k.id, bucket);
+    }
+    bucket.tokens = Math.min(rule.burst, bucket.tokens + ((now - bucket.at) * rule.perMinute) / 60_000);
+    bucket.at = now;
+    const limits = [
+      'x-ratelimit-limit',
+      String(rule.perMinute),
+      'x-ratelimit-remaining',
+      String(Math.max(0, Math.floor(bucket.tokens - 1))),
+      'x-ratelimit-reset',
+      String(Math.ceil((now + ((rule.burst - bucket.tokens) * 60_000) / rule.perMinute) / 1000)),
+    ];
+    if (bucket.tokens < 1) return refuse(res, id, 429, 'rate_limited', 'slow down', limits);
+    bucket.tokens -= 1;
+    const granted = k.permissions === null ? ORG_ROLE_PERMISSIONS[k.owner_role] : JSON.parse(k.permissions);
+    if (!granted.includes('users:read')) return refuse(res, id, 403, 'forbidden', 'missing users:read', limits);
+    const userId = decodeURIComponent(path.slice('/v2/users/'.length));
+    if (!USER_ID.test(userId)) return refuse(res, id, 400, 'invalid_request', 'invalid user id', limits);
+    const r = user.get(k.org_id, userId);
+    if (!r) return refuse(res, id, 404, 'not_found', 'resource not found', limits);
+    const body = JSON.stringify({
+      id: r.user_id,
+      email: r.email,
+      name: r.name,
+      avatarUrl: r.avatar_url,
+      status: r.status,
+      emailVerified: r.email_verified === 1 && r.joined_at !== null,
+      role: r.role,
+      createdAt: r.created_at,
+      updatedAt: r.updated_at,
+      lastLoginAt: r.last_login_at,
+      metadata: JSON.parse(r.metadata),
+    });
+    return send(res, 200, body, ['x-request-id', id, ...limits]);
+  };
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const sent = req.headers['x-request-id'];
+    const id = typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : ids('request');
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const status = answer(req, res, id, path);
+    const ms = (performance.now() - started).toFixed(1);
+    if (lines.length === 0) setImmediate(flush);
+    lines.push(`${req.socket.remoteAddress} ${req.method} ${path} ${status} ${ms}ms ${id}`);
+  });
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}/` })}\n`);
+  });
+  process.once('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
 const [role, ...args] = process.argv.slice(2);
 if (role === 'bare') await bareServer(args[0]);
 else if (role === 'reads') await readsServer(...args);
+else if (role === 'inline') await inlineServer(...args);
