@@ -21,7 +21,10 @@ export const apiKeySchema = lazySchema(() =>
     multiOrganization: z.boolean(),
     createdAt: timestampSchema,
     expiresAt: nullableTimestampSchema,
-    lastUsedAt: nullableTimestampSchema,
+    lastUsedAt: nullableTimestampSchema.describe(
+      'When the key last authenticated a request, to within a minute: written at most once a minute, and left for a ' +
+        "later request while another process holds the embedded database's write lock.",
+    ),
     revokedAt: nullableTimestampSchema,
   }),
 ).meta({ id: 'ApiKey' });

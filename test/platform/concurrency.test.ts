@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fixedClock } from '../../src/platform/clock.js';
 import { createPlatform } from '../../src/platform/index.js';
 import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { baseOf } from '../helpers/internals.js';
@@ -65,6 +67,73 @@ describe('several processes on one database file', () => {
     expect(check.pragma('journal_mode', { simple: true })).toBe('wal');
     check.close();
   });
+});
+
+/** Another process that takes the database's write lock and commits after `ms` (or ends, releasing it, when killed). */
+async function lockHolder(db: string, ms: number): Promise<{ stop(): void; released: Promise<void> }> {
+  const script = `
+    const Database = require(${JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'))});
+    const db = new Database(process.env.DB);
+    db.exec('BEGIN IMMEDIATE');
+    console.log('locked');
+    setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${ms});
+  `;
+  const child = spawn(process.execPath, ['-e', script], {
+    env: { ...process.env, DB: db },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const released = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`the lock holder exited ${code} before locking`)));
+  });
+  return { stop: () => child.kill(), released };
+}
+
+describe('a request while another process holds the write lock', () => {
+  it('is answered at once when it reads, its key’s last-used time left undone; a write still waits its turn', async () => {
+    const db = join(dir, 'busy.db');
+    const clock = fixedClock('2026-01-01T00:00:00.000Z');
+    const p = await createPlatform({ db, clock, logger: () => {} });
+    const { organizationId, userId, apiKey } = await bootstrap(baseOf(p));
+    const call = (method: string, path: string, body?: unknown) =>
+      p.fetch(
+        new Request(`http://x/v2${path}`, {
+          method,
+          headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
+    const check = new Database(db, { readonly: true });
+    const lastUsed = () => (check.prepare('SELECT last_used_at AS at FROM api_keys').get() as { at: string | null }).at;
+    try {
+      expect(lastUsed()).toBeNull();
+      // Held far past SQLite's 5 s busy timeout: the read must not wait for it (it would fail after 5 s).
+      const holder = await lockHolder(db, 60_000);
+      try {
+        const r = await call('GET', `/users/${userId}`);
+        expect(r.status, await r.clone().text()).toBe(200);
+        expect(((await r.json()) as { id: string }).id).toBe(userId);
+        expect(lastUsed()).toBeNull();
+      } finally {
+        holder.stop();
+        await holder.released;
+      }
+      expect((await call('GET', `/users/${userId}`)).status).toBe(200);
+      expect(lastUsed()).toBe('2026-01-01T00:00:00.000Z');
+
+      // A minute on the key is due again; a lock held briefly: the write waits for it, as every write does.
+      clock.advance(60_000);
+      const brief = await lockHolder(db, 300);
+      const created = await call('POST', `/organizations/${organizationId}/projects`, { name: 'Waited' });
+      expect(created.status, await created.clone().text()).toBe(201);
+      await brief.released;
+      expect(lastUsed()).toBe('2026-01-01T00:00:00.000Z');
+    } finally {
+      check.close();
+      await p.close();
+    }
+  }, 30_000);
 });
 
 describe('database files', () => {

@@ -40,8 +40,10 @@ export interface SqlDb {
    * Runs one write of bookkeeping, outside any transaction, that needs not survive a power cut (when a key or a session
    * was last used: rewritten at the next use anyway). On SQLite its commit does not wait for the disk — one `fsync`
    * less, which is most of such a write's cost — and the next durable commit carries it to the disk; when a
-   * transaction holds the connection, it waits its turn and is committed as every write is. On PostgreSQL it is a
-   * plain statement.
+   * transaction holds the connection, it waits its turn and is committed as every write is. Nor does it wait for
+   * another process's write lock: while another process writes (an import, a migration), or when the file is
+   * read-only, it is left undone — the request it serves is answered all the same, at once, and a later use writes
+   * it. On PostgreSQL it is a plain statement.
    */
   bookkeeping(query: { compile(): CompiledQuery; execute(): Promise<unknown> }): Promise<void>;
   close(): Promise<void>;
@@ -62,8 +64,11 @@ export function sqliteSql(db: Db): SqlDb {
   const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db, connection, mutex) });
   runsNow.set(q, (sql, parameters) => (mutex.locked ? undefined : { row: connection.first(sql, parameters) }));
   const totalChanges = db.prepare('SELECT total_changes()').pluck();
-  const unsynced = db.prepare('PRAGMA synchronous = NORMAL');
-  const synced = db.prepare('PRAGMA synchronous = FULL');
+  // Bookkeeping's settings, and what they go back to: every write's fsync, and its wait for another process's lock
+  // (better-sqlite3's 5 s). Run as text each time: SQLite applies these pragmas when it prepares the statement, so a
+  // statement prepared once would set its value at that moment and, run again, only from its second run on.
+  const relaxed = 'PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0';
+  const usual = `PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${Number(db.pragma('busy_timeout', { simple: true }))}`;
   return {
     dialect: 'sqlite',
     q,
@@ -71,23 +76,30 @@ export function sqliteSql(db: Db): SqlDb {
     savepoint: inSavepoint,
     writes: () => totalChanges.get() as number,
     bookkeeping: async (query) => {
-      if (mutex.locked) {
-        // Inside a transaction (the query is bound to it), or waiting for one to end: as any write.
-        await query.execute();
-        return;
-      }
-      const { sql, parameters } = query.compile();
-      // All at once, with nothing between: no other commit runs while the setting is relaxed.
-      unsynced.run();
       try {
-        connection.run(sql, parameters);
-      } finally {
-        synced.run();
+        if (mutex.locked) {
+          // Inside a transaction (the query is bound to it), or waiting for one to end: as any write.
+          await query.execute();
+          return;
+        }
+        const { sql, parameters } = query.compile();
+        // All at once, with nothing between: no other statement runs while the settings are relaxed.
+        db.exec(relaxed);
+        try {
+          connection.run(sql, parameters);
+        } finally {
+          db.exec(usual);
+        }
+      } catch (err) {
+        if (!LEFT_UNDONE.test(String((err as { code?: unknown }).code))) throw err;
       }
     },
     close: () => q.destroy(),
   };
 }
+
+/** SQLite's answers for which a write of bookkeeping is left undone: another process writes, or the file is read-only. */
+const LEFT_UNDONE = /^SQLITE_(BUSY|LOCKED|READONLY)/;
 
 let savepoints = 0;
 
