@@ -69,25 +69,30 @@ describe('several processes on one database file', () => {
   });
 });
 
-/** Another process that takes the database's write lock and commits after `ms` (or ends, releasing it, when killed). */
-async function lockHolder(db: string, ms: number): Promise<{ stop(): void; released: Promise<void> }> {
+/**
+ * Another process that takes the database's write lock and commits after `ms`, or when told (`commit`); it ends,
+ * releasing it, when killed (`stop`).
+ */
+async function lockHolder(db: string, ms: number): Promise<{ commit(): void; stop(): void; released: Promise<void> }> {
   const script = `
     const Database = require(${JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'))});
     const db = new Database(process.env.DB);
     db.exec('BEGIN IMMEDIATE');
     console.log('locked');
-    setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${ms});
+    const commit = () => { db.exec('COMMIT'); db.close(); process.exit(0); };
+    setTimeout(commit, ${ms});
+    process.stdin.once('data', commit);
   `;
   const child = spawn(process.execPath, ['-e', script], {
     env: { ...process.env, DB: db },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   const released = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`the lock holder exited ${code} before locking`)));
   });
-  return { stop: () => child.kill(), released };
+  return { commit: () => child.stdin.write('commit\n'), stop: () => child.kill(), released };
 }
 
 describe('a request while another process holds the write lock', () => {
@@ -131,6 +136,43 @@ describe('a request while another process holds the write lock', () => {
       expect(lastUsed()).toBe('2026-01-01T00:00:00.000Z');
     } finally {
       check.close();
+      await p.close();
+    }
+  }, 30_000);
+
+  it('holds up no other request while a write waits for it: reads are answered, the write goes on once it can', async () => {
+    const db = join(dir, 'waiting.db');
+    const p = await createPlatform({ db, logger: () => {} });
+    const { organizationId, userId, apiKey } = await bootstrap(baseOf(p));
+    const call = (method: string, path: string, body?: unknown) =>
+      p.fetch(
+        new Request(`http://x/v2${path}`, {
+          method,
+          headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }),
+      );
+    // The key's last use is written now, so that the requests below write nothing but the project.
+    expect((await call('GET', `/users/${userId}`)).status).toBe(200);
+    const holder = await lockHolder(db, 60_000);
+    try {
+      let created: Response | undefined;
+      const write = call('POST', `/organizations/${organizationId}/projects`, { name: 'After the lock' }).then(
+        (r) => (created = r),
+      );
+      // The write is waiting for the other process; in the meantime this process answers reads, many times over.
+      for (let i = 0; i < 20; i++) {
+        const r = await call('GET', `/users/${userId}`);
+        expect(r.status, await r.clone().text()).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(created).toBeUndefined();
+      holder.commit();
+      await write;
+      expect(created?.status, await created?.clone().text()).toBe(201);
+    } finally {
+      holder.stop();
+      await holder.released;
       await p.close();
     }
   }, 30_000);

@@ -62,13 +62,13 @@ export function sqliteSql(db: Db): SqlDb {
   const connection = new SqliteConnection(db);
   const mutex = new Mutex();
   const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db, connection, mutex) });
-  runsNow.set(q, (sql, parameters) => (mutex.locked ? undefined : { row: connection.first(sql, parameters) }));
+  runsNow.set(q, (sql, parameters) => (db.inTransaction ? undefined : { row: connection.first(sql, parameters) }));
   const totalChanges = db.prepare('SELECT total_changes()').pluck();
   // Bookkeeping's settings, and what they go back to: every write's fsync, and its wait for another process's lock
   // (better-sqlite3's 5 s). Run as text each time: SQLite applies these pragmas when it prepares the statement, so a
   // statement prepared once would set its value at that moment and, run again, only from its second run on.
   const relaxed = 'PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0';
-  const usual = `PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${Number(db.pragma('busy_timeout', { simple: true }))}`;
+  const usual = `PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${busyMs(db)}`;
   return {
     dialect: 'sqlite',
     q,
@@ -77,7 +77,7 @@ export function sqliteSql(db: Db): SqlDb {
     writes: () => totalChanges.get() as number,
     bookkeeping: async (query) => {
       try {
-        if (mutex.locked) {
+        if (db.inTransaction) {
           // Inside a transaction (the query is bound to it), or waiting for one to end: as any write.
           await query.execute();
           return;
@@ -97,6 +97,15 @@ export function sqliteSql(db: Db): SqlDb {
     close: () => q.destroy(),
   };
 }
+
+/** SQLite's answer when another connection holds the lock a statement needs. */
+const BUSY = /^SQLITE_BUSY/;
+
+/** The longest pause between two tries to begin a transaction while another process writes. */
+const MAX_PAUSE_MS = 25;
+
+/** How long the connection waits for another's lock (better-sqlite3 sets 5 s when it opens one). */
+const busyMs = (db: Db): number => Number(db.pragma('busy_timeout', { simple: true }));
 
 /** SQLite's answers for which a write of bookkeeping is left undone: another process writes, or the file is read-only. */
 const LEFT_UNDONE = /^SQLITE_(BUSY|LOCKED|READONLY)/;
@@ -164,9 +173,10 @@ export async function runTransaction<T>(
 type RunNow = (sql: string, parameters: readonly unknown[]) => { row: unknown } | undefined;
 
 /**
- * How each database runs a query at once: on SQLite, the connection itself whenever no transaction holds it (the query
- * runs whole before anything else does, as it would once its turn came; it may go ahead of a transaction about to
- * begin, which then begins after it). Only the database's own `Q` is here, never a transaction's.
+ * How each database runs a query at once: on SQLite, the connection itself whenever no transaction is open on it (the
+ * query runs whole before anything else does, as it would once its turn came; it may go ahead of a transaction about
+ * to begin — or waiting to, while another process writes — which then begins after it). Only the database's own `Q`
+ * is here, never a transaction's.
  */
 const runsNow = new WeakMap<Q, RunNow>();
 
@@ -193,6 +203,8 @@ type Statement = ReturnType<Db['prepare']>;
 class PlatformSqliteDriver implements Driver {
   readonly #connection: SqliteConnection;
   readonly #mutex: Mutex;
+  /** How long a transaction waits to begin while another process writes: the connection's busy timeout. */
+  readonly #patience: number;
   constructor(
     private readonly db: Db,
     connection: SqliteConnection,
@@ -200,14 +212,34 @@ class PlatformSqliteDriver implements Driver {
   ) {
     this.#connection = connection;
     this.#mutex = mutex;
+    this.#patience = busyMs(db);
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#mutex.lock();
     return this.#connection;
   }
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('BEGIN IMMEDIATE'));
+  /**
+   * `BEGIN IMMEDIATE`, waiting for another process's write lock (a command, another server on the file) between turns
+   * of the event loop rather than in SQLite's busy handler, which would put the whole process to sleep — every other
+   * request with it. Meanwhile the connection is in no transaction, and point reads still run on it at once
+   * (`runsNow`). As long as SQLite itself would wait (the connection's busy timeout), then its `SQLITE_BUSY`.
+   */
+  async beginTransaction(): Promise<void> {
+    const patience = this.#patience;
+    const deadline = Date.now() + patience;
+    for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
+      this.db.exec('PRAGMA busy_timeout = 0');
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+        return;
+      } catch (err) {
+        if (!BUSY.test(String((err as { code?: unknown }).code)) || Date.now() >= deadline) throw err;
+      } finally {
+        this.db.exec(`PRAGMA busy_timeout = ${patience}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(0, deadline - Date.now()))));
+    }
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('COMMIT'));
