@@ -162,14 +162,53 @@ describe('a request while another process holds the write lock', () => {
       );
       // The write is waiting for the other process; in the meantime this process answers reads, many times over.
       for (let i = 0; i < 20; i++) {
-        const r = await call('GET', `/users/${userId}`);
-        expect(r.status, await r.clone().text()).toBe(200);
+        const one = await call('GET', `/users/${userId}`);
+        expect(one.status, await one.clone().text()).toBe(200);
+        const list = await call('GET', `/organizations/${organizationId}/users?sort=name`);
+        expect(list.status, await list.clone().text()).toBe(200);
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
       expect(created).toBeUndefined();
       holder.commit();
       await write;
       expect(created?.status, await created?.clone().text()).toBe(201);
+    } finally {
+      holder.stop();
+      await holder.released;
+      await p.close();
+    }
+  }, 30_000);
+
+  it('lets the process go on while a write outside any transaction waits for it', async () => {
+    const db = join(dir, 'autocommit.db');
+    const p = await createPlatform({ db, logger: () => {} });
+    const base = baseOf(p);
+    const { organizationId } = await bootstrap(base);
+    const holder = await lockHolder(db, 60_000);
+    try {
+      let done = false;
+      const write = base.sql.q
+        .updateTable('organizations')
+        .set({ name: 'Renamed' })
+        .where('id', '=', organizationId)
+        .execute()
+        .then(() => (done = true));
+      // Timers fire while the write waits: the event loop is not asleep in SQLite.
+      let ticks = 0;
+      await new Promise<void>((resolve) => {
+        const timer = setInterval(() => {
+          if (++ticks === 5) {
+            clearInterval(timer);
+            resolve();
+          }
+        }, 10);
+      });
+      expect(done).toBe(false);
+      holder.commit();
+      await write;
+      const check = new Database(db, { readonly: true });
+      expect(check.prepare('SELECT name FROM organizations WHERE id = ?').pluck().get(organizationId)).toBe('Renamed');
+      check.close();
     } finally {
       holder.stop();
       await holder.released;

@@ -209,7 +209,7 @@ class WriteCounter implements KyselyPlugin {
 function postgresSql(q: Kysely<Tables>, writes: WriteCounter, record: PgKeyRecord): SqlDb {
   let queue: Promise<void> = Promise.resolve();
   const writeLock = (trx: Q) => sql`SELECT pg_advisory_xact_lock(${sql.raw(String(WRITE_LOCK))})`.execute(trx);
-  const transaction = <T>(fn: (q: Q) => Promise<T>): Promise<T> => runTransaction(q, fn, writeLock);
+  const transaction = <T>(fn: (q: Q) => Promise<T>): Promise<T> => runTransaction(q, fn, { begin: writeLock });
   return {
     dialect: 'postgres',
     q,

@@ -1,5 +1,6 @@
 import {
   CompiledQuery,
+  type ControlledTransaction,
   type DatabaseConnection,
   type Driver,
   type Kysely,
@@ -59,20 +60,37 @@ export interface StoreEnv {
 
 /** The platform's SQLite file (opened and migrated by `openDatabase`) as an `SqlDb`. */
 export function sqliteSql(db: Db): SqlDb {
-  const connection = new SqliteConnection(db);
+  // How long a write waits for another process's lock: the connection's busy timeout (better-sqlite3's 5 s).
+  const patience = Number(db.pragma('busy_timeout', { simple: true }));
+  const connection = new SqliteConnection(db, patience);
   const mutex = new Mutex();
-  const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db, connection, mutex) });
+  const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db, connection, mutex, patience) });
+  /** This process's transactions, one after another in their order, while one waits for another process's lock. */
+  const turns = new Mutex();
+  /**
+   * A transaction begun once no other process holds the write lock, tried again between turns of the event loop
+   * (`untilWritable`) — the connection let go meanwhile, so that other queries run on it — and in turn with this
+   * process's other transactions, as when each waited in SQLite holding the connection.
+   */
+  const begin = async () => {
+    await turns.lock();
+    try {
+      return await untilWritable(patience, () => q.startTransaction().execute());
+    } finally {
+      turns.unlock();
+    }
+  };
   runsNow.set(q, (sql, parameters) => (db.inTransaction ? undefined : { row: connection.first(sql, parameters) }));
   const totalChanges = db.prepare('SELECT total_changes()').pluck();
   // Bookkeeping's settings, and what they go back to: every write's fsync, and its wait for another process's lock
   // (better-sqlite3's 5 s). Run as text each time: SQLite applies these pragmas when it prepares the statement, so a
   // statement prepared once would set its value at that moment and, run again, only from its second run on.
   const relaxed = 'PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0';
-  const usual = `PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${busyMs(db)}`;
+  const usual = `PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${patience}`;
   return {
     dialect: 'sqlite',
     q,
-    tx: (fn) => runTransaction(q, fn),
+    tx: (fn) => runTransaction(q, fn, { start: begin }),
     savepoint: inSavepoint,
     writes: () => totalChanges.get() as number,
     bookkeeping: async (query) => {
@@ -104,8 +122,37 @@ const BUSY = /^SQLITE_BUSY/;
 /** The longest pause between two tries to begin a transaction while another process writes. */
 const MAX_PAUSE_MS = 25;
 
-/** How long the connection waits for another's lock (better-sqlite3 sets 5 s when it opens one). */
-const busyMs = (db: Db): number => Number(db.pragma('busy_timeout', { simple: true }));
+/**
+ * Runs `statement` — one that takes SQLite's write lock — without SQLite's busy handler: `SQLITE_BUSY` at once while
+ * another process holds the lock, where the handler would wait asleep, and the whole process with it (every other
+ * request of `plat serve` included). Then the connection waits as before (`patience`) for anything else.
+ */
+function withoutWaiting<T>(db: Db, patience: number, statement: () => T): T {
+  db.exec('PRAGMA busy_timeout = 0');
+  try {
+    return statement();
+  } finally {
+    db.exec(`PRAGMA busy_timeout = ${patience}`);
+  }
+}
+
+/**
+ * Tries `attempt` again, between turns of the event loop, while it is refused `SQLITE_BUSY` (another process — a
+ * command, another server on the file — writing), pausing a little longer each time: for as long as SQLite's own
+ * handler would have waited (`patience`, the connection's busy timeout), then with its `SQLITE_BUSY`.
+ */
+async function untilWritable<T>(patience: number, attempt: () => T | Promise<T>): Promise<T> {
+  const deadline = Date.now() + patience;
+  for (let wait = 1; ; wait = Math.min(wait * 2, MAX_PAUSE_MS)) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (!BUSY.test(String((err as { code?: unknown }).code)) || Date.now() >= deadline) throw err;
+    }
+    const pause = Math.min(wait, Math.max(0, deadline - Date.now()));
+    await new Promise<void>((resolve) => setTimeout(resolve, pause));
+  }
+}
 
 /** SQLite's answers for which a write of bookkeeping is left undone: another process writes, or the file is read-only. */
 const LEFT_UNDONE = /^SQLITE_(BUSY|LOCKED|READONLY)/;
@@ -139,17 +186,21 @@ interface ControlledTransactionLike {
 }
 
 /**
- * Runs `fn` in a transaction of `q` (either backend's `SqlDb.tx`), after `begin` (PostgreSQL takes its write lock
- * there): committed when `fn` resolves, rolled back when anything throws.
+ * Runs `fn` in a transaction of `q` (either backend's `SqlDb.tx`), begun by `start` (SQLite waits there for
+ * another process's lock), then `begin` (PostgreSQL takes its write lock there): committed when `fn` resolves, rolled
+ * back when anything throws.
  */
 export async function runTransaction<T>(
   q: Q,
   fn: (q: Q) => Promise<T>,
-  begin?: (trx: Q) => Promise<unknown>,
+  opts: {
+    start?: () => Promise<ControlledTransaction<Tables>>;
+    begin?: (trx: Q) => Promise<unknown>;
+  } = {},
 ): Promise<T> {
-  const trx = await q.startTransaction().execute();
+  const trx = await (opts.start ?? (() => q.startTransaction().execute()))();
   try {
-    await begin?.(trx as Transaction<Tables>);
+    await opts.begin?.(trx as Transaction<Tables>);
     const result = await fn(trx as Transaction<Tables>);
     await trx.commit().execute();
     return result;
@@ -190,11 +241,12 @@ class PlatformSqliteDialect extends SqliteDialect {
     private readonly db: Db,
     private readonly connection: SqliteConnection,
     private readonly mutex: Mutex,
+    private readonly patience: number,
   ) {
     super({ database: db as never });
   }
   override createDriver(): Driver {
-    return new PlatformSqliteDriver(this.db, this.connection, this.mutex);
+    return new PlatformSqliteDriver(this.db, this.connection, this.mutex, this.patience);
   }
 }
 
@@ -203,43 +255,25 @@ type Statement = ReturnType<Db['prepare']>;
 class PlatformSqliteDriver implements Driver {
   readonly #connection: SqliteConnection;
   readonly #mutex: Mutex;
-  /** How long a transaction waits to begin while another process writes: the connection's busy timeout. */
   readonly #patience: number;
   constructor(
     private readonly db: Db,
     connection: SqliteConnection,
     mutex: Mutex,
+    patience: number,
   ) {
     this.#connection = connection;
     this.#mutex = mutex;
-    this.#patience = busyMs(db);
+    this.#patience = patience;
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#mutex.lock();
     return this.#connection;
   }
-  /**
-   * `BEGIN IMMEDIATE`, waiting for another process's write lock (a command, another server on the file) between turns
-   * of the event loop rather than in SQLite's busy handler, which would put the whole process to sleep — every other
-   * request with it. Meanwhile the connection is in no transaction, and point reads still run on it at once
-   * (`runsNow`). As long as SQLite itself would wait (the connection's busy timeout), then its `SQLITE_BUSY`.
-   */
+  /** `BEGIN IMMEDIATE`, tried once: `SQLITE_BUSY` at once while another process writes (`sqliteSql` tries again). */
   async beginTransaction(): Promise<void> {
-    const patience = this.#patience;
-    const deadline = Date.now() + patience;
-    for (let pause = 1; ; pause = Math.min(pause * 2, MAX_PAUSE_MS)) {
-      this.db.exec('PRAGMA busy_timeout = 0');
-      try {
-        this.db.exec('BEGIN IMMEDIATE');
-        return;
-      } catch (err) {
-        if (!BUSY.test(String((err as { code?: unknown }).code)) || Date.now() >= deadline) throw err;
-      } finally {
-        this.db.exec(`PRAGMA busy_timeout = ${patience}`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, Math.max(0, deadline - Date.now()))));
-    }
+    withoutWaiting(this.db, this.#patience, () => this.db.exec('BEGIN IMMEDIATE'));
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('COMMIT'));
@@ -297,9 +331,21 @@ function rowMaker(names: readonly string[]): (values: unknown[]) => Record<strin
 /** The one connection, with each distinct statement prepared on first use and kept. */
 class SqliteConnection implements DatabaseConnection {
   readonly #statements = new Map<string, Prepared>();
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly patience: number,
+  ) {}
+  /**
+   * A query; a write outside any transaction once no other process holds the write lock, tried again between turns of
+   * the event loop (`untilWritable`).
+   */
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    return Promise.resolve(this.run(compiled.sql, compiled.parameters) as QueryResult<R>);
+    const { sql, parameters } = compiled;
+    if (this.db.inTransaction || this.#prepared(sql).statement.readonly) {
+      return Promise.resolve(this.run(sql, parameters) as QueryResult<R>);
+    }
+    const run = () => withoutWaiting(this.db, this.patience, () => this.run(sql, parameters) as QueryResult<R>);
+    return untilWritable(this.patience, run);
   }
   /** The statement of `sql`, prepared on first use. */
   #prepared(sql: string): Prepared {
