@@ -11,6 +11,10 @@ class Statement {
     readonly source: string,
     readonly reader: boolean,
   ) {}
+  /** Whether it writes nothing: as the real addon says of a query (the stand-in's readers are its queries). */
+  get readonly() {
+    return this.reader;
+  }
   run() {
     return { changes: 0, lastInsertRowid: 0 };
   }

@@ -38,13 +38,13 @@ export interface SqlDb {
   /** How many rows this database handle has written so far: whether a step wrote anything. */
   writes(): number;
   /**
-   * Runs one write of bookkeeping, outside any transaction, that needs not survive a power cut (when a key or a session
-   * was last used: rewritten at the next use anyway). On SQLite its commit does not wait for the disk — one `fsync`
-   * less, which is most of such a write's cost — and the next durable commit carries it to the disk; when a
-   * transaction holds the connection, it waits its turn and is committed as every write is. Nor does it wait for
-   * another process's write lock: while another process writes (an import, a migration), or when the file is
-   * read-only, it is left undone — the request it serves is answered all the same, at once, and a later use writes
-   * it. On PostgreSQL it is a plain statement.
+   * Runs one write of bookkeeping that needs not survive a power cut, nor happen at all while another process writes:
+   * when a key or a session was last used (written again at its next use), a SCIM token's request counts (statistics;
+   * a request not counted stays uncounted). On SQLite its commit does not wait for the disk — one `fsync` less, which
+   * is most of such a write's cost — and the next durable commit carries it there; nor does it wait for another
+   * process's write lock: while another process writes (an import, a migration), or when the file is read-only, it is
+   * left undone, and the request it serves is answered all the same. When a transaction holds the connection, it waits
+   * for it to end (or, bound to it, runs inside it as every write does). On PostgreSQL it is a plain statement.
    */
   bookkeeping(query: { compile(): CompiledQuery; execute(): Promise<unknown> }): Promise<void>;
   close(): Promise<void>;
@@ -62,8 +62,8 @@ export interface StoreEnv {
 export function sqliteSql(db: Db): SqlDb {
   // How long a write waits for another process's lock: the connection's busy timeout (better-sqlite3's 5 s).
   const patience = Number(db.pragma('busy_timeout', { simple: true }));
-  const connection = new SqliteConnection(db, patience);
   const mutex = new Mutex();
+  const connection = new SqliteConnection(db, patience, mutex);
   const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db, connection, mutex, patience) });
   /** This process's transactions, one after another in their order, while one waits for another process's lock. */
   const turns = new Mutex();
@@ -82,11 +82,6 @@ export function sqliteSql(db: Db): SqlDb {
   };
   runsNow.set(q, (sql, parameters) => (db.inTransaction ? undefined : { row: connection.first(sql, parameters) }));
   const totalChanges = db.prepare('SELECT total_changes()').pluck();
-  // Bookkeeping's settings, and what they go back to: every write's fsync, and its wait for another process's lock
-  // (better-sqlite3's 5 s). Run as text each time: SQLite applies these pragmas when it prepares the statement, so a
-  // statement prepared once would set its value at that moment and, run again, only from its second run on.
-  const relaxed = 'PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0';
-  const usual = `PRAGMA synchronous = FULL; PRAGMA busy_timeout = ${patience}`;
   return {
     dialect: 'sqlite',
     q,
@@ -94,23 +89,15 @@ export function sqliteSql(db: Db): SqlDb {
     savepoint: inSavepoint,
     writes: () => totalChanges.get() as number,
     bookkeeping: async (query) => {
-      try {
-        if (db.inTransaction) {
-          // Inside a transaction (the query is bound to it), or waiting for one to end: as any write.
-          await query.execute();
-          return;
-        }
-        const { sql, parameters } = query.compile();
-        // All at once, with nothing between: no other statement runs while the settings are relaxed.
-        db.exec(relaxed);
-        try {
-          connection.run(sql, parameters);
-        } finally {
-          db.exec(usual);
-        }
-      } catch (err) {
-        if (!LEFT_UNDONE.test(String((err as { code?: unknown }).code))) throw err;
+      const { sql, parameters } = query.compile();
+      if (db.inTransaction) {
+        // A transaction is open: the caller's own, the query bound to it (it runs inside it, as any write), or
+        // another's, whose end it waits for; then `executeQuery` knows it by its text and runs it as below.
+        connection.bookkeepingSql.add(sql);
+        await query.execute();
+        return;
       }
+      connection.bookkeep(sql, parameters);
     },
     close: () => q.destroy(),
   };
@@ -136,21 +123,29 @@ function withoutWaiting<T>(db: Db, patience: number, statement: () => T): T {
   }
 }
 
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /**
  * Tries `attempt` again, between turns of the event loop, while it is refused `SQLITE_BUSY` (another process — a
  * command, another server on the file — writing), pausing a little longer each time: for as long as SQLite's own
  * handler would have waited (`patience`, the connection's busy timeout), then with its `SQLITE_BUSY`.
  */
-async function untilWritable<T>(patience: number, attempt: () => T | Promise<T>): Promise<T> {
-  const deadline = Date.now() + patience;
+async function untilWritable<T>(
+  patience: number,
+  attempt: () => T | Promise<T>,
+  pause: (ms: number) => Promise<void> = sleep,
+): Promise<T> {
+  // Counted from the first refusal: time spent waiting for this process's own turn is not the other process's.
+  let deadline: number | undefined;
   for (let wait = 1; ; wait = Math.min(wait * 2, MAX_PAUSE_MS)) {
     try {
       return await attempt();
     } catch (err) {
-      if (!BUSY.test(String((err as { code?: unknown }).code)) || Date.now() >= deadline) throw err;
+      if (!BUSY.test(String((err as { code?: unknown }).code))) throw err;
+      deadline ??= performance.now() + patience;
+      if (performance.now() >= deadline) throw err;
     }
-    const pause = Math.min(wait, Math.max(0, deadline - Date.now()));
-    await new Promise<void>((resolve) => setTimeout(resolve, pause));
+    await pause(Math.min(wait, Math.max(0, deadline - performance.now())));
   }
 }
 
@@ -331,21 +326,49 @@ function rowMaker(names: readonly string[]): (values: unknown[]) => Record<strin
 /** The one connection, with each distinct statement prepared on first use and kept. */
 class SqliteConnection implements DatabaseConnection {
   readonly #statements = new Map<string, Prepared>();
+  /** The text of each write of bookkeeping met while a transaction was open (see `bookkeep`). */
+  readonly bookkeepingSql = new Set<string>();
   constructor(
     private readonly db: Db,
     private readonly patience: number,
+    private readonly mutex: Mutex,
   ) {}
   /**
-   * A query; a write outside any transaction once no other process holds the write lock, tried again between turns of
-   * the event loop (`untilWritable`).
+   * A query. Outside any transaction, a write of bookkeeping is run as `bookkeep` runs it; any other write once no
+   * other process holds the write lock, tried again between turns of the event loop (`untilWritable`) with the
+   * connection let go meanwhile (the caller holds it: Kysely runs a query between taking and releasing it).
    */
   executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const { sql, parameters } = compiled;
     if (this.db.inTransaction || this.#prepared(sql).statement.readonly) {
       return Promise.resolve(this.run(sql, parameters) as QueryResult<R>);
     }
+    if (this.bookkeepingSql.has(sql)) return Promise.resolve(this.bookkeep(sql, parameters) as QueryResult<R>);
     const run = () => withoutWaiting(this.db, this.patience, () => this.run(sql, parameters) as QueryResult<R>);
-    return untilWritable(this.patience, run);
+    return untilWritable(this.patience, run, async (ms) => {
+      this.mutex.unlock();
+      await sleep(ms);
+      await this.mutex.lock();
+    });
+  }
+  /**
+   * Runs one write of bookkeeping (`SqlDb.bookkeeping`) at once, outside any transaction: without waiting for the disk
+   * (`synchronous = NORMAL`: the next durable commit carries it there) nor for another process's lock — while another
+   * process writes, or the file is read-only, it is left undone. All in one go, nothing else running meanwhile. The
+   * settings are run as text each time: SQLite applies these pragmas when it prepares them, so a statement prepared
+   * once would set its value then and, run again, only from its second run on. The wait comes back before the fsync,
+   * so that the pragma that reads the schema (`synchronous`) never runs without it.
+   */
+  bookkeep(sql: string, parameters: readonly unknown[]): QueryResult<unknown> {
+    this.db.exec('PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0');
+    try {
+      return this.run(sql, parameters);
+    } catch (err) {
+      if (!LEFT_UNDONE.test(String((err as { code?: unknown }).code))) throw err;
+      return { rows: [] };
+    } finally {
+      this.db.exec(`PRAGMA busy_timeout = ${this.patience}; PRAGMA synchronous = FULL`);
+    }
   }
   /** The statement of `sql`, prepared on first use. */
   #prepared(sql: string): Prepared {
