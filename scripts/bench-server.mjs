@@ -378,7 +378,12 @@ async function inlineServer(db) {
     bucket.tokens -= 1;
     const granted = k.permissions === null ? ORG_ROLE_PERMISSIONS[k.owner_role] : JSON.parse(k.permissions);
     if (!granted.includes('users:read')) return refuse(res, id, 403, 'forbidden', 'missing users:read', limits);
-    const userId = decodeURIComponent(path.slice('/v2/users/'.length));
+    let userId;
+    try {
+      userId = decodeURIComponent(path.slice('/v2/users/'.length));
+    } catch {
+      userId = '';
+    }
     if (!USER_ID.test(userId)) return refuse(res, id, 400, 'invalid_request', 'invalid user id', limits);
     const r = user.get(k.org_id, userId);
     if (!r) return refuse(res, id, 404, 'not_found', 'resource not found', limits);

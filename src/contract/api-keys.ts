@@ -22,8 +22,8 @@ export const apiKeySchema = lazySchema(() =>
     createdAt: timestampSchema,
     expiresAt: nullableTimestampSchema,
     lastUsedAt: nullableTimestampSchema.describe(
-      'When the key last authenticated a request, to within a minute: written at most once a minute, and left for a ' +
-        "later request while another process holds the embedded database's write lock.",
+      'When the key last authenticated a request: written at most once a minute, and not while another process holds ' +
+        'the write lock of a database file (or the file is read-only), so it may be older.',
     ),
     revokedAt: nullableTimestampSchema,
   }),

@@ -17,7 +17,10 @@ export const sessionSchema = lazySchema(() =>
     ipAddress: z.string().nullable(),
     userAgent: z.string().nullable(),
     createdAt: timestampSchema,
-    lastActive: timestampSchema,
+    lastActive: timestampSchema.describe(
+      'When the session last made a request: written at most once a minute, and not while another process holds ' +
+        'the write lock of a database file (or the file is read-only), so it may be older.',
+    ),
     expiresAt: nullableTimestampSchema,
     current: z.boolean(),
   }),
