@@ -95,20 +95,46 @@ async function lockHolder(db: string, ms: number): Promise<{ commit(): void; sto
   return { commit: () => child.stdin.write('commit\n'), stop: () => child.kill(), released };
 }
 
+/** A platform on a file of its own, bootstrapped, and its API called with the owner's key. */
+async function platformAt(name: string, clock?: ReturnType<typeof fixedClock>) {
+  const db = join(dir, name);
+  const p = await createPlatform({ db, clock, logger: () => {} });
+  const made = await bootstrap(baseOf(p));
+  const call = (method: string, path: string, body?: unknown) =>
+    p.fetch(
+      new Request(`http://x/v2${path}`, {
+        method,
+        headers: { 'X-API-Key': made.apiKey, 'Content-Type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+  return { db, p, ...made, call };
+}
+
+/**
+ * Sends a request while `holder` holds the write lock, runs `meanwhile`, checks that the request is still waiting, then
+ * has the lock let go: the request's answer.
+ */
+async function heldUp(
+  holder: { commit(): void },
+  request: () => Promise<Response>,
+  meanwhile: () => Promise<void>,
+): Promise<Response> {
+  let answered: Response | undefined;
+  const pending = request().then((r) => (answered = r));
+  await meanwhile();
+  expect(answered).toBeUndefined();
+  holder.commit();
+  await pending;
+  return answered as Response;
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 describe('a request while another process holds the write lock', () => {
   it('is answered at once when it reads, its key’s last-used time left undone; a write still waits its turn', async () => {
-    const db = join(dir, 'busy.db');
     const clock = fixedClock('2026-01-01T00:00:00.000Z');
-    const p = await createPlatform({ db, clock, logger: () => {} });
-    const { organizationId, userId, apiKey } = await bootstrap(baseOf(p));
-    const call = (method: string, path: string, body?: unknown) =>
-      p.fetch(
-        new Request(`http://x/v2${path}`, {
-          method,
-          headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        }),
-      );
+    const { db, p, organizationId, userId, call } = await platformAt('busy.db', clock);
     const check = new Database(db, { readonly: true });
     const lastUsed = () => (check.prepare('SELECT last_used_at AS at FROM api_keys').get() as { at: string | null }).at;
     try {
@@ -131,15 +157,9 @@ describe('a request while another process holds the write lock', () => {
       clock.advance(60_000);
       const again = await lockHolder(db, 60_000);
       try {
-        let created: Response | undefined;
-        const write = call('POST', `/organizations/${organizationId}/projects`, { name: 'Waited' }).then(
-          (r) => (created = r),
-        );
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        expect(created).toBeUndefined();
-        again.commit();
-        await write;
-        expect(created?.status, await created?.clone().text()).toBe(201);
+        const create = () => call('POST', `/organizations/${organizationId}/projects`, { name: 'Waited' });
+        const created = await heldUp(again, create, () => pause(200));
+        expect(created.status, await created.clone().text()).toBe(201);
       } finally {
         again.stop();
         await again.released;
@@ -152,37 +172,23 @@ describe('a request while another process holds the write lock', () => {
   }, 30_000);
 
   it('holds up no other request while a write waits for it: reads are answered, the write goes on once it can', async () => {
-    const db = join(dir, 'waiting.db');
-    const p = await createPlatform({ db, logger: () => {} });
-    const { organizationId, userId, apiKey } = await bootstrap(baseOf(p));
-    const call = (method: string, path: string, body?: unknown) =>
-      p.fetch(
-        new Request(`http://x/v2${path}`, {
-          method,
-          headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        }),
-      );
+    const { db, p, organizationId, userId, call } = await platformAt('waiting.db');
     // The key's last use is written now, so that the requests below write nothing but the project.
     expect((await call('GET', `/users/${userId}`)).status).toBe(200);
     const holder = await lockHolder(db, 60_000);
     try {
-      let created: Response | undefined;
-      const write = call('POST', `/organizations/${organizationId}/projects`, { name: 'After the lock' }).then(
-        (r) => (created = r),
-      );
+      const create = () => call('POST', `/organizations/${organizationId}/projects`, { name: 'After the lock' });
       // The write is waiting for the other process; in the meantime this process answers reads, many times over.
-      for (let i = 0; i < 20; i++) {
-        const one = await call('GET', `/users/${userId}`);
-        expect(one.status, await one.clone().text()).toBe(200);
-        const list = await call('GET', `/organizations/${organizationId}/users?sort=name`);
-        expect(list.status, await list.clone().text()).toBe(200);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      expect(created).toBeUndefined();
-      holder.commit();
-      await write;
-      expect(created?.status, await created?.clone().text()).toBe(201);
+      const created = await heldUp(holder, create, async () => {
+        for (let i = 0; i < 20; i++) {
+          const one = await call('GET', `/users/${userId}`);
+          expect(one.status, await one.clone().text()).toBe(200);
+          const list = await call('GET', `/organizations/${organizationId}/users?sort=name`);
+          expect(list.status, await list.clone().text()).toBe(200);
+          await pause(10);
+        }
+      });
+      expect(created.status, await created.clone().text()).toBe(201);
     } finally {
       holder.stop();
       await holder.released;
@@ -191,39 +197,23 @@ describe('a request while another process holds the write lock', () => {
   }, 30_000);
 
   it('lets the process go on while a write outside any transaction waits for it, its queries too', async () => {
-    const db = join(dir, 'autocommit.db');
-    const p = await createPlatform({ db, logger: () => {} });
-    const base = baseOf(p);
-    const { organizationId, apiKey } = await bootstrap(base);
+    const { db, p, organizationId, call } = await platformAt('autocommit.db');
     // The key's last use written now: the list below writes nothing.
-    const list = () =>
-      p.fetch(
-        new Request(`http://x/v2/organizations/${organizationId}/users?sort=name`, {
-          headers: { 'X-API-Key': apiKey },
-        }),
-      );
+    const list = () => call('GET', `/organizations/${organizationId}/users?sort=name`);
     expect((await list()).status).toBe(200);
     const holder = await lockHolder(db, 60_000);
     const check = new Database(db, { readonly: true });
     try {
       let done = false;
-      const write = base.sql.q
-        .updateTable('organizations')
+      const write = baseOf(p)
+        .sql.q.updateTable('organizations')
         .set({ name: 'Renamed' })
         .where('id', '=', organizationId)
         .execute()
         .then(() => (done = true));
-      // Timers fire while the write waits: the event loop is not asleep in SQLite.
-      let ticks = 0;
-      await new Promise<void>((resolve) => {
-        const timer = setInterval(() => {
-          if (++ticks === 5) {
-            clearInterval(timer);
-            resolve();
-          }
-        }, 10);
-      });
-      // A query through the connection the write let go of between its tries is answered meanwhile.
+      // Timers fire while the write waits (the event loop is not asleep in SQLite), and a query through the
+      // connection the write lets go of between its tries is answered meanwhile.
+      await pause(50);
       const listed = await list();
       expect(listed.status, await listed.clone().text()).toBe(200);
       expect(done).toBe(false);
