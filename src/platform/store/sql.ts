@@ -64,7 +64,7 @@ export function sqliteSql(db: Db): SqlDb {
   const patience = Number(db.pragma('busy_timeout', { simple: true }));
   const mutex = new Mutex();
   const connection = new SqliteConnection(db, patience, mutex);
-  const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db, connection, mutex, patience) });
+  const q = new KyselyClass<Tables>({ dialect: new PlatformSqliteDialect(db, connection, mutex) });
   /** This process's transactions, one after another in their order, while one waits for another process's lock. */
   const turns = new Mutex();
   /**
@@ -108,20 +108,6 @@ const BUSY = /^SQLITE_BUSY/;
 
 /** The longest pause between two tries to begin a transaction while another process writes. */
 const MAX_PAUSE_MS = 25;
-
-/**
- * Runs `statement` — one that takes SQLite's write lock — without SQLite's busy handler: `SQLITE_BUSY` at once while
- * another process holds the lock, where the handler would wait asleep, and the whole process with it (every other
- * request of `plat serve` included). Then the connection waits as before (`patience`) for anything else.
- */
-function withoutWaiting<T>(db: Db, patience: number, statement: () => T): T {
-  db.exec('PRAGMA busy_timeout = 0');
-  try {
-    return statement();
-  } finally {
-    db.exec(`PRAGMA busy_timeout = ${patience}`);
-  }
-}
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -236,12 +222,11 @@ class PlatformSqliteDialect extends SqliteDialect {
     private readonly db: Db,
     private readonly connection: SqliteConnection,
     private readonly mutex: Mutex,
-    private readonly patience: number,
   ) {
     super({ database: db as never });
   }
   override createDriver(): Driver {
-    return new PlatformSqliteDriver(this.db, this.connection, this.mutex, this.patience);
+    return new PlatformSqliteDriver(this.db, this.connection, this.mutex);
   }
 }
 
@@ -250,16 +235,13 @@ type Statement = ReturnType<Db['prepare']>;
 class PlatformSqliteDriver implements Driver {
   readonly #connection: SqliteConnection;
   readonly #mutex: Mutex;
-  readonly #patience: number;
   constructor(
     private readonly db: Db,
     connection: SqliteConnection,
     mutex: Mutex,
-    patience: number,
   ) {
     this.#connection = connection;
     this.#mutex = mutex;
-    this.#patience = patience;
   }
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -268,7 +250,7 @@ class PlatformSqliteDriver implements Driver {
   }
   /** `BEGIN IMMEDIATE`, tried once: `SQLITE_BUSY` at once while another process writes (`sqliteSql` tries again). */
   async beginTransaction(): Promise<void> {
-    withoutWaiting(this.db, this.#patience, () => this.db.exec('BEGIN IMMEDIATE'));
+    this.#connection.withoutWaiting(() => this.db.exec('BEGIN IMMEDIATE'));
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('COMMIT'));
@@ -344,7 +326,7 @@ class SqliteConnection implements DatabaseConnection {
       return Promise.resolve(this.run(sql, parameters) as QueryResult<R>);
     }
     if (this.bookkeepingSql.has(sql)) return Promise.resolve(this.bookkeep(sql, parameters) as QueryResult<R>);
-    const run = () => withoutWaiting(this.db, this.patience, () => this.run(sql, parameters) as QueryResult<R>);
+    const run = () => this.withoutWaiting(() => this.run(sql, parameters) as QueryResult<R>);
     return untilWritable(this.patience, run, async (ms) => {
       this.mutex.unlock();
       await sleep(ms);
@@ -356,18 +338,31 @@ class SqliteConnection implements DatabaseConnection {
    * (`synchronous = NORMAL`: the next durable commit carries it there) nor for another process's lock — while another
    * process writes, or the file is read-only, it is left undone. All in one go, nothing else running meanwhile. The
    * settings are run as text each time: SQLite applies these pragmas when it prepares them, so a statement prepared
-   * once would set its value then and, run again, only from its second run on. The wait comes back before the fsync,
-   * so that the pragma that reads the schema (`synchronous`) never runs without it.
+   * once would set its value then and, run again, only from its second run on. The fsync setting is relaxed outside
+   * the wait's and restored after it, so that this pragma, which reads the schema, never runs without the wait.
    */
   bookkeep(sql: string, parameters: readonly unknown[]): QueryResult<unknown> {
-    this.db.exec('PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 0');
+    this.db.exec('PRAGMA synchronous = NORMAL');
     try {
-      return this.run(sql, parameters);
+      return this.withoutWaiting(() => this.run(sql, parameters));
     } catch (err) {
       if (!LEFT_UNDONE.test(String((err as { code?: unknown }).code))) throw err;
       return { rows: [] };
     } finally {
-      this.db.exec(`PRAGMA busy_timeout = ${this.patience}; PRAGMA synchronous = FULL`);
+      this.db.exec('PRAGMA synchronous = FULL');
+    }
+  }
+  /**
+   * Runs `statement` — one that takes SQLite's write lock — without SQLite's busy handler: `SQLITE_BUSY` at once while
+   * another process holds the lock, where the handler would wait asleep, and the whole process with it (every other
+   * request of `plat serve` included). Then the connection waits as before (`patience`) for anything else.
+   */
+  withoutWaiting<T>(statement: () => T): T {
+    this.db.exec('PRAGMA busy_timeout = 0');
+    try {
+      return statement();
+    } finally {
+      this.db.exec(`PRAGMA busy_timeout = ${this.patience}`);
     }
   }
   /** The statement of `sql`, prepared on first use. */
