@@ -147,21 +147,22 @@ describe('webhook endpoints: create, read, change, remove', () => {
 
     const logged = (await events(t)).filter((e) => e.type.startsWith('webhook.'));
     expect(logged.map((e) => [e.type, e.target, e.data])).toEqual([
-      ['webhook.deleted', { type: 'webhook', id: 'wh_0001' }, { url: 'https://hooks.example.com/v2' }],
+      // The URLs' paths and queries masked (see the test below).
+      ['webhook.deleted', { type: 'webhook', id: 'wh_0001' }, { url: 'https://hooks.example.com/***' }],
       [
         'webhook.updated',
         { type: 'webhook', id: 'wh_0001' },
-        { url: 'https://hooks.example.com/v2', events: [], description: null, enabled: false },
+        { url: 'https://hooks.example.com/***', events: [], description: null, enabled: false },
       ],
       [
         'webhook.created',
         { type: 'webhook', id: 'wh_0002' },
-        { url: 'http://localhost:8080/hook', events: [], enabled: true },
+        { url: 'http://localhost:8080/***', events: [], enabled: true },
       ],
       [
         'webhook.created',
         { type: 'webhook', id: 'wh_0001' },
-        { url: 'https://hooks.example.com/in?x=1', events: ['user.invited', 'user.updated'], enabled: true },
+        { url: 'https://hooks.example.com/***', events: ['user.invited', 'user.updated'], enabled: true },
       ],
     ]);
   });
@@ -198,6 +199,37 @@ describe('webhook endpoints: create, read, change, remove', () => {
       first.id,
     );
     for (const s of secrets) expect(`${row?.secret} ${row?.previous_secret}`).not.toContain(s.slice(6));
+  });
+});
+
+describe('an endpoint URL that carries a token', () => {
+  it("shows it whole to the endpoint's readers only: events (so the stream and deliveries) mask its path and query", async () => {
+    const t = await testPlatform();
+    // Slack and Discord keep their token in the path; others put it in the query.
+    const slack = 'https://hooks.slack.com/services/T0PLAT/B0PLAT/pathTokenSecret1';
+    const query = 'https://hooks.example.com/in?token=queryTokenSecret2';
+    const w = await made(t, { url: slack });
+    expect(w.url).toBe(slack);
+    const u = await t.call('PATCH', `/webhooks/${w.id}`, { body: { url: query } });
+    expect(u.body.url).toBe(query);
+    // Back to a bare origin: nothing there to hide, so it is shown as it is.
+    expect((await t.call('PATCH', `/webhooks/${w.id}`, { body: { url: 'https://hooks.example.com/' } })).status).toBe(
+      200,
+    );
+    expect((await t.call('PATCH', `/webhooks/${w.id}`, { body: { url: query } })).status).toBe(200);
+    expect((await t.call('GET', `/webhooks/${w.id}`)).body.url).toBe(query);
+    expect((await t.call('DELETE', `/webhooks/${w.id}`)).status).toBe(204);
+
+    const logged = (await events(t)).filter((e) => e.type.startsWith('webhook.'));
+    expect(logged.map((e) => [e.type, e.data.url])).toEqual([
+      ['webhook.deleted', 'https://hooks.example.com/***'],
+      ['webhook.updated', 'https://hooks.example.com/***'],
+      ['webhook.updated', 'https://hooks.example.com/'],
+      ['webhook.updated', 'https://hooks.example.com/***'],
+      ['webhook.created', 'https://hooks.slack.com/***'],
+    ]);
+    const text = JSON.stringify(logged);
+    for (const secret of ['pathTokenSecret1', 'queryTokenSecret2', 'T0PLAT']) expect(text).not.toContain(secret);
   });
 });
 

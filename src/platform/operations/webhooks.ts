@@ -17,7 +17,7 @@ import type { Ctx } from '../context.js';
 import { conflict, invalidField, notFound } from '../errors.js';
 import { resolveListing } from '../store/paging.js';
 import type { StoredDelivery, StoredWebhook } from '../store/webhooks.js';
-import { AddressError, checkWebhookUrl } from '../webhooks/addresses.js';
+import { AddressError, checkWebhookUrl, maskedWebhookUrl } from '../webhooks/addresses.js';
 
 // Webhook endpoints of an organization (docs/webhooks.md). What is sent, and when, is the delivery's
 // (webhooks/delivery.ts); these operations keep the endpoints and let people look at, retry and test deliveries.
@@ -85,7 +85,11 @@ export async function createWebhook(ctx: Ctx, orgId: string, input: WebhookCreat
       updatedAt: now,
     };
     await ctx.stores.webhooks.insert(w);
-    await ctx.emit('webhook.created', { type: 'webhook', id: w.id }, { url, events: w.events, enabled: w.enabled });
+    await ctx.emit(
+      'webhook.created',
+      { type: 'webhook', id: w.id },
+      { url: maskedWebhookUrl(url), events: w.events, enabled: w.enabled },
+    );
     return { ...webhookRecord(w), secret: w.secret };
   });
 }
@@ -109,7 +113,10 @@ export async function updateWebhook(ctx: Ctx, webhookId: string, input: WebhookU
     const w = await loadWebhook(ctx, webhookId);
     const changed: Record<string, unknown> = {};
     const next: StoredWebhook = { ...w };
-    if (url !== undefined && url !== w.url) next.url = changed.url = url;
+    if (url !== undefined && url !== w.url) {
+      next.url = url;
+      changed.url = maskedWebhookUrl(url);
+    }
     if (input.events !== undefined) next.events = changed.events = distinct(input.events);
     if (input.description !== undefined) next.description = changed.description = input.description;
     if (input.enabled === true && w.secret === '') {
@@ -136,7 +143,7 @@ export async function deleteWebhook(ctx: Ctx, webhookId: string): Promise<void> 
   await ctx.tx(async (ctx) => {
     const w = await loadWebhook(ctx, webhookId);
     await ctx.stores.webhooks.delete(w.organizationId, w.id);
-    await ctx.emit('webhook.deleted', { type: 'webhook', id: w.id }, { url: w.url });
+    await ctx.emit('webhook.deleted', { type: 'webhook', id: w.id }, { url: maskedWebhookUrl(w.url) });
   });
 }
 

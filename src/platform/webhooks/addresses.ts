@@ -98,3 +98,19 @@ export async function checkWebhookUrl(raw: string): Promise<string> {
   if (isIP(host) === 0 && (await resolvesToLoopbackOnly(host))) return url.href;
   throw new AddressError('must be https (plain http only to this machine: localhost, 127.0.0.1, ::1)');
 }
+
+/**
+ * An endpoint's URL as everything but the endpoint itself shows it — the `webhook.*` events (so the audit log, the
+ * event stream and other endpoints' deliveries) and the server's log: its origin, the path and query masked. A webhook
+ * URL is often a credential: Slack, Discord and Microsoft Teams keep their token in the path, others in the query.
+ * Read back whole only from the endpoint (`GET /webhooks/{webhookId}`).
+ */
+export function maskedWebhookUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return '***';
+  }
+  return parsed.pathname === '/' && parsed.search === '' && parsed.hash === '' ? parsed.href : `${parsed.origin}/***`;
+}

@@ -9,7 +9,7 @@ import type { BaseCtx } from '../context.js';
 import { audit } from '../operations/auth.js';
 import { isLoopback } from '../sso/fetch.js';
 import type { ClaimedDelivery } from '../store/webhooks.js';
-import { addressAllowed } from './addresses.js';
+import { addressAllowed, maskedWebhookUrl } from './addresses.js';
 
 /** How `plat serve` delivers webhooks (docs/webhooks.md). */
 export interface WebhookDeliveryOptions {
@@ -186,7 +186,7 @@ export function startWebhookDelivery(
           type: 'webhook',
           id: d.webhook.id,
         },
-        { url: d.webhook.url, reason, failingSince: since },
+        { url: maskedWebhookUrl(d.webhook.url), reason, failingSince: since },
       );
     });
     log(`webhook ${d.webhook.id}: disabled, ${reason}`);
@@ -213,7 +213,7 @@ export function startWebhookDelivery(
     const error = outcome.error ?? 'failed';
     if (await ctx.stores.webhooks.failed({ ...claim, at, statusCode: outcome.statusCode, error })) {
       log(
-        `webhook delivery ${d.id} (${d.eventId}) to ${d.webhook.url}: attempt ${d.attempt} failed (${error}); ` +
+        `webhook delivery ${d.id} (${d.eventId}) to ${maskedWebhookUrl(d.webhook.url)}: attempt ${d.attempt} failed (${error}); ` +
           (at ? `next at ${at}` : 'given up'),
       );
     }
