@@ -275,6 +275,29 @@ describe('SCIM Users (Microsoft Entra ID’s shapes)', () => {
     expect((await scim('GET', `/Users/${id}`)).status).toBe(404);
   });
 
+  it('pages an unfiltered list in the order members joined, counting them all, each with what SCIM said of it', async () => {
+    const { t, scim } = await world();
+    for (const n of [1, 2, 3]) await scim('POST', '/Users', okta(`p${n}@acme.test`, { externalId: `x${n}` }));
+    const whole = await scim('GET', '/Users?startIndex=1&count=100');
+    // The owner first (the organization's first member), then the three in the order they came.
+    expect(whole.body.Resources.map((r: any) => r.userName)).toEqual([
+      'owner@acme.test',
+      'p1@acme.test',
+      'p2@acme.test',
+      'p3@acme.test',
+    ]);
+    const page = await scim('GET', '/Users?startIndex=2&count=2');
+    expect(page.body).toMatchObject({ totalResults: 4, startIndex: 2, itemsPerPage: 2 });
+    expect(page.body.Resources).toEqual(whole.body.Resources.slice(1, 3));
+    expect(page.body.Resources.map((r: any) => r.externalId)).toEqual(['x1', 'x2']);
+    expect((await scim('GET', '/Users?startIndex=4&count=100')).body.Resources.map((r: any) => r.userName)).toEqual([
+      'p3@acme.test',
+    ]);
+    expect((await scim('GET', '/Users?startIndex=9')).body).toMatchObject({ totalResults: 4, itemsPerPage: 0 });
+    expect((await scim('GET', '/Users?count=0')).body).toMatchObject({ totalResults: 4, itemsPerPage: 0 });
+    expect((await t.call('GET', `/organizations/${t.orgId}/users`)).body.pagination.total).toBe(4);
+  });
+
   it('pages with startIndex and count, counting every match', async () => {
     const { scim } = await world();
     for (const n of [1, 2, 3]) await scim('POST', '/Users', okta(`u${n}@acme.test`, { externalId: `x${n}` }));
@@ -343,6 +366,40 @@ describe('SCIM Groups', () => {
     expect((await scim('DELETE', `/Groups/${id}`)).status).toBe(204);
     expect((await t.call('GET', `/teams/${id}`)).status).toBe(404);
     expect((await t.call('GET', `/users/${a}`)).status).toBe(200);
+  });
+
+  it('pages an unfiltered list of groups oldest first, each with its members (or none, if asked)', async () => {
+    const { scim, ids } = await withPeople();
+    const [a, b, c] = ids as [string, string, string];
+    const group = (displayName: string, members: string[]) =>
+      scim('POST', '/Groups', {
+        displayName,
+        externalId: `ext-${displayName}`,
+        members: members.map((value) => ({ value })),
+      });
+    for (const [name, members] of [
+      ['One', [a]],
+      ['Two', [b, c]],
+      ['Three', []],
+    ] as const)
+      expect((await group(name, [...members])).status).toBe(201);
+    const whole = await scim('GET', '/Groups?startIndex=1&count=100');
+    expect(
+      whole.body.Resources.map((r: any) => [r.displayName, r.externalId, r.members.map((m: any) => m.value)]),
+    ).toEqual([
+      ['One', 'ext-One', [a]],
+      ['Two', 'ext-Two', [b, c]],
+      ['Three', 'ext-Three', []],
+    ]);
+    const page = await scim('GET', '/Groups?startIndex=2&count=1');
+    expect(page.body).toMatchObject({ totalResults: 3, startIndex: 2, itemsPerPage: 1 });
+    expect(page.body.Resources).toEqual([whole.body.Resources[1]]);
+    const bare = await scim('GET', '/Groups?startIndex=2&count=2&excludedAttributes=members');
+    expect(bare.body).toMatchObject({ totalResults: 3, itemsPerPage: 2 });
+    expect(bare.body.Resources.map((r: any) => [r.displayName, r.members])).toEqual([
+      ['Two', undefined],
+      ['Three', undefined],
+    ]);
   });
 });
 

@@ -9,7 +9,7 @@ import { asDocument, type Doc, field } from './document.js';
 import { badRequest, ScimError } from './errors.js';
 import { matches, parseFilter } from './filter.js';
 import { applyAll, parsePatch } from './patch.js';
-import { listResponse, paging, scimBase } from './users.js';
+import { listResponse, pageResponse, paging, scimBase } from './users.js';
 
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
@@ -45,22 +45,33 @@ async function team(ctx: Ctx, id: string): Promise<Team> {
   return found;
 }
 
-/** `GET /Groups`. */
+/**
+ * `GET /Groups`: a page of the teams, oldest first, or those a filter matches (filtered in memory over the teams). The
+ * members are read, in one query, when the answer shows them or the filter asks about them.
+ */
 export async function listGroups(ctx: Ctx, query: URLSearchParams) {
   const orgId = ctx.principal.orgId;
   const filterText = query.get('filter');
   const filter = filterText ? parseFilter(filterText) : undefined;
   const { startIndex, count } = paging(query);
-  const [teams, extras] = [await ctx.stores.teams.all(orgId), await ctx.stores.scim.extras(orgId, 'Group')];
   const skipMembers = withoutMembers(query);
-  // Members are read when the answer shows them, or when the filter asks about them (then left out if asked to be).
-  const readMembers = !skipMembers || /members/i.test(filterText ?? '');
-  const resources: Doc[] = [];
-  for (const t of teams) {
-    const members = readMembers ? await ctx.stores.teams.memberIds(orgId, t.id) : undefined;
-    resources.push(groupResource(ctx, t, members, extras.get(t.id)));
+  const resourcesOf = async (teams: Team[], readMembers: boolean): Promise<Doc[]> => {
+    const ids = teams.map((t) => t.id);
+    const extras = await ctx.stores.scim.extras(orgId, 'Group', ids);
+    const members = readMembers ? await ctx.stores.teams.memberIdsOf(orgId, ids) : undefined;
+    return teams.map((t) => groupResource(ctx, t, members && (members.get(t.id) ?? []), extras.get(t.id)));
+  };
+  if (!filter) {
+    // An identity provider's full import walks every page: each reads its own teams, not all of them.
+    const page = count === 0 ? [] : await ctx.stores.teams.slice(orgId, startIndex - 1, count);
+    return pageResponse(await resourcesOf(page, !skipMembers), await ctx.stores.teams.count(orgId), startIndex);
   }
-  const found = filter ? resources.filter((r) => matches(filter, r)) : resources;
+  // Members are read when the answer shows them, or when the filter asks about them (then left out if asked to be).
+  const resources = await resourcesOf(
+    await ctx.stores.teams.all(orgId),
+    !skipMembers || /members/i.test(filterText ?? ''),
+  );
+  const found = resources.filter((r) => matches(filter, r));
   if (skipMembers) for (const r of found) delete r.members;
   return listResponse(found, startIndex, count);
 }

@@ -177,13 +177,27 @@ function guardOwner(user: User, what: string): void {
   }
 }
 
-/** `GET /Users`: filtered in memory over the members (a `userName eq` reads the one member it names). */
+/**
+ * `GET /Users`: a page of the members in the order they joined, or those a filter matches — filtered in memory over the
+ * members (a `userName eq` reads the one member it names).
+ */
 export async function listUsers(ctx: Ctx, query: URLSearchParams) {
   const orgId = ctx.principal.orgId;
   const filterText = query.get('filter');
   const filter = filterText ? parseFilter(filterText) : undefined;
   const { startIndex, count } = paging(query);
-  const one = filter && userNameAskedFor(filter);
+  if (!filter) {
+    // An identity provider's full import walks every page: each reads its own members, not all of them.
+    const page = count === 0 ? [] : await ctx.stores.users.slice(orgId, startIndex - 1, count);
+    const extras = await ctx.stores.scim.extras(
+      orgId,
+      'User',
+      page.map((u) => u.id),
+    );
+    const resources = page.map((u) => userResource(ctx, u, extras.get(u.id)));
+    return pageResponse(resources, await ctx.stores.users.count(orgId), startIndex);
+  }
+  const one = userNameAskedFor(filter);
   let users: User[];
   if (one !== undefined) {
     const account = await ctx.stores.users.accountByEmail(one);
@@ -194,8 +208,11 @@ export async function listUsers(ctx: Ctx, query: URLSearchParams) {
   }
   const extras = await ctx.stores.scim.extras(orgId, 'User');
   const resources = users.map((u) => userResource(ctx, u, extras.get(u.id)));
-  const found = filter ? resources.filter((r) => matches(filter, r)) : resources;
-  return listResponse(found, startIndex, count);
+  return listResponse(
+    resources.filter((r) => matches(filter, r)),
+    startIndex,
+    count,
+  );
 }
 
 /** `startIndex` (1-based) and `count` (≤ 100), as RFC 7644 §3.4.2.4 reads them: out-of-range values are clamped. */
@@ -209,9 +226,14 @@ export function paging(query: URLSearchParams): { startIndex: number; count: num
   return { startIndex: Math.max(1, int('startIndex', 1)), count: Math.min(100, Math.max(0, int('count', 100))) };
 }
 
+/** A list response of the page `startIndex`…`startIndex + count - 1` of `all` (RFC 7644 §3.4.2). */
 export function listResponse(all: Doc[], startIndex: number, count: number) {
-  const page = all.slice(startIndex - 1, startIndex - 1 + count);
-  return { schemas: [LIST_SCHEMA], totalResults: all.length, startIndex, itemsPerPage: page.length, Resources: page };
+  return pageResponse(all.slice(startIndex - 1, startIndex - 1 + count), all.length, startIndex);
+}
+
+/** A list response of one page, from `startIndex`, of `total` resources. */
+export function pageResponse(page: Doc[], total: number, startIndex: number) {
+  return { schemas: [LIST_SCHEMA], totalResults: total, startIndex, itemsPerPage: page.length, Resources: page };
 }
 
 /** `GET /Users/{id}`. */

@@ -39,14 +39,16 @@ export interface ScimFailure {
  */
 export function scimStore(q: Q, env: StoreEnv) {
   return {
-    /** What SCIM says of each resource of a kind in the organization, by id. */
-    extras: async (orgId: string, kind: ScimKind): Promise<Map<string, ScimExtra>> => {
-      const rows = await q
+    /** What SCIM says of each resource of a kind in the organization (of those `ids` only, when given), by id. */
+    extras: async (orgId: string, kind: ScimKind, ids?: readonly string[]): Promise<Map<string, ScimExtra>> => {
+      if (ids?.length === 0) return new Map();
+      let query = q
         .selectFrom('scim_resources')
         .select(['id', 'external_id', 'attributes'])
         .where('org_id', '=', orgId)
-        .where('kind', '=', kind)
-        .execute();
+        .where('kind', '=', kind);
+      if (ids) query = query.where('id', 'in', ids);
+      const rows = await query.execute();
       return new Map(rows.map((r) => [r.id, toExtra(r)]));
     },
     extra: async (orgId: string, kind: ScimKind, id: string): Promise<ScimExtra | undefined> => {

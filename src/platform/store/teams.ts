@@ -27,6 +27,9 @@ function toMember(r: MemberRow): TeamMember {
 /** Teams and their members: their SQL in one place. */
 export function teamsStore(q: Q, env: StoreEnv) {
   const { dialect } = env.sql;
+  /** The organization's teams, oldest first. */
+  const oldestFirst = (orgId: string) =>
+    q.selectFrom('teams').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id');
   return {
     /** One member of the team, or undefined. */
     member: async (orgId: string, teamId: string, userId: string): Promise<TeamMember | undefined> => {
@@ -53,15 +56,37 @@ export function teamsStore(q: Q, env: StoreEnv) {
       return Number(r.numDeletedRows) === 1;
     },
     /** Every team of the organization, oldest first (SCIM's filtered lists read them all). */
-    all: async (orgId: string): Promise<Team[]> => {
-      const rows = await q
+    all: async (orgId: string): Promise<Team[]> => (await oldestFirst(orgId).execute()).map(toTeam),
+    /** `limit` teams from the `offset`-th on, oldest first (SCIM's pages of an unfiltered list). */
+    slice: async (orgId: string, offset: number, limit: number): Promise<Team[]> =>
+      (await oldestFirst(orgId).limit(limit).offset(offset).execute()).map(toTeam),
+    /** How many teams the organization has. */
+    count: async (orgId: string): Promise<number> => {
+      const r = await q
         .selectFrom('teams')
-        .selectAll()
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
         .where('org_id', '=', orgId)
+        .executeTakeFirst();
+      return Number(r?.n ?? 0);
+    },
+    /** The ids of the members of each of `teamIds`, earliest added first (teams without members are left out). */
+    memberIdsOf: async (orgId: string, teamIds: readonly string[]): Promise<Map<string, string[]>> => {
+      const members = new Map<string, string[]>();
+      if (teamIds.length === 0) return members;
+      const rows = await q
+        .selectFrom('team_members')
+        .select(['team_id', 'user_id'])
+        .where('org_id', '=', orgId)
+        .where('team_id', 'in', teamIds)
         .orderBy('created_at')
-        .orderBy('id')
+        .orderBy('user_id')
         .execute();
-      return rows.map(toTeam);
+      for (const r of rows) {
+        const ids = members.get(r.team_id);
+        if (ids) ids.push(r.user_id);
+        else members.set(r.team_id, [r.user_id]);
+      }
+      return members;
     },
     /** The ids of a team's members, earliest added first. */
     memberIds: async (orgId: string, teamId: string): Promise<string[]> => {

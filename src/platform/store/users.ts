@@ -170,6 +170,17 @@ export function usersStore(q: Q, env: StoreEnv) {
     return Number(r?.n ?? 0);
   };
 
+  /** The organization's members, in the order they joined it. */
+  const inJoiningOrder = (orgId: string) =>
+    q
+      .selectFrom('org_users as m')
+      .innerJoin('accounts as a', 'a.id', 'm.user_id')
+      .selectAll('m')
+      .select('a.email_verified')
+      .where('m.org_id', '=', orgId)
+      .orderBy('m.seq')
+      .$narrowType<{ role: OrgRole; status: UserStatus }>();
+
   return {
     /** The user as a member of `orgId`, or undefined when not a member there. */
     get: (orgId: string, userId: string): Awaitable<User | undefined> =>
@@ -177,18 +188,12 @@ export function usersStore(q: Q, env: StoreEnv) {
     /** The user's role and status in the organization, and its plan (what a request acts with); undefined if not a member. */
     standing: (orgId: string, userId: string): Awaitable<Standing | undefined> => standingOf(q, orgId, userId),
     /** Every member of the organization, in the order they joined it (SCIM's filtered lists read them all). */
-    all: async (orgId: string): Promise<User[]> => {
-      const rows = await q
-        .selectFrom('org_users as m')
-        .innerJoin('accounts as a', 'a.id', 'm.user_id')
-        .selectAll('m')
-        .select('a.email_verified')
-        .where('m.org_id', '=', orgId)
-        .orderBy('m.seq')
-        .$narrowType<{ role: OrgRole; status: UserStatus }>()
-        .execute();
-      return rows.map((r) => toUser(r as Row));
-    },
+    all: async (orgId: string): Promise<User[]> => (await inJoiningOrder(orgId).execute()).map((r) => toUser(r as Row)),
+    /** `limit` members from the `offset`-th on, in the order they joined (SCIM's pages of an unfiltered list). */
+    slice: async (orgId: string, offset: number, limit: number): Promise<User[]> =>
+      (await inJoiningOrder(orgId).limit(limit).offset(offset).execute()).map((r) => toUser(r as Row)),
+    /** How many members the organization has (a count kept beside the table). */
+    count: (orgId: string): Promise<number> => memberCount(q, orgId),
     accountByEmail: async (email: string): Promise<Account | undefined> => {
       const r = await account('email', email);
       return r && toAccount(r);
