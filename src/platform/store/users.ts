@@ -170,7 +170,7 @@ export function usersStore(q: Q, env: StoreEnv) {
     return Number(r?.n ?? 0);
   };
 
-  /** The organization's members, in the order they joined it. */
+  /** The organization's members in the order they joined it (one instant's by id): `org_users_created`'s order. */
   const inJoiningOrder = (orgId: string) =>
     q
       .selectFrom('org_users as m')
@@ -178,7 +178,8 @@ export function usersStore(q: Q, env: StoreEnv) {
       .selectAll('m')
       .select('a.email_verified')
       .where('m.org_id', '=', orgId)
-      .orderBy('m.seq')
+      .orderBy('m.created_at')
+      .orderBy('m.user_id')
       .$narrowType<{ role: OrgRole; status: UserStatus }>();
 
   return {
