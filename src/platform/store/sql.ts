@@ -440,17 +440,20 @@ const slot = (i: number) => `\u0000plat-param-${i}\u0000`;
 export function pointRead<P extends unknown[], R>(
   build: (q: Q, ...params: P) => { compile(): CompiledQuery<R> },
 ): (q: Q, ...params: P) => Awaitable<R | undefined> {
-  const byAdapter = new WeakMap<object, { sql: string; values: (params: unknown[]) => unknown[] }>();
+  // By the adapter's class, which is the dialect's: what a query compiles to depends on nothing else. So the startup
+  // snapshot keeps what its warm-up compiled (src/startup/warm-up.ts), and a process opening a second database
+  // compiles nothing again.
+  const byDialect = new Map<unknown, { sql: string; values: (params: unknown[]) => unknown[] }>();
   return (q, ...params) => {
-    const adapter = q.getExecutor().adapter;
-    let compiled = byAdapter.get(adapter);
+    const dialect = q.getExecutor().adapter.constructor;
+    let compiled = byDialect.get(dialect);
     if (!compiled) {
       const stand = params.map((_, i) => slot(i)) as P;
       const { sql, parameters } = build(q, ...stand).compile();
       // Each compiled parameter: the index of the given parameter it stands for, or -1 for a constant of the query.
       const slots = parameters.map((value) => (typeof value === 'string' ? (stand as unknown[]).indexOf(value) : -1));
       compiled = { sql, values: (given) => slots.map((i, n) => (i >= 0 ? given[i] : parameters[n])) };
-      byAdapter.set(adapter, compiled);
+      byDialect.set(dialect, compiled);
     }
     const values = compiled.values(params);
     const now = runsNow.get(q)?.(compiled.sql, values);
