@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/platform/store/db.js';
 import { SCHEMA_VERSION } from '../../src/platform/store/migrations/index.js';
 import { type OpenPostgres, openPostgres, PostgresTooNewError } from '../../src/platform/store/postgres.js';
-import type { SecretKeySource } from '../../src/platform/store/secret-box.js';
+import { SEALED, type SecretKeySource } from '../../src/platform/store/secret-box.js';
 import { startPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 const MEMORY = { kind: 'memory' } as const;
@@ -263,6 +263,41 @@ describe('the PostgreSQL schema and its migrations', () => {
     await open(url);
     expect(await schemaOf(url)).toEqual(made);
     expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
+  });
+
+  it('seals the mails a database held in clear before migration 9, once, bound to their rows as the store reads them', async () => {
+    const url = await freshDatabase();
+    await query(url, readFileSync(new URL('../fixtures/postgres/schema-version-1.sql', import.meta.url), 'utf8'));
+    const link = 'https://plat.test/v2/auth/invitations/accept?token=inv_oneTimeSecret';
+    const mails = [
+      ['mail_a', `You are invited: ${link}`, JSON.stringify([link])],
+      ['mail_b', 'Your code is 123456', '[]'],
+    ];
+    for (const [id, text, links] of mails) {
+      await query(
+        url,
+        `INSERT INTO outbox (rowid, id, org_id, to_addr, subject, text, links, created_at)
+         VALUES (DEFAULT, $1, NULL, 'ada@example.test', 'Invitation', $2, $3, '2026-11-20T10:00:00.000Z')`,
+        [id, text, links],
+      );
+    }
+    const key = { kind: 'env', value: 'c'.repeat(64) } as const;
+    const first = await open(url, key);
+    const stored = await query<{ id: string; text: string; links: string }>(
+      url,
+      'SELECT id, text, links FROM outbox ORDER BY id',
+    );
+    expect(stored.map((m) => m.id)).toEqual(['mail_a', 'mail_b']);
+    for (const [i, m] of stored.entries()) {
+      expect(m.text.startsWith('enc:v1:') && m.links.startsWith('enc:v1:')).toBe(true);
+      expect(`${m.text} ${m.links}`).not.toContain('oneTimeSecret');
+      const [, text, links] = mails[i] as [string, string, string];
+      expect(first.secrets.open(m.text, SEALED.mailText(m.id))).toBe(text);
+      expect(first.secrets.open(m.links, SEALED.mailLinks(m.id))).toBe(links);
+    }
+    // Opened again, nothing is sealed twice.
+    await open(url, key);
+    expect(await query(url, 'SELECT id, text, links FROM outbox ORDER BY id')).toEqual(stored);
   });
 
   it('makes a legacy claim of each single sign-on domain a database held before migration 10', async () => {
