@@ -19,6 +19,9 @@ export const RETRY_SCHEDULE_MS = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6] as con
 /** How long an endpoint may fail every attempt before it is disabled (event `webhook.disabled`). */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
 
+/** How long a delivery that ended (delivered or failed) is kept after it was made: then `plat serve` removes it. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
+
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
 

@@ -10,7 +10,7 @@ import { bootstrap } from '../../src/platform/operations/bootstrap.js';
 import { type RunningServer, startServer } from '../../src/platform/server.js';
 import type { WebhookDeliveryOptions } from '../../src/platform/webhooks/delivery.js';
 import { BACKEND, testDatabase } from '../helpers/backend.js';
-import { dbRows } from '../helpers/db.js';
+import { dbRows, dbRun } from '../helpers/db.js';
 import { baseOf } from '../helpers/internals.js';
 import { type CallOptions, type Reply, send } from '../helpers/platform.js';
 import { freePort } from '../helpers/ports.js';
@@ -485,6 +485,58 @@ async function storedEndpoint(s: Served, url: string): Promise<string> {
   });
   return id;
 }
+
+describe('how long deliveries are kept', () => {
+  it('removes a delivery that ended 30 days after it was made, once an hour; a pending one stays', async () => {
+    const DAY = 24 * 3600_000;
+    const clock = fixedClock(T0);
+    const fine = await receiver();
+    const failing = await receiver({ status: (n) => (n === 1 ? 503 : 200) });
+    // One attempt each: the first delivery to the failing endpoint fails at once (the next ones are answered).
+    const s = await serve({ pollMs: 10, schedule: [] }, { clock });
+    const good = await endpoint(s, fine.url);
+    const bad = await endpoint(s, failing.url);
+    await invite(s, 'ada@example.test');
+    await deliveriesWhen(s, good.id, 'delivered', ([d]) => d?.status === 'delivered');
+    await deliveriesWhen(s, bad.id, 'failed', ([d]) => d?.status === 'failed');
+    // A delivery still pending as old as those (its endpoint's next attempt far off): it has not ended.
+    await dbRun(
+      s.server.platform,
+      `INSERT INTO webhook_deliveries (id, webhook_id, event_id, type, payload, attempts, next_attempt_at, created_at)
+       VALUES ('dlv_pending', ?, 'evt_pending', 'user.invited', '{}', 1, '2099-01-01T00:00:00.000Z', ?)`,
+      bad.id,
+      T0,
+    );
+    const delivered = async (id: string) => (await deliveries(s, id)).filter((d) => d.status === 'delivered').length;
+    const both = (onGood: number, onBad: number) => async () =>
+      (await delivered(good.id)) === onGood && (await delivered(bad.id)) === onBad;
+
+    // 29 days on, an hour's pass removes nothing: everything is younger than 30 days (the log below would say so).
+    clock.advance(29 * DAY);
+    await invite(s, 'bob@example.test');
+    await eventually('bob delivered', both(2, 1));
+    // 30 days and a minute after the first ones: those two go; the pending one, as old, and the newer ones stay.
+    clock.advance(DAY + 60_000);
+    await invite(s, 'cy@example.test');
+    const cutoff = new Date(Date.parse(T0) + 60_000).toISOString();
+    await eventually('removed', () => s.log.some((line) => line.startsWith('webhooks: removed')));
+    expect(s.log.filter((line) => line.startsWith('webhooks: removed'))).toEqual([
+      `webhooks: removed 2 deliveries that ended and were made before ${cutoff}`,
+    ]);
+    await eventually('cy delivered', both(2, 2));
+    const types = async (id: string) =>
+      (await deliveries(s, id)).map((d) => [d.createdAt.slice(0, 10), d.status, d.id === 'dlv_pending']);
+    expect(await types(good.id)).toEqual([
+      ['2026-01-31', 'delivered', false],
+      ['2026-01-30', 'delivered', false],
+    ]);
+    expect(await types(bad.id)).toEqual([
+      ['2026-01-31', 'delivered', false],
+      ['2026-01-30', 'delivered', false],
+      ['2026-01-01', 'pending', true],
+    ]);
+  });
+});
 
 describe('private addresses, checked again at delivery', () => {
   it('refuses a private address literal or a name resolving to one; loopback stays allowed', async () => {

@@ -109,7 +109,9 @@ export const webhooks = {
     path: '/webhooks/{webhookId}/deliveries',
     operationId: 'listWebhookDeliveries',
     summary: "List a webhook endpoint's deliveries, newest first",
-    description: 'Cursor paging (`limit` 1–100, default 20, and `cursor`); filter `status`.',
+    description:
+      'Cursor paging (`limit` 1–100, default 20, and `cursor`); filter `status`. A delivery that ended (delivered or ' +
+      'failed) is kept 30 days after it was made; one still pending, until it ends.',
     tag,
     access: 'webhooks:read',
     params: webhookParams,

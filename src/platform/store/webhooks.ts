@@ -371,6 +371,29 @@ export function webhooksStore(q: Q, env: StoreEnv) {
       }
       return claimed;
     },
+    /** Every endpoint's id, of every organization (the deliveries' retention walks them). */
+    ids: async (): Promise<string[]> =>
+      (await q.selectFrom('webhooks').select('id').orderBy('id').execute()).map((r) => r.id),
+    /**
+     * Removes at most `limit` of the endpoint's deliveries that ended — delivered, or failed with no attempt left —
+     * and were made before `before`, oldest first (read from the endpoint's index by time). Returns how many.
+     */
+    removeEnded: async (webhookId: string, before: string, limit: number): Promise<number> => {
+      const r = await q
+        .deleteFrom('webhook_deliveries')
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('webhook_id', '=', webhookId)
+            .where('created_at', '<', before)
+            .where((e) => e.or([e('delivered_at', 'is not', null), e('failed_at', 'is not', null)]))
+            .orderBy('created_at')
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
     /** Parks an endpoint's pending deliveries (it is disabled): none is due until `unpark`. */
     park: async (webhookId: string): Promise<void> => {
       await q

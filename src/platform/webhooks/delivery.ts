@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { signedHeaders } from '../../contract/webhook-signature.js';
-import { DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from '../../contract/webhooks.js';
+import { DELIVERY_RETENTION_MS, DISABLE_AFTER_MS, RETRY_SCHEDULE_MS } from '../../contract/webhooks.js';
 import { leaseOutlasting, startClaimLoop } from '../claim-loop.js';
 import { type Clock, randomBase62 } from '../clock.js';
 import type { BaseCtx } from '../context.js';
@@ -39,6 +39,10 @@ const WEBHOOK_DEFAULTS = {
   timeoutMs: 10_000,
   stopGraceMs: 5_000,
 };
+
+/** How often, by the platform's clock, the deliveries kept past their retention are removed; and how many at once. */
+const RETENTION_EVERY_MS = 3600_000;
+const RETENTION_BATCH = 500;
 
 /** A running delivery. */
 export interface WebhookDelivery {
@@ -212,16 +216,50 @@ export function startWebhookDelivery(
     const at = wait === undefined ? null : new Date(now.getTime() + wait).toISOString();
     const error = outcome.error ?? 'failed';
     if (await ctx.stores.webhooks.failed({ ...claim, at, statusCode: outcome.statusCode, error })) {
+      const to = maskedWebhookUrl(d.webhook.url);
       log(
-        `webhook delivery ${d.id} (${d.eventId}) to ${maskedWebhookUrl(d.webhook.url)}: attempt ${d.attempt} failed (${error}); ` +
+        `webhook delivery ${d.id} (${d.eventId}) to ${to}: attempt ${d.attempt} failed (${error}); ` +
           (at ? `next at ${at}` : 'given up'),
       );
     }
     await disableIfFailing(d, now);
   };
 
+  // Deliveries that ended are kept 30 days after they were made (docs/webhooks.md, "Deliveries"): removed beside the
+  // deliveries, once an hour by the clock, in small batches (each a short write of its own), never waited for.
+  let retainedAt = Number.NEGATIVE_INFINITY;
+  let retaining: Promise<void> | undefined;
+  let stopping = false;
+  const removeExpired = async (now: number): Promise<void> => {
+    const before = new Date(now - DELIVERY_RETENTION_MS).toISOString();
+    let removed = 0;
+    for (const id of await ctx.stores.webhooks.ids()) {
+      for (;;) {
+        // Stopping: what is left waits for the next hour (of this server or another).
+        if (stopping) return;
+        const n = await ctx.stores.webhooks.removeEnded(id, before, RETENTION_BATCH);
+        removed += n;
+        if (n < RETENTION_BATCH) break;
+      }
+    }
+    const what = removed === 1 ? 'delivery' : 'deliveries';
+    if (removed > 0) log(`webhooks: removed ${removed} ${what} that ended and were made before ${before}`);
+  };
+  const retain = (now: number) => {
+    if (retaining || now - retainedAt < RETENTION_EVERY_MS) return;
+    retainedAt = now;
+    retaining = removeExpired(now)
+      .catch((err: unknown) => log(`webhooks: could not remove old deliveries (${(err as Error).message})`))
+      .finally(() => {
+        retaining = undefined;
+      });
+  };
+
   const loop = startClaimLoop<ClaimedDelivery>({
-    claim: (limit, at) => ctx.stores.webhooks.claim({ owner, limit, ...at }),
+    claim: (limit, at) => {
+      retain(Date.parse(at.now));
+      return ctx.stores.webhooks.claim({ owner, limit, ...at });
+    },
     clock,
     leaseMs,
     run: attempt,
@@ -237,7 +275,9 @@ export function startWebhookDelivery(
     stop: () => {
       stopped ??= (async () => {
         // What is still in flight after the grace is abandoned to its lease: another server sends it again.
+        stopping = true;
         await loop.stop();
+        await retaining;
         await Promise.all([agent.close().catch(() => {}), localAgent.close().catch(() => {})]);
       })();
       return stopped;
