@@ -265,7 +265,7 @@ describe('the PostgreSQL schema and its migrations', () => {
     expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: SCHEMA_VERSION }]);
   });
 
-  it('seals the mails a database held in clear before migration 9, once, bound to their rows as the store reads them', async () => {
+  it('seals the clear mails of a database from before migration 9, once, as the outbox store opens them', async () => {
     const url = await freshDatabase();
     await query(url, readFileSync(new URL('../fixtures/postgres/schema-version-1.sql', import.meta.url), 'utf8'));
     const link = 'https://plat.test/v2/auth/invitations/accept?token=inv_oneTimeSecret';

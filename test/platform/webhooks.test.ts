@@ -203,7 +203,7 @@ describe('webhook endpoints: create, read, change, remove', () => {
 });
 
 describe('an endpoint URL that carries a token', () => {
-  it("shows it whole to the endpoint's readers only: events (so the stream and deliveries) mask its path and query", async () => {
+  it("is whole to the endpoint's readers only: events (the stream, deliveries) mask its path and query", async () => {
     const t = await testPlatform();
     // Slack and Discord keep their token in the path; others put it in the query.
     const slack = 'https://hooks.slack.com/services/T0PLAT/B0PLAT/pathTokenSecret1';

@@ -440,9 +440,10 @@ const slot = (i: number) => `\u0000plat-param-${i}\u0000`;
 export function pointRead<P extends unknown[], R>(
   build: (q: Q, ...params: P) => { compile(): CompiledQuery<R> },
 ): (q: Q, ...params: P) => Awaitable<R | undefined> {
-  // By the adapter's class, which is the dialect's: what a query compiles to depends on nothing else. So the startup
-  // snapshot keeps what its warm-up compiled (src/startup/warm-up.ts), and a process opening a second database
-  // compiles nothing again.
+  // By the adapter's class, which is the dialect's: the platform's Kysely instances differ in nothing else that
+  // shapes a query (no schema prefix; PostgreSQL's one plugin counts rows and leaves queries as they are — a plugin
+  // that rewrote them would need its own key). So the startup snapshot keeps what its warm-up compiled
+  // (src/startup/warm-up.ts), and a process opening a second database compiles nothing again.
   const byDialect = new Map<unknown, { sql: string; values: (params: unknown[]) => unknown[] }>();
   return (q, ...params) => {
     const dialect = q.getExecutor().adapter.constructor;

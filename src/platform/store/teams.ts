@@ -69,18 +69,21 @@ export function teamsStore(q: Q, env: StoreEnv) {
         .executeTakeFirst();
       return Number(r?.n ?? 0);
     },
-    /** The ids of the members of each of `teamIds`, earliest added first (teams without members are left out). */
-    memberIdsOf: async (orgId: string, teamIds: readonly string[]): Promise<Map<string, string[]>> => {
+    /**
+     * The ids of the members of each of `teamIds` (of every team of the organization without it), earliest added
+     * first; teams without members are left out.
+     */
+    memberIdsOf: async (orgId: string, teamIds?: readonly string[]): Promise<Map<string, string[]>> => {
       const members = new Map<string, string[]>();
-      if (teamIds.length === 0) return members;
-      const rows = await q
+      if (teamIds?.length === 0) return members;
+      let query = q
         .selectFrom('team_members')
         .select(['team_id', 'user_id'])
         .where('org_id', '=', orgId)
-        .where('team_id', 'in', teamIds)
         .orderBy('created_at')
-        .orderBy('user_id')
-        .execute();
+        .orderBy('user_id');
+      if (teamIds) query = query.where('team_id', 'in', teamIds);
+      const rows = await query.execute();
       for (const r of rows) {
         const ids = members.get(r.team_id);
         if (ids) ids.push(r.user_id);

@@ -174,9 +174,15 @@ export function usersStore(q: Q, env: StoreEnv) {
   const inJoiningOrder = (orgId: string) =>
     q
       .selectFrom('org_users as m')
-      .innerJoin('accounts as a', 'a.id', 'm.user_id')
       .selectAll('m')
-      .select('a.email_verified')
+      // A column of the page's rows only: the rows an OFFSET skips are read from the index alone.
+      .select((eb) =>
+        eb
+          .selectFrom('accounts as a')
+          .select('a.email_verified')
+          .whereRef('a.id', '=', 'm.user_id')
+          .as('email_verified'),
+      )
       .where('m.org_id', '=', orgId)
       .orderBy('m.created_at')
       .orderBy('m.user_id')

@@ -1,8 +1,8 @@
-import { type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import type { DeliveryStatus } from '../../contract/webhooks.js';
 import { jsonStrings } from './dialects.js';
 import { type Listing, newestFirst, runList, type SortPosition } from './paging.js';
-import type { WebhookDeliveriesTable, WebhooksTable } from './schema.js';
+import type { Tables, WebhookDeliveriesTable, WebhooksTable } from './schema.js';
 import { SEALED } from './secret-box.js';
 import type { Q, StoreEnv } from './sql.js';
 
@@ -376,9 +376,16 @@ export function webhooksStore(q: Q, env: StoreEnv) {
       (await q.selectFrom('webhooks').select('id').orderBy('id').execute()).map((r) => r.id),
     /**
      * Removes at most `limit` of the endpoint's deliveries that ended — delivered, or failed with no attempt left —
-     * and were made before `before`, oldest first (read from the endpoint's index by time). Returns how many.
+     * and were made before `before`, oldest first (read from the endpoint's index by time). Returns how many. Whether
+     * one ended is asked again of the row deleted: on PostgreSQL a retry by hand (`dueNow`) may have made it pending
+     * since the rows were chosen, and the row is then left alone.
      */
     removeEnded: async (webhookId: string, before: string, limit: number): Promise<number> => {
+      const ended = (e: ExpressionBuilder<Tables, 'webhook_deliveries'>) =>
+        e.and([
+          e.or([e('delivered_at', 'is not', null), e('failed_at', 'is not', null)]),
+          e('lease_owner', 'is', null),
+        ]);
       const r = await q
         .deleteFrom('webhook_deliveries')
         .where('id', 'in', (eb) =>
@@ -387,10 +394,11 @@ export function webhooksStore(q: Q, env: StoreEnv) {
             .select('id')
             .where('webhook_id', '=', webhookId)
             .where('created_at', '<', before)
-            .where((e) => e.or([e('delivered_at', 'is not', null), e('failed_at', 'is not', null)]))
+            .where(ended)
             .orderBy('created_at')
             .limit(limit),
         )
+        .where(ended)
         .executeTakeFirst();
       return Number(r.numDeletedRows);
     },

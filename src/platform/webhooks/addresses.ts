@@ -112,5 +112,6 @@ export function maskedWebhookUrl(url: string): string {
   } catch {
     return '***';
   }
-  return parsed.pathname === '/' && parsed.search === '' && parsed.hash === '' ? parsed.href : `${parsed.origin}/***`;
+  const bare = parsed.pathname === '/' && parsed.search === '' && parsed.hash === '';
+  return `${parsed.origin}/${bare ? '' : '***'}`;
 }

@@ -242,8 +242,8 @@ export function startWebhookDelivery(
         if (n < RETENTION_BATCH) break;
       }
     }
-    const what = removed === 1 ? 'delivery' : 'deliveries';
-    if (removed > 0) log(`webhooks: removed ${removed} ${what} that ended and were made before ${before}`);
+    const what = removed === 1 ? 'delivery that ended and was' : 'deliveries that ended and were';
+    if (removed > 0) log(`webhooks: removed ${removed} ${what} made before ${before}`);
   };
   const retain = (now: number) => {
     if (retaining || now - retainedAt < RETENTION_EVERY_MS) return;
