@@ -1,7 +1,8 @@
 // `npm run bench`: performance figures of plat, each taken in this one run. Not a test: it prints, it does not assert.
 //
 // 1. The embedded platform with 100,000 users, in-process: median latency of the first page of
-//    GET /organizations/{orgId}/users with `search` and with each `sort`, and of GET /users/{id}.
+//    GET /organizations/{orgId}/users with `search` and with each `sort`, of GET /users/{id}, and of SCIM's
+//    GET /Users's first and last pages of 100 (an identity provider's full import).
 // 2. The CLI's cold start, as a ratio to `node -e 0` measured in the same run, interleaved: `plat --version`,
 //    `plat --help`, and `plat users list` against an embedded platform holding 10,000 users — `plat` as an npm install
 //    on a POSIX system runs it, the launcher (it starts from the startup snapshot) — and that last command as
@@ -74,11 +75,12 @@ function seedUsers(path, orgId, n) {
   db.close();
 }
 
-async function timeRequest(platform, key, path) {
+/** Median time of `path` in-process, sent with `headers` (an API key: `{ 'X-API-Key': key }`). */
+async function timeRequest(platform, headers, path) {
   const times = [];
   for (let i = 0; i < RUNS + 5; i++) {
     const t0 = performance.now();
-    const res = await platform.fetch(new Request(`http://bench/v2${path}`, { headers: { 'X-API-Key': key } }));
+    const res = await platform.fetch(new Request(`http://bench/v2${path}`, { headers }));
     await res.text();
     if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status}`);
     if (i >= 5) times.push(performance.now() - t0);
@@ -109,8 +111,26 @@ async function platformBench() {
     console.log(
       `\nEmbedded platform, ${USERS.toLocaleString('en')} users, in-process, median of ${RUNS} (target < 20 ms):`,
     );
-    for (const [label, path] of cases) {
-      const ms = await timeRequest(platform, apiKey, path);
+    // SCIM's lists as an identity provider's full import walks them: pages of 100 from the start and the end.
+    await platform.admin.verifyDomain(organizationId, 'example.test');
+    const made = await platform.fetch(
+      new Request(`http://bench/v2/organizations/${organizationId}/scim/tokens`, {
+        method: 'POST',
+        headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'bench' }),
+      }),
+    );
+    const scimHeaders = { Authorization: `Bearer ${(await made.json()).token}` };
+    const scim = `/organizations/${organizationId}/scim/Users`;
+    const scimCases = [
+      ['SCIM GET /Users, first page of 100', `${scim}?startIndex=1&count=100`],
+      ['SCIM GET /Users, last page of 100', `${scim}?startIndex=${USERS - 99}&count=100`],
+    ];
+    for (const [label, path, headers] of [
+      ...cases.map(([l, p]) => [l, p, { 'X-API-Key': apiKey }]),
+      ...scimCases.map(([l, p]) => [l, p, scimHeaders]),
+    ]) {
+      const ms = await timeRequest(platform, headers, path);
       console.log(`  ${label.padEnd(46)} ${ms.toFixed(2).padStart(8)} ms`);
     }
     await platform.close();
