@@ -55,8 +55,10 @@ export async function listGroups(ctx: Ctx, query: URLSearchParams) {
   const filter = filterText ? parseFilter(filterText) : undefined;
   const { startIndex, count } = paging(query);
   const skipMembers = withoutMembers(query);
-  // The teams' SCIM attributes and members: of the page's teams, or (`ids` undefined) of the organization's.
-  const resourcesOf = async (teams: Team[], ids: string[] | undefined, readMembers: boolean): Promise<Doc[]> => {
+  // The teams as resources, with what SCIM said of them and their members: read for these teams, or for all
+  // (`everyone`) at once.
+  const resourcesOf = async (teams: Team[], readMembers: boolean, everyone = false): Promise<Doc[]> => {
+    const ids = everyone ? undefined : teams.map((t) => t.id);
     const extras = await ctx.stores.scim.extras(orgId, 'Group', ids);
     const members = readMembers ? await ctx.stores.teams.memberIdsOf(orgId, ids) : undefined;
     return teams.map((t) => groupResource(ctx, t, members && (members.get(t.id) ?? []), extras.get(t.id)));
@@ -64,18 +66,13 @@ export async function listGroups(ctx: Ctx, query: URLSearchParams) {
   if (!filter) {
     // An identity provider's full import walks every page: each reads its own teams, not all of them.
     const page = count === 0 ? [] : await ctx.stores.teams.slice(orgId, startIndex - 1, count);
-    const resources = await resourcesOf(
-      page,
-      page.map((t) => t.id),
-      !skipMembers,
-    );
-    return pageResponse(resources, await ctx.stores.teams.count(orgId), startIndex);
+    return pageResponse(await resourcesOf(page, !skipMembers), await ctx.stores.teams.count(orgId), startIndex);
   }
   // Members are read when the answer shows them, or when the filter asks about them (then left out if asked to be).
   const resources = await resourcesOf(
     await ctx.stores.teams.all(orgId),
-    undefined,
     !skipMembers || /members/i.test(filterText ?? ''),
+    true,
   );
   const found = resources.filter((r) => matches(filter, r));
   if (skipMembers) for (const r of found) delete r.members;

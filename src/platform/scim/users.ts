@@ -186,28 +186,25 @@ export async function listUsers(ctx: Ctx, query: URLSearchParams) {
   const filterText = query.get('filter');
   const filter = filterText ? parseFilter(filterText) : undefined;
   const { startIndex, count } = paging(query);
+  // The members as resources, with what SCIM said of them: read for these members, or for all (`everyone`) at once.
+  const resourcesOf = async (users: User[], everyone = false): Promise<Doc[]> => {
+    const extras = await ctx.stores.scim.extras(orgId, 'User', everyone ? undefined : users.map((u) => u.id));
+    return users.map((u) => userResource(ctx, u, extras.get(u.id)));
+  };
   if (!filter) {
     // An identity provider's full import walks every page: each reads its own members, not all of them.
     const page = count === 0 ? [] : await ctx.stores.users.slice(orgId, startIndex - 1, count);
-    const extras = await ctx.stores.scim.extras(
-      orgId,
-      'User',
-      page.map((u) => u.id),
-    );
-    const resources = page.map((u) => userResource(ctx, u, extras.get(u.id)));
-    return pageResponse(resources, await ctx.stores.users.count(orgId), startIndex);
+    return pageResponse(await resourcesOf(page), await ctx.stores.users.count(orgId), startIndex);
   }
   const one = userNameAskedFor(filter);
-  let users: User[];
+  let resources: Doc[];
   if (one !== undefined) {
     const account = await ctx.stores.users.accountByEmail(one);
     const user = account && (await ctx.stores.users.get(orgId, account.id));
-    users = user ? [user] : [];
+    resources = await resourcesOf(user ? [user] : []);
   } else {
-    users = await ctx.stores.users.all(orgId);
+    resources = await resourcesOf(await ctx.stores.users.all(orgId), true);
   }
-  const extras = await ctx.stores.scim.extras(orgId, 'User');
-  const resources = users.map((u) => userResource(ctx, u, extras.get(u.id)));
   return listResponse(
     resources.filter((r) => matches(filter, r)),
     startIndex,

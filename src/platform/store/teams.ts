@@ -30,6 +30,28 @@ export function teamsStore(q: Q, env: StoreEnv) {
   /** The organization's teams, oldest first. */
   const oldestFirst = (orgId: string) =>
     q.selectFrom('teams').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id');
+  /**
+   * The ids of the members of each of `teamIds` (of every team of the organization without it), earliest added
+   * first; teams without members are left out.
+   */
+  const memberIdsOf = async (orgId: string, teamIds?: readonly string[]): Promise<Map<string, string[]>> => {
+    const members = new Map<string, string[]>();
+    if (teamIds?.length === 0) return members;
+    let query = q
+      .selectFrom('team_members')
+      .select(['team_id', 'user_id'])
+      .where('org_id', '=', orgId)
+      .orderBy('created_at')
+      .orderBy('user_id');
+    if (teamIds) query = query.where('team_id', 'in', teamIds);
+    const rows = await query.execute();
+    for (const r of rows) {
+      const ids = members.get(r.team_id);
+      if (ids) ids.push(r.user_id);
+      else members.set(r.team_id, [r.user_id]);
+    }
+    return members;
+  };
   return {
     /** One member of the team, or undefined. */
     member: async (orgId: string, teamId: string, userId: string): Promise<TeamMember | undefined> => {
@@ -69,40 +91,10 @@ export function teamsStore(q: Q, env: StoreEnv) {
         .executeTakeFirst();
       return Number(r?.n ?? 0);
     },
-    /**
-     * The ids of the members of each of `teamIds` (of every team of the organization without it), earliest added
-     * first; teams without members are left out.
-     */
-    memberIdsOf: async (orgId: string, teamIds?: readonly string[]): Promise<Map<string, string[]>> => {
-      const members = new Map<string, string[]>();
-      if (teamIds?.length === 0) return members;
-      let query = q
-        .selectFrom('team_members')
-        .select(['team_id', 'user_id'])
-        .where('org_id', '=', orgId)
-        .orderBy('created_at')
-        .orderBy('user_id');
-      if (teamIds) query = query.where('team_id', 'in', teamIds);
-      const rows = await query.execute();
-      for (const r of rows) {
-        const ids = members.get(r.team_id);
-        if (ids) ids.push(r.user_id);
-        else members.set(r.team_id, [r.user_id]);
-      }
-      return members;
-    },
+    memberIdsOf,
     /** The ids of a team's members, earliest added first. */
-    memberIds: async (orgId: string, teamId: string): Promise<string[]> => {
-      const rows = await q
-        .selectFrom('team_members')
-        .select('user_id')
-        .where('org_id', '=', orgId)
-        .where('team_id', '=', teamId)
-        .orderBy('created_at')
-        .orderBy('user_id')
-        .execute();
-      return rows.map((r) => r.user_id);
-    },
+    memberIds: async (orgId: string, teamId: string): Promise<string[]> =>
+      (await memberIdsOf(orgId, [teamId])).get(teamId) ?? [],
     /** Renames a team. */
     rename: async (orgId: string, id: string, name: string): Promise<void> => {
       await q.updateTable('teams').set({ name }).where('org_id', '=', orgId).where('id', '=', id).execute();
